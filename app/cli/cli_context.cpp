@@ -1,0 +1,42 @@
+#include "app/cli/cli_context.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <system_error>
+
+extern char** environ;
+
+namespace paddock::cli {
+
+CliContext CliContext::from_process(const char* argv0) {
+  CliContext ctx;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) self = std::filesystem::absolute(argv0, ec);
+  ctx.exe_dir = self.parent_path();
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    ctx.environment.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return ctx;
+}
+
+std::filesystem::path CliContext::resources_dir() const {
+  return (exe_dir / ".." / PADDOCK_DATA_REL).lexically_normal();
+}
+
+std::filesystem::path CliContext::helper_path() const {
+  return (exe_dir / ".." / PADDOCK_LIBEXEC_REL / "paddock-helper").lexically_normal();
+}
+
+std::string CliContext::env(const std::string& name, const std::string& fallback) const {
+  auto it = environment.find(name);
+  return it == environment.end() ? fallback : it->second;
+}
+
+void print_error(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }
+
+}  // namespace paddock::cli

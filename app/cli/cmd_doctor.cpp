@@ -1,0 +1,75 @@
+// `paddock doctor [--json]`: what this machine can enforce, probed by the same helper that will
+// enforce it, so the report cannot disagree with enforcement.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/helper_process.h"
+#include "backends/linux/kernel_probe.h"
+
+namespace paddock::cli {
+namespace {
+
+using nlohmann::json;
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+int doctor(CliContext& ctx, bool as_json) {
+  auto helper = run_helper_capture(ctx.helper_path(), {"probe"});
+  if (!helper.ok()) {
+    print_error(helper.error().message);
+    return helper.error().exit_code();
+  }
+  json probe_json = json::parse(helper->out, nullptr, /*allow_exceptions=*/false);
+  if (helper->exit_code != 0 || probe_json.is_discarded()) {
+    print_error("paddock-helper probe failed (exit " + std::to_string(helper->exit_code) +
+                "); run '" + ctx.helper_path().string() + " probe' to see why");
+    return 125;
+  }
+  auto probe = linux_backend::probe_from_json(probe_json);
+  if (!probe.ok()) {
+    print_error(probe.error().message);
+    return 125;
+  }
+  const auto& p = *probe;
+  if (as_json) {
+    json report = {{"version", PADDOCK_VERSION},
+                   {"uid", static_cast<int>(geteuid())},
+                   {"helper", ctx.helper_path().string()},
+                   {"resources", ctx.resources_dir().string()},
+                   {"kernel", probe_json}};
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "paddock " << PADDOCK_VERSION << " (uid " << geteuid() << ")\n"
+            << "helper:      " << ctx.helper_path().string() << "\n"
+            << "kernel:      " << p.kernel_release << "\n"
+            << "landlock:    " << (p.landlock_abi ? "ABI " + std::to_string(p.landlock_abi) : "unavailable") << "\n"
+            << "seccomp:     " << yes_no(p.seccomp_filter) << "\n"
+            << "namespaces:  user " << yes_no(p.user_ns) << ", mount " << yes_no(p.mount_ns)
+            << ", pid " << yes_no(p.pid_ns) << ", net " << yes_no(p.net_ns) << ", ipc "
+            << yes_no(p.ipc_ns) << ", uts " << yes_no(p.uts_ns) << "\n"
+            << "cgroups:     " << p.cgroup.version;
+  if (!p.cgroup.v2_mount.empty())
+    std::cout << "; v2 at " << p.cgroup.v2_mount << ", delegated subtree writable: "
+              << yes_no(p.cgroup.v2_delegated_writable);
+  if (!p.cgroup.v1_controllers.empty())
+    std::cout << "; v1 memory+pids writable: " << yes_no(p.cgroup.v1_writable);
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_version_and_doctor(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("doctor", "Probe this kernel for what Paddock can enforce");
+  auto as_json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *as_json, "Machine-readable report");
+  cmd->callback([&ctx, as_json] { ctx.exit_code = doctor(ctx, *as_json); });
+}
+
+}  // namespace paddock::cli

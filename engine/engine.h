@@ -1,0 +1,95 @@
+// The engine's front door: every front end (CLI, GUI, tests) turns launch inputs into an
+// Evaluation here, and nowhere else. Pure function of its inputs: the file system it reads
+// and the environment map it is given (never getenv).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir.h"
+#include "engine/status.h"
+
+namespace paddock {
+
+struct Inputs {
+  std::string project = ".";
+  std::string agent;                      // "" = no agent preset
+  std::string profile = "default";        // builtin-profile tier
+  std::string preset = "balanced";        // preset tier
+  std::vector<std::string> policy_files;  // cli-explicit-file tier, in order
+  // cli-flags tier
+  std::optional<NetMode> net;
+  std::vector<std::string> allow_domains;  // D or D:PORT
+  std::vector<std::string> allow_reads;
+  std::vector<std::string> allow_writes;
+  std::optional<std::string> limits;       // --limits spec
+  std::optional<std::int64_t> timeout_secs;
+  bool git_ssh = false;
+
+  // The launch environment (HOME, XDG_*, PATH, PADDOCK_*, and whatever may pass through).
+  std::map<std::string, std::string> environment;
+  std::string os = "linux";               // OS to resolve for
+  std::string resources_dir;              // where profiles/, presets/, agents/ live
+  // Unsaved editor contents (GUI live preview): absolute layer path -> YAML text, used instead
+  // of the file's bytes. Approval and signature state are computed on these bytes.
+  std::map<std::string, std::string> overlay;
+  // run/approve need approvals; explain/plan/GUI show the state without refusing.
+  bool require_approvals = false;
+};
+
+enum class SignatureState { kUnsigned, kVerified, kFailed };
+enum class ApprovalState { kNotNeeded, kApproved, kUnapproved };
+
+struct LayerInfo {            // one card in the tier stack
+  std::string tier;
+  std::string file;           // absolute path or builtin:...
+  std::string sha256;
+  bool exists = false;
+  bool applies = false;
+  std::string condition;      // the `when:` condition that decided, in words ("" = none)
+  SignatureState signature = SignatureState::kUnsigned;
+  bool immutable = false;
+  ApprovalState approval = ApprovalState::kNotNeeded;
+  nlohmann::json adds = nlohmann::json::object();  // what this layer contributes (for approval)
+};
+
+struct LintFinding {
+  std::string rule;     // R1..R5, ESC
+  std::string message;
+  std::string tier;
+  std::string file;
+};
+
+struct Evaluation {
+  FrozenIr ir;
+  std::string ir_hash;
+  nlohmann::json provenance;          // IR entry -> [{tier, file, action: added|removed, rule}]
+  std::vector<LayerInfo> layers;      // all ten tiers' candidate files, applied or not
+  std::vector<LintFinding> lint;
+};
+
+Result<Evaluation> evaluate(const Inputs& inputs);
+
+// `explain --json`: {ir, ir_hash, provenance, warnings, lint}
+nlohmann::json explain_json(const Evaluation& e);
+
+struct WhyAnswer {
+  std::string subject;   // the normalised path, domain or env var
+  std::string kind;      // path | domain | env
+  bool allowed = false;
+  std::string access;    // for paths: none | read | write
+  std::string tier;      // deciding tier
+  std::string file;      // deciding file
+  std::string rule;      // e.g. "filesystem.deny[2]: ~/.ssh"
+  std::string reason;    // one sentence
+};
+// Answers from e.ir (the same IR the helper enforces) and e.provenance.
+WhyAnswer why(const Evaluation& e, const std::string& query);
+nlohmann::json to_json(const WhyAnswer& w);
+
+}  // namespace paddock

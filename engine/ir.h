@@ -1,0 +1,157 @@
+// The frozen Sandbox IR (DESIGN §5, seed §4): the one value that explain, preview, plan and the
+// helper all read. Every path is absolute and canonical, every list sorted and de-duplicated,
+// every default explicit. Reading an IR back rejects unknown or missing fields.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/status.h"
+
+namespace paddock {
+
+inline constexpr const char* kIrVersion = "0.1.0";
+
+struct SourceLayer {
+  std::string tier;    // e.g. "system-global", "repository-fragment" (see tier.h)
+  std::string file;    // absolute path, or "builtin:profiles/default.yaml", or "cli:flags"
+  std::string sha256;  // "sha256:<hex>" of the layer's raw bytes ("" for cli:flags)
+  bool operator==(const SourceLayer&) const = default;
+};
+
+struct IrMeta {
+  std::string ir_version = kIrVersion;
+  std::string schema_hash;                 // sha256 of the canonical schema description
+  std::vector<SourceLayer> source_layers;  // in precedence order, weakest first (not sorted)
+  std::string project;                     // canonical project dir
+  std::string home;                        // canonical $HOME used for resolution
+  std::string agent;                       // agent preset name, "" when none
+  std::string agent_dir;                   // canonical $AGENT, "" when none
+  std::string os;                          // linux | macos | windows: the OS the IR was resolved for
+  bool operator==(const IrMeta&) const = default;
+};
+
+enum class PathKind { kDir, kFile, kAbsent };  // what was at the path when the IR was frozen
+
+struct DenyEntry {
+  std::string path;
+  PathKind kind = PathKind::kAbsent;
+  bool operator==(const DenyEntry&) const = default;
+  auto operator<=>(const DenyEntry& o) const { return path <=> o.path; }
+};
+
+struct IrFs {
+  std::vector<std::string> write_roots;  // read + write (+ exec)
+  std::vector<std::string> read_roots;   // read (+ exec), never write
+  std::vector<DenyEntry> deny;           // no read, no write; masked even inside a grant
+  std::vector<DenyEntry> deny_write;     // readable where a read grant covers it, never writable
+  bool tmp_isolated = true;              // private /tmp
+  std::string symlink_policy = "resolve_parent_then_prefix";
+  std::string mount_semantics = "no_host_mounts";
+  std::vector<std::string> host_mounted_paths;  // empty by default; any entry needs host_component
+  bool operator==(const IrFs&) const = default;
+};
+
+enum class NetMode { kOff, kAllowlist, kStrict, kAsk };
+
+struct IrEgress {
+  NetMode mode = NetMode::kOff;
+  std::vector<std::string> domains;                          // lowercase, no trailing dot, "*." allowed
+  std::map<std::string, std::vector<int>> strict_ports;      // domain -> ports (mode strict)
+  std::string dns = "broker_resolved_once_pinned";
+  std::string tls = "opaque_passthrough_no_interception";
+  std::vector<std::string> cidr;                             // separate from domains
+  std::vector<int> bind_ports;
+  std::vector<int> connect_ports;
+  std::string unix_ipc = "always_allowed";                   // AF_UNIX socketpair/anonymous
+  std::vector<std::string> unix_socket_files;                // explicitly allowed socket paths
+  std::map<std::string, std::int64_t> quotas;                // domain -> bytes
+  bool git_ssh = false;
+  int ask_timeout_secs = 30;
+  bool operator==(const IrEgress&) const = default;
+};
+
+struct IrProcess {
+  std::string exec_scope = "allow_roots";
+  std::string inheritance = "same_policy";
+  std::string detach_policy = "contained_or_fail";
+  bool privilege_drop = true;
+  bool no_new_privs = true;
+  bool operator==(const IrProcess&) const = default;
+};
+
+struct IrSecrets {
+  std::string default_ = "deny";                 // JSON key "default"
+  std::vector<std::string> brokered_env;         // always stripped from the agent's environment
+  std::string inherited_credentials = "deny";
+  bool operator==(const IrSecrets&) const = default;
+};
+
+struct IrEnv {
+  std::string mode = "allowlist";                // the schema has no other value
+  std::vector<std::string> pass_through;         // normalised patterns: NAME or PREFIX*
+  std::vector<std::string> deny;                 // user deny patterns
+  std::vector<std::string> hard_deny;            // built-in prefixes/substrings (documented form)
+  std::vector<std::string> passed_names;         // names from the launch environment that pass
+  std::map<std::string, std::string> set;        // values Paddock sets itself (HOME, PATH, TMPDIR)
+  bool operator==(const IrEnv&) const = default;
+};
+
+struct IrResources {  // std::nullopt = no limit requested (JSON null)
+  std::optional<std::int64_t> cpu_seconds;
+  std::optional<std::int64_t> memory_bytes;
+  std::optional<std::int64_t> processes;
+  std::optional<std::int64_t> open_files;
+  std::optional<std::int64_t> file_size_bytes;
+  std::optional<std::int64_t> wall_time_secs;
+  std::string merge = "strictest_wins";
+  bool operator==(const IrResources&) const = default;
+};
+
+struct IrLifecycle {
+  std::string cleanup = "kill_tree";
+  std::string orphan_policy = "kill";
+  std::string crash_handling = "fail_closed_report";
+  bool operator==(const IrLifecycle&) const = default;
+};
+
+struct FrozenIr {
+  IrMeta meta;
+  IrFs fs;
+  IrEgress egress;
+  IrProcess process;
+  IrSecrets secrets;
+  IrEnv env;
+  IrResources resources;
+  IrLifecycle lifecycle;
+  nlohmann::json extensions = nlohmann::json::object();  // "linux"/"macos"/"windows" keys only
+  std::vector<std::string> warnings;
+  std::vector<std::string> taint;
+  bool operator==(const FrozenIr&) const = default;
+};
+
+const char* to_string(NetMode mode);
+std::optional<NetMode> net_mode_from_string(const std::string& s);
+const char* to_string(PathKind kind);
+
+// Sorts and de-duplicates every list so that equal policies give equal bytes. freeze() calls it;
+// exposed for tests and for code that builds an IR by hand.
+void normalize(FrozenIr& ir);
+
+nlohmann::json to_json(const FrozenIr& ir);
+// Strict: unknown, missing or mistyped fields are errors (kBadInput, naming the JSON path).
+Result<FrozenIr> ir_from_json(const nlohmann::json& j);
+
+// Canonical bytes (DESIGN §5): UTF-8 JSON, keys sorted, no whitespace, integers only, no LF.
+std::string canonical_bytes(const nlohmann::json& j);
+std::string canonical_bytes(const FrozenIr& ir);
+// "sha256:" + lowercase hex of SHA-256 over bytes.
+std::string sha256_hex(const std::string& bytes);
+std::string ir_hash(const FrozenIr& ir);
+
+}  // namespace paddock

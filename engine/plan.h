@@ -1,0 +1,66 @@
+// Backend-neutral plan data (DESIGN §6, seed §7–§9): what a backend compiler produces from a
+// frozen IR, the capability vector that says honestly how each IR field is enforced, and the
+// attestation record a helper sends before it execs the agent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/status.h"
+
+namespace paddock {
+
+enum class Support { kExact, kPartial, kUnsupported };
+enum class Needs { kNone, kHostComponent, kVm, kAdmin, kEntitlement };
+
+const char* to_string(Support s);
+const char* to_string(Needs n);
+
+// One row of a capability matrix: how `field` (an IR field path such as "fs.deny" or
+// "egress.mode=allowlist") is enforced by one backend. kPartial always carries a loss sentence.
+struct FieldCapability {
+  std::string field;
+  Support support = Support::kUnsupported;
+  Needs needs = Needs::kNone;
+  std::string loss;       // required when support == kPartial; why, when kUnsupported
+  std::string mechanism;  // short name of what enforces it ("Landlock", "mount mask", ...)
+  bool operator==(const FieldCapability&) const = default;
+};
+
+// The plan as data: ordered backend steps (backend-specific JSON), the capability vector for the
+// fields this IR actually requests, and the losses in words. No pid, nonce or time is ever here.
+struct BackendPlan {
+  std::string backend;                    // linux | macos | windows
+  std::string ir_hash;                    // of the IR it was compiled from
+  nlohmann::json probe;                   // the kernel/OS facts the compiler was given
+  nlohmann::json steps = nlohmann::json::array();
+  std::vector<FieldCapability> capability_vector;
+  std::vector<std::string> losses;        // one sentence each, sorted
+  std::vector<std::string> taint;         // carried from the IR
+  std::vector<std::string> refusals;      // filled by check(): one actionable line each
+  bool operator==(const BackendPlan&) const = default;
+};
+
+nlohmann::json to_json(const FieldCapability& c);
+nlohmann::json to_json(const BackendPlan& plan);
+Result<BackendPlan> plan_from_json(const nlohmann::json& j);
+std::string plan_hash(const BackendPlan& plan);  // "sha256:<hex>" of canonical bytes
+
+// The readiness attestation (seed §8): sent by the helper on a pipe before exec.
+struct Attestation {
+  std::string ir_hash;
+  std::string plan_hash;
+  std::string backend;
+  int abi = 0;                                   // Landlock ABI on Linux; 0 elsewhere
+  std::vector<FieldCapability> capability_vector;
+  std::vector<std::string> taint;
+  std::vector<std::string> source_layers;        // "tier:file" in precedence order
+  bool operator==(const Attestation&) const = default;
+};
+
+nlohmann::json to_json(const Attestation& a);
+Result<Attestation> attestation_from_json(const nlohmann::json& j);
+
+}  // namespace paddock

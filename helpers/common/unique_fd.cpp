@@ -1,0 +1,1 @@
+#include "helpers/common/unique_fd.h"

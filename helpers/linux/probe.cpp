@@ -1,0 +1,159 @@
+#include "helpers/linux/probe.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+
+namespace paddock::helper {
+namespace {
+
+// Runs fn in a forked child; true when the child exits 0. The child never returns.
+template <class Fn>
+bool in_child(Fn fn) {
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) _exit(fn() ? 0 : 1);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int landlock_abi() {
+  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? 0 : static_cast<int>(abi);
+}
+
+bool unshare_works(int flag, bool with_user) {
+  return in_child([&] {
+    int flags = flag | (with_user ? CLONE_NEWUSER : 0);
+    return unshare(flags) == 0;
+  });
+}
+
+bool seccomp_works() {
+  return in_child([] {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) return false;
+    bool ok = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(acct), 0) == 0 && seccomp_load(ctx) == 0;
+    seccomp_release(ctx);
+    return ok;
+  });
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A child directory can be made (and removed again) under dir.
+bool can_make_child(const std::string& dir) {
+  if (dir.empty()) return false;
+  std::string probe = dir + "/paddock-probe-" + std::to_string(getpid());
+  if (mkdir(probe.c_str(), 0755) != 0) return false;
+  rmdir(probe.c_str());
+  return true;
+}
+
+void probe_cgroups(linux_backend::CgroupProbe& cg) {
+  // mountinfo: "... <mount point> <options> - <fstype> <source> <super options>"
+  std::istringstream mounts(read_file("/proc/self/mountinfo"));
+  std::string line;
+  std::vector<std::pair<std::string, std::string>> v1;  // (mount point, super options)
+  while (std::getline(mounts, line)) {
+    std::istringstream fields(line);
+    std::string f, mount_point;
+    for (int i = 0; i < 5 && fields >> f; ++i)
+      if (i == 4) mount_point = f;
+    std::string tok;
+    while (fields >> tok && tok != "-") {}
+    std::string fstype, source, super_opts;
+    fields >> fstype >> source >> super_opts;
+    if (fstype == "cgroup2" && cg.v2_mount.empty()) cg.v2_mount = mount_point;
+    if (fstype == "cgroup") v1.emplace_back(mount_point, super_opts);
+  }
+  for (const auto& [mp, opts] : v1) {
+    std::istringstream o(opts);
+    std::string opt;
+    while (std::getline(o, opt, ','))
+      if (opt == "cpu" || opt == "memory" || opt == "pids" || opt == "cpuacct")
+        cg.v1_controllers.push_back(opt);
+  }
+  std::sort(cg.v1_controllers.begin(), cg.v1_controllers.end());
+  cg.v1_controllers.erase(std::unique(cg.v1_controllers.begin(), cg.v1_controllers.end()),
+                          cg.v1_controllers.end());
+
+  std::istringstream self(read_file("/proc/self/cgroup"));
+  std::string memory_v1, pids_v1;
+  while (std::getline(self, line)) {
+    auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) continue;
+    std::string ctrl = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
+    if (line.compare(0, 2, "0:") == 0 && ctrl.empty()) cg.own_v2_path = path;
+    if (ctrl == "memory") memory_v1 = path;
+    if (ctrl == "pids") pids_v1 = path;
+  }
+  bool has_v2 = !cg.v2_mount.empty();
+  bool has_v1 = !cg.v1_controllers.empty();
+  cg.version = has_v2 && has_v1 ? "hybrid" : has_v2 ? "v2" : has_v1 ? "v1" : "none";
+  if (has_v2) {
+    std::string dir = cg.v2_mount + (cg.own_v2_path == "/" ? "" : cg.own_v2_path);
+    cg.v2_delegated_writable = can_make_child(dir);
+    std::istringstream ctrls(read_file(dir + "/cgroup.subtree_control"));
+    std::string c;
+    while (ctrls >> c) cg.v2_controllers.push_back(c);
+    std::sort(cg.v2_controllers.begin(), cg.v2_controllers.end());
+  }
+  if (has_v1) {
+    auto mount_of = [&](const std::string& ctrl) -> std::string {
+      for (const auto& [mp, opts] : v1)
+        if (("," + opts + ",").find("," + ctrl + ",") != std::string::npos) return mp;
+      return {};
+    };
+    std::string mem = mount_of("memory"), pids = mount_of("pids");
+    cg.v1_writable = !mem.empty() && !pids.empty() &&
+                     can_make_child(mem + (memory_v1 == "/" ? "" : memory_v1)) &&
+                     can_make_child(pids + (pids_v1 == "/" ? "" : pids_v1));
+  }
+}
+
+}  // namespace
+
+linux_backend::KernelProbe probe_kernel() {
+  linux_backend::KernelProbe p;
+  struct utsname u {};
+  if (uname(&u) == 0) p.kernel_release = u.release;
+  p.landlock_abi = landlock_abi();
+  p.seccomp_filter = seccomp_works();
+  p.unprivileged = geteuid() != 0;
+  p.user_ns = unshare_works(0, /*with_user=*/true);
+  // Unprivileged users get the other namespaces only inside a new user namespace; root
+  // gets them either way. Paddock always creates a user namespace first, so probe that way.
+  bool with_user = p.user_ns;
+  p.mount_ns = unshare_works(CLONE_NEWNS, with_user);
+  p.pid_ns = unshare_works(CLONE_NEWPID, with_user);
+  p.net_ns = unshare_works(CLONE_NEWNET, with_user);
+  p.ipc_ns = unshare_works(CLONE_NEWIPC, with_user);
+  p.uts_ns = unshare_works(CLONE_NEWUTS, with_user);
+  probe_cgroups(p.cgroup);
+  return p;
+}
+
+}  // namespace paddock::helper
