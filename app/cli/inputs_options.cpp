@@ -1,0 +1,42 @@
+#include "app/cli/inputs_options.h"
+
+namespace paddock::cli {
+
+std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
+  auto o = std::make_shared<InputsOptions>();
+  cmd->add_option("--project", o->project, "Project directory (default: .)");
+  cmd->add_option("--agent", o->agent, "Agent preset: claude-code codex gemini-cli aider opencode copilot custom");
+  cmd->add_option("--profile", o->profile, "Built-in profile: default strict audit permissive");
+  cmd->add_option("--preset", o->preset, "Preset: paranoid balanced yolo");
+  cmd->add_option("--policy", o->policy_files, "Extra policy layer file (repeatable)");
+  cmd->add_option("--net", o->net, "Network mode: off allowlist strict ask");
+  cmd->add_option("--allow-domain", o->allow_domains, "Allow a domain, D or D:PORT (repeatable)");
+  cmd->add_option("--allow-read", o->allow_reads, "Allow reading a path (repeatable)");
+  cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)");
+  cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
+  return o;
+}
+
+Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
+  Inputs in;
+  in.project = o.project;
+  in.agent = o.agent;
+  in.profile = o.profile;
+  in.preset = o.preset;
+  in.policy_files = o.policy_files;
+  if (!o.net.empty()) {
+    auto mode = net_mode_from_string(o.net);
+    if (!mode) return bad_input("--net " + o.net + ": expected off, allowlist, strict or ask");
+    in.net = *mode;
+  }
+  in.allow_domains = o.allow_domains;
+  in.allow_reads = o.allow_reads;
+  in.allow_writes = o.allow_writes;
+  if (!o.limits.empty()) in.limits = o.limits;
+  in.environment = ctx.environment;
+  in.os = "linux";
+  in.resources_dir = ctx.resources_dir().string();
+  return in;
+}
+
+}  // namespace paddock::cli

@@ -1,0 +1,32 @@
+// One OS-neutral entry point: IR + backend + facts about the target -> plan data, and the
+// fail-closed check that runs before any fork.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir.h"
+#include "engine/plan.h"
+#include "engine/status.h"
+
+namespace paddock::backends {
+
+enum class BackendId { kLinux, kMacos, kWindows };
+const char* to_string(BackendId id);
+Result<BackendId> backend_from_string(const std::string& name);  // kBadInput on unknown
+BackendId host_backend();  // the OS this binary was built for
+
+// probe: backend-specific facts (Linux: KernelProbe JSON from `paddock-helper probe`; macOS and
+// Windows: {} or an OS version object). Compiling never fails for an unsupported request: that
+// is recorded in the capability vector and refused by check().
+Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohmann::json& probe);
+
+// Every field of the matrix for a backend (for docs and the GUI's Capabilities view).
+std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann::json& probe);
+
+// Fail-closed check (DESIGN §6): ok, or kRefused (exit 125) with one actionable line.
+Status check(const BackendPlan& plan);
+
+}  // namespace paddock::backends

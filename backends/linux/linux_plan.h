@@ -1,0 +1,138 @@
+// The Linux backend plan as data: the contract between the plan compiler (backends/linux) and
+// paddock-helper (helpers/linux), which applies exactly these steps in this order. The helper
+// recompiles this plan from the frozen IR and compares plan_hash before applying anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/linux/kernel_probe.h"
+#include "engine/ir.h"
+#include "engine/plan.h"
+
+namespace paddock::linux_backend {
+
+struct Namespaces {
+  bool user = true, mount = true, pid = true, ipc = true, uts = true, net = true;
+  bool operator==(const Namespaces&) const = default;
+};
+
+// The agent's file system view is built on an empty tmpfs root inside the new mount namespace,
+// then pivot_root'ed into. Steps run in order; targets are paths inside the new root, which
+// equal the host paths (the view keeps host paths; it only omits and masks).
+enum class MountOp {
+  kBindRo,    // bind source at target, then remount read-only, nosuid, nodev
+  kBindRw,    // bind source at target read-write, nosuid, nodev
+  kMaskFile,  // bind an empty read-only file over target (a deny inside a grant)
+  kMaskDir,   // mount an empty read-only tmpfs (mode 0000) over target
+  kTmpfs,     // fresh private tmpfs at target (mode 1777), e.g. /tmp
+  kProc,      // new procfs for the new PID namespace at target
+  kDev,       // minimal /dev: null zero full random urandom tty, pts, shm (tmpfs)
+};
+const char* to_string(MountOp op);
+
+struct MountStep {
+  MountOp op = MountOp::kBindRo;
+  std::string source;  // host path (kBindRo/kBindRw); "" otherwise
+  std::string target;  // path inside the new root
+  bool operator==(const MountStep&) const = default;
+};
+
+// Landlock access bits by name, as in <linux/landlock.h>; the helper maps names to bits and
+// the compiler only uses names valid for the plan's ABI.
+struct LandlockPathRule {
+  std::string path;
+  std::vector<std::string> access;  // e.g. "read_file", "read_dir", "execute", "write_file", ...
+  bool operator==(const LandlockPathRule&) const = default;
+};
+
+struct LandlockNetRule {
+  int port = 0;
+  std::vector<std::string> access;  // "connect_tcp" | "bind_tcp"
+  bool operator==(const LandlockNetRule&) const = default;
+};
+
+struct LandlockPlan {
+  int abi = 0;                                // 0 = not applied (refused by check unless allowed)
+  std::vector<std::string> handled_fs;        // access names handled (denied unless a rule grants)
+  std::vector<std::string> handled_net;       // ABI >= 4
+  std::vector<std::string> scoped;            // ABI >= 6: "abstract_unix_socket", "signal"
+  std::vector<LandlockPathRule> path_rules;
+  std::vector<LandlockNetRule> net_rules;
+  bool operator==(const LandlockPlan&) const = default;
+};
+
+struct SeccompRule {
+  std::string syscall;         // libseccomp name
+  int errno_value = 1;         // EPERM unless stated (EAFNOSUPPORT for socket families)
+  // Optional argument filter: deny only when arg[arg_index] <op> value.
+  int arg_index = -1;          // -1 = unconditional
+  std::string arg_op;          // "eq" | "ne" | "masked_eq"
+  std::uint64_t arg_value = 0;
+  std::uint64_t arg_mask = 0;  // for masked_eq
+  bool operator==(const SeccompRule&) const = default;
+};
+
+struct Rlimit {
+  std::string resource;  // "cpu" | "as" | "nproc" | "nofile" | "fsize" | "core"
+  std::uint64_t value = 0;
+  bool operator==(const Rlimit&) const = default;
+};
+
+struct CgroupPlan {
+  std::string mechanism = "none";  // none | v2 | v1
+  std::optional<std::int64_t> memory_max;
+  std::optional<std::int64_t> pids_max;
+  std::optional<std::int64_t> cpu_max_usec_per_sec;  // reserved; cpu time uses RLIMIT_CPU
+  bool operator==(const CgroupPlan&) const = default;
+};
+
+struct EnvPlan {
+  std::map<std::string, std::string> set;   // set by Paddock (HOME, PATH, TMPDIR, proxies)
+  std::vector<std::string> pass;            // names copied from the launch environment
+  bool operator==(const EnvPlan&) const = default;
+};
+
+struct ProxyPlan {
+  bool enabled = false;                     // egress relay via the broker (mode != off)
+  std::string mode = "off";                 // IR egress mode
+  int port_in_sandbox = 0;                  // 127.0.0.1:<port> inside the namespace (fixed)
+  bool operator==(const ProxyPlan&) const = default;
+};
+
+struct LinuxPlan {
+  Namespaces namespaces;
+  std::string hostname = "paddock";
+  std::vector<MountStep> mounts;
+  LandlockPlan landlock;
+  bool no_new_privs = true;
+  std::vector<SeccompRule> seccomp;                 // default action: allow
+  std::vector<std::string> socket_families_allowed; // "unix", "inet", "inet6"
+  std::vector<Rlimit> rlimits;
+  CgroupPlan cgroup;
+  EnvPlan env;
+  ProxyPlan proxy;
+  std::optional<std::int64_t> wall_time_secs;
+  bool operator==(const LinuxPlan&) const = default;
+};
+
+nlohmann::json to_json(const LinuxPlan& plan);
+
+// Compiles the Linux plan for this IR on a kernel described by probe. Pure: same inputs, same
+// plan. Never widens the IR; what cannot be expressed is reported by the capability vector and
+// refused by check().
+Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe);
+
+// Wraps the Linux plan into the backend-neutral BackendPlan (steps, capability vector, losses,
+// taint), ready for check() and plan_hash().
+Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe);
+
+// The capability matrix for Linux on this kernel: every IR field, support x needs, loss.
+std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe);
+
+}  // namespace paddock::linux_backend
