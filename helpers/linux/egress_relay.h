@@ -1,0 +1,43 @@
+// The seam between paddock-helper (helpers/linux, owner of namespaces and the session) and the
+// egress broker (helpers/broker). The helper creates a TCP listening socket on
+// 127.0.0.1:<port> INSIDE the sandbox's network namespace before exec, passes it out to the
+// supervising (host-side) process with SCM_RIGHTS, and hands it to EgressRelay::start. No relay
+// process runs inside the sandbox. Implemented in egress_relay.cpp by the broker work.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir.h"
+#include "engine/status.h"
+#include "helpers/common/unique_fd.h"
+
+namespace paddock::helper {
+
+// An event for events.jsonl and control-socket subscribers (net_request, dns_resolved,
+// net_egress, quota_exceeded, ask, notice). The sink adds "ts"; it must be thread-safe.
+using EventSink = std::function<void(nlohmann::json event)>;
+
+enum class AskDecision { kAllowOnce, kAllowSession, kDeny };
+// Called when mode is ask and a domain is unknown. The relay blocks that one connection until
+// `reply` is called (any thread) or ask_timeout_secs pass (then: deny).
+using AskHandler = std::function<void(const std::string& id, const std::string& host, int port,
+                                      std::function<void(AskDecision)> reply)>;
+
+class EgressRelay {
+ public:
+  virtual ~EgressRelay() = default;
+  // Stops accepting, closes every connection, joins the broker's threads.
+  virtual void stop() = 0;
+
+  static Result<std::unique_ptr<EgressRelay>> start(UniqueFd listen_fd, const IrEgress& egress,
+                                                    EventSink events, AskHandler ask);
+};
+
+// The fixed in-sandbox proxy port (HTTP_PROXY=http://127.0.0.1:<port>).
+inline constexpr int kSandboxProxyPort = 3128;
+
+}  // namespace paddock::helper
