@@ -1,0 +1,229 @@
+// The Linux capability matrix (seed §9 "Linux FULL", adjusted to what paddock-helper does) and
+// the wrapper that turns a LinuxPlan into the backend-neutral BackendPlan.
+#include <string>
+
+#include "backends/linux/cgroup_choice.h"
+#include "backends/linux/linux_plan.h"
+#include "engine/capability.h"
+
+namespace paddock::linux_backend {
+namespace {
+
+using nlohmann::json;
+
+FieldCapability exact(const std::string& field, const std::string& mechanism) {
+  return {field, Support::kExact, Needs::kNone, "", mechanism};
+}
+FieldCapability partial(const std::string& field, const std::string& mechanism,
+                        const std::string& loss) {
+  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
+}
+FieldCapability unsupported(const std::string& field, const std::string& why,
+                            Needs needs = Needs::kNone) {
+  return {field, Support::kUnsupported, needs, why, ""};
+}
+
+std::string no_landlock() {
+  return "Landlock is unavailable on this kernel (ABI 0); boot Linux 5.13 or newer with "
+         "CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list";
+}
+std::string no_userns() {
+  return "unprivileged user or mount namespaces are disabled on this kernel; enable them "
+         "(sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, or the "
+         "AppArmor userns restriction off for paddock-helper)";
+}
+std::string no_netns() {
+  return "network namespaces are unavailable on this kernel, so the sandbox can be neither cut "
+         "off the network nor given the egress relay; enable CONFIG_NET_NS";
+}
+std::string no_pidns() {
+  return "PID namespaces are unavailable on this kernel, so the process tree cannot be "
+         "contained and killed as one; enable CONFIG_PID_NS";
+}
+std::string old_abi(int abi, int need, const std::string& what) {
+  return what + " needs Landlock ABI " + std::to_string(need) + " (Linux " +
+         (need == 4 ? "6.7" : need == 6 ? "6.12" : "newer") + "); this kernel has ABI " +
+         std::to_string(abi) + ": upgrade the kernel or remove the field from the policy";
+}
+std::string no_cgroup(const std::string& limit, const std::string& controller) {
+  return "limit " + limit + " has no mechanism on this machine: no writable cgroup with the " +
+         controller + " controller; run Paddock in a delegated cgroup v2 subtree (systemd-run "
+         "--user --scope -p Delegate=yes paddock ...) or remove the " + limit + " limit";
+}
+
+// Facts every Linux plan depends on, whatever the IR asks: refused up front with one line.
+std::vector<std::string> probe_refusals(const KernelProbe& p) {
+  std::vector<std::string> out;
+  if (p.landlock_abi < 1) out.push_back(no_landlock());
+  if (!p.user_ns || !p.mount_ns) out.push_back(no_userns());
+  if (!p.seccomp_filter)
+    out.push_back("seccomp filters are unavailable on this kernel; every Linux plan needs them "
+                  "(they keep the agent from undoing its mount view): enable "
+                  "CONFIG_SECCOMP_FILTER");
+  if (!p.ipc_ns || !p.uts_ns)
+    out.push_back("IPC or UTS namespaces are unavailable on this kernel; every Linux plan "
+                  "isolates both: enable CONFIG_IPC_NS and CONFIG_UTS_NS");
+  return out;
+}
+
+json steps_of(const LinuxPlan& plan) {
+  const json j = to_json(plan);
+  json steps = json::array();
+  steps.push_back({{"step", "namespaces"}, {"value", j["namespaces"]}});
+  steps.push_back({{"step", "hostname"}, {"value", j["hostname"]}});
+  for (const json& m : j["mounts"]) steps.push_back({{"step", "mount"}, {"value", m}});
+  steps.push_back({{"step", "cgroup"}, {"value", j["cgroup"]}});
+  steps.push_back({{"step", "rlimits"}, {"value", j["rlimits"]}});
+  steps.push_back({{"step", "no_new_privs"}, {"value", j["no_new_privs"]}});
+  steps.push_back({{"step", "landlock"}, {"value", j["landlock"]}});
+  steps.push_back({{"step", "seccomp"}, {"value", j["seccomp"]}});
+  steps.push_back({{"step", "env"}, {"value", j["env"]}});
+  steps.push_back({{"step", "proxy"}, {"value", j["proxy"]}});
+  steps.push_back({{"step", "wall_time_secs"}, {"value", j["wall_time_secs"]}});
+  return steps;
+}
+
+}  // namespace
+
+std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
+  const int abi = probe.landlock_abi;
+  const bool fs_ok = abi >= 1 && probe.user_ns && probe.mount_ns;
+  const std::string fs_why = abi < 1 ? no_landlock() : no_userns();
+  const auto fs = [&](FieldCapability c) { return fs_ok ? c : unsupported(c.field, fs_why); };
+  const auto net = [&](FieldCapability c) {
+    return probe.net_ns ? c : unsupported(c.field, no_netns());
+  };
+  const auto pid = [&](FieldCapability c) {
+    return probe.pid_ns ? c : unsupported(c.field, no_pidns());
+  };
+  std::vector<FieldCapability> m;
+  m.push_back(fs(exact("fs.write_roots", "read-write bind mount + Landlock write rights")));
+  m.push_back(fs(exact("fs.read_roots", "read-only bind mount + Landlock read rights")));
+  m.push_back(fs(exact("fs.deny.outside_grants",
+                       "not mounted: the view is built on an empty root")));
+  m.push_back(fs(exact("fs.deny.inside_read_root", "mount mask (empty tmpfs or empty file)")));
+  m.push_back(fs(exact("fs.deny.inside_write_root", "mount mask (empty tmpfs or empty file)")));
+  m.push_back(fs(partial(
+      "fs.deny.absent_inside_write_root", "none until the path exists",
+      "the path did not exist when the policy was resolved, so no mask can be mounted over it: "
+      "the agent can create it inside the write root and read back what it wrote there")));
+  m.push_back(fs(exact("fs.deny_write.outside_write_roots",
+                       "no write grant covers it (read-only bind, or not in the view)")));
+  m.push_back(fs(exact("fs.deny_write.inside_write_root",
+                       "read-only bind mount of the path onto itself")));
+  m.push_back(fs(partial(
+      "fs.deny_write.absent_inside_write_root", "none until the path exists",
+      "the path did not exist when the policy was resolved, so it cannot be bound read-only: "
+      "the agent can create it inside the write root and write to it")));
+  m.push_back(fs(exact("fs.tmp_isolated", "private tmpfs mounted at /tmp")));
+  m.push_back(fs(exact("fs.symlink_policy=resolve_parent_then_prefix",
+                       "paths canonical in the IR; Landlock decides on inodes, not names")));
+  m.push_back(fs(exact("fs.mount_semantics=no_host_mounts",
+                       "private mount namespace; mount syscalls denied by seccomp")));
+  m.push_back(unsupported("fs.host_mounted_paths",
+                          "paddock-helper never mounts host paths into the view on request; "
+                          "remove the host-mounted paths from the policy",
+                          Needs::kHostComponent));
+  m.push_back(net(exact("egress.mode=off",
+                        abi >= 4 ? "empty network namespace (loopback only) + Landlock TCP deny"
+                                 : "empty network namespace (loopback only)")));
+  for (const char* mode : {"allowlist", "strict", "ask"})
+    m.push_back(net(exact(std::string("egress.mode=") + mode,
+                          "empty network namespace whose only route out is the loopback relay "
+                          "to the host broker (names checked, resolved once, pinned)")));
+  m.push_back(net(exact("egress.dns=broker_resolved_once_pinned",
+                        "no resolver in the sandbox; the host broker resolves once and pins")));
+  m.push_back(net(exact("egress.tls=opaque_passthrough_no_interception",
+                        "opaque byte pump; no certificate authority exists")));
+  m.push_back(unsupported("egress.cidr",
+                          "Paddock has no IP-level allow rule on Linux (the sandbox's only "
+                          "route out is the domain relay); use network.allow_domains instead"));
+  for (const char* f : {"egress.bind_ports", "egress.connect_ports"}) {
+    if (abi >= 4)
+      m.push_back(net(exact(f, "Landlock TCP port rule in the sandbox's network namespace")));
+    else
+      m.push_back(unsupported(f, old_abi(abi, 4, std::string(f) + " (a TCP port rule)")));
+  }
+  m.push_back(exact("egress.unix_ipc=always_allowed",
+                    abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
+                             : "AF_UNIX allowed by seccomp; abstract sockets confined to the "
+                               "sandbox's network namespace"));
+  m.push_back(fs(exact("egress.unix_socket_files", "bind mount of each socket file into the view")));
+  m.push_back(net(partial("egress.quotas", "host broker byte counters",
+                          "bytes are counted by the host broker on relayed connections; a "
+                          "transfer already in flight can pass the quota before it is cut")));
+  m.push_back(net(exact("egress.git_ssh",
+                        "GIT_SSH_COMMAND with a ProxyCommand through the same relay")));
+  m.push_back(fs(partial("process.exec_scope=allow_roots", "Landlock execute right",
+                         "programs can also be run from the private /tmp and /dev/shm, which "
+                         "start empty but are writable by the agent (as write roots are)")));
+  m.push_back(exact("process.inheritance=same_policy",
+                    "namespaces, Landlock and seccomp are inherited and cannot be lifted"));
+  m.push_back(pid(exact("process.detach_policy=contained_or_fail",
+                        "PID namespace: every descendant dies with the sandbox's init")));
+  m.push_back(exact("process.privilege_drop",
+                    "no capabilities outside the user namespace; setuid ineffective"));
+  m.push_back(exact("process.no_new_privs", "prctl(PR_SET_NO_NEW_PRIVS)"));
+  m.push_back(fs(exact("secrets.default=deny", "allowlisted environment and file view")));
+  m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
+  m.push_back(fs(exact("secrets.inherited_credentials=deny",
+                       "credential files and sockets outside the grants are not in the view")));
+  m.push_back(exact("env.mode=allowlist", "environment built from scratch before exec"));
+  m.push_back(exact("env.passed_names", "copied by name from the launch environment"));
+  m.push_back(exact("env.set", "set by the helper before exec"));
+  m.push_back(partial("resources.cpu_seconds", "RLIMIT_CPU",
+                      "RLIMIT_CPU bounds each process's CPU time, not the total of the tree"));
+  if (choose_cgroup(probe.cgroup, true, false) != "none")
+    m.push_back(exact("resources.memory_bytes",
+                      "cgroup memory.max (and RLIMIT_AS for each process)"));
+  else
+    m.push_back(unsupported("resources.memory_bytes", no_cgroup("memory_bytes", "memory")));
+  if (choose_cgroup(probe.cgroup, false, true) != "none")
+    m.push_back(partial("resources.processes", "cgroup pids.max + RLIMIT_NPROC",
+                        "RLIMIT_NPROC counts every process of the user's uid, so a fork can be "
+                        "refused below the limit while the same user runs other processes; "
+                        "pids.max bounds the sandbox tree itself exactly"));
+  else
+    m.push_back(unsupported("resources.processes", no_cgroup("processes", "pids")));
+  m.push_back(exact("resources.open_files", "RLIMIT_NOFILE (per process)"));
+  m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE"));
+  m.push_back(pid(exact("resources.wall_time_secs", "helper timer, then kill of the whole tree")));
+  m.push_back(pid(exact("lifecycle.cleanup=kill_tree",
+                        "PID namespace init exit (and cgroup.kill where a cgroup exists)")));
+  m.push_back(pid(exact("lifecycle.orphan_policy=kill",
+                        "orphans stay in the PID namespace and die with it")));
+  m.push_back(exact("lifecycle.crash_handling=fail_closed_report",
+                    "helper refuses before exec and reports the failing step"));
+  m.push_back(unsupported("extensions.linux",
+                          "no Linux extension is implemented; remove extensions.linux"));
+  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
+  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  return m;
+}
+
+Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe) {
+  auto lp = compile_linux_plan(ir, probe);
+  if (!lp.ok()) return lp.error();
+  BackendPlan plan;
+  plan.backend = "linux";
+  plan.ir_hash = paddock::ir_hash(ir);
+  plan.probe = to_json(probe);
+  plan.steps = steps_of(*lp);
+  plan.capability_vector = capability_vector(linux_capability_matrix(probe), requested_fields(ir));
+  plan.losses = losses_of(plan.capability_vector);
+  plan.taint = ir.taint;
+  plan.refusals = probe_refusals(probe);
+  for (auto& r : ir_refusals(ir)) plan.refusals.push_back(std::move(r));
+  for (auto& r : refusals_of("linux", plan.capability_vector)) plan.refusals.push_back(std::move(r));
+  // Each limit has a hierarchy on its own, but not both in the same one.
+  const bool mem = ir.resources.memory_bytes.has_value(), pids = ir.resources.processes.has_value();
+  if ((mem || pids) && lp->cgroup.mechanism == "none" &&
+      choose_cgroup(probe.cgroup, mem, false) != "none" &&
+      choose_cgroup(probe.cgroup, false, pids) != "none")
+    plan.refusals.push_back(
+        "limits memory_bytes and processes have no common cgroup hierarchy on this machine; "
+        "run Paddock in a delegated cgroup v2 subtree with both controllers, or drop one limit");
+  return plan;
+}
+
+}  // namespace paddock::linux_backend

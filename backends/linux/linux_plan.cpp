@@ -1,0 +1,307 @@
+// The Linux plan compiler: frozen IR + kernel probe -> LinuxPlan (linux_plan.h). Pure and
+// deterministic; paddock-helper applies the result step by step.
+#include "backends/linux/linux_plan.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "backends/linux/cgroup_choice.h"
+#include "engine/capability.h"
+
+namespace paddock::linux_backend {
+namespace {
+
+using nlohmann::json;
+
+// The fixed in-sandbox proxy port (helpers/linux/egress_relay.h kSandboxProxyPort; backends may
+// not include helper headers, so the value is repeated and a helper test compares the two).
+constexpr int kProxyPort = 3128;
+
+// errno values (Linux generic ABI): spelled out because backends include no OS headers.
+constexpr int kEperm = 1;
+constexpr int kEnosys = 38;
+constexpr int kEafnosupport = 97;
+
+// Landlock access rights by the ABI that introduced them (<linux/landlock.h>).
+std::vector<std::string> fs_rights_for_abi(int abi) {
+  if (abi < 1) return {};
+  std::vector<std::string> r = {"execute",    "write_file", "read_file",  "read_dir",
+                                "remove_dir", "remove_file", "make_char", "make_dir",
+                                "make_reg",   "make_sock",  "make_fifo",  "make_block",
+                                "make_sym"};
+  if (abi >= 2) r.push_back("refer");
+  if (abi >= 3) r.push_back("truncate");
+  if (abi >= 5) r.push_back("ioctl_dev");
+  return r;
+}
+
+std::vector<std::string> read_rights() { return {"read_file", "read_dir", "execute"}; }
+
+std::vector<std::string> dev_rights(int abi) {
+  std::vector<std::string> r = {"read_file", "write_file", "read_dir"};
+  if (abi >= 5) r.push_back("ioctl_dev");
+  return r;
+}
+
+bool inside_any(const std::string& path, const std::vector<std::string>& roots) {
+  return std::any_of(roots.begin(), roots.end(),
+                     [&](const std::string& r) { return path_inside(path, r); });
+}
+
+// The file system view. Grants and the special mounts (/dev, /proc, /tmp) are sorted together
+// by path so that a parent is always mounted before anything below it: a project under /tmp
+// stays visible on top of the private /tmp, and a read root inside a write root is bound
+// read-only after (over) its parent. At an equal path the special mount comes last, so a grant
+// of /dev or /proc can never expose the host's. Then deny_write binds, then masks.
+std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets) {
+  struct Entry {
+    std::string path;
+    int rank;  // 0 grant, 1 special
+    MountStep step;
+  };
+  std::vector<Entry> entries;
+  for (const std::string& r : fs.write_roots)
+    entries.push_back({r, 0, {MountOp::kBindRw, r, r}});
+  for (const std::string& r : fs.read_roots) {
+    // The IR never lists a path in both; if it did, write already includes read.
+    if (std::find(fs.write_roots.begin(), fs.write_roots.end(), r) != fs.write_roots.end()) continue;
+    entries.push_back({r, 0, {MountOp::kBindRo, r, r}});
+  }
+  // Named sockets the policy allows are bound into the view so that connect(2) can reach them
+  // (Landlock does not govern connecting to a named socket); masks still cover them.
+  for (const std::string& s : sockets) entries.push_back({s, 0, {MountOp::kBindRw, s, s}});
+  entries.push_back({"/dev", 1, {MountOp::kDev, "", "/dev"}});
+  entries.push_back({"/proc", 1, {MountOp::kProc, "", "/proc"}});
+  if (fs.tmp_isolated) entries.push_back({"/tmp", 1, {MountOp::kTmpfs, "", "/tmp"}});
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.path, a.rank) < std::tie(b.path, b.rank);
+  });
+  std::vector<MountStep> out;
+  for (const Entry& e : entries) out.push_back(e.step);
+
+  std::vector<std::string> granted = fs.write_roots;
+  granted.insert(granted.end(), fs.read_roots.begin(), fs.read_roots.end());
+  // deny_write: a read-only bind of the path onto itself. Only where a grant makes it visible;
+  // anywhere else it is not in the view at all, and binding it would expose it.
+  for (const DenyEntry& d : fs.deny_write)
+    if (d.kind != PathKind::kAbsent && inside_any(d.path, granted))
+      out.push_back({MountOp::kBindRo, d.path, d.path});
+  // deny: masks over every existing deny path that a grant would otherwise show. Outside every
+  // grant the path is already invisible. An absent path inside a write root cannot be masked
+  // before it exists: the capability vector reports that as partial.
+  for (const DenyEntry& d : fs.deny) {
+    if (!inside_any(d.path, granted)) continue;
+    if (d.kind == PathKind::kDir) out.push_back({MountOp::kMaskDir, "", d.path});
+    if (d.kind == PathKind::kFile) out.push_back({MountOp::kMaskFile, "", d.path});
+  }
+  return out;
+}
+
+LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay) {
+  LandlockPlan l;
+  l.abi = abi;
+  if (abi < 1) return l;  // check() refuses: Landlock is required on Linux
+  l.handled_fs = fs_rights_for_abi(abi);
+  std::vector<LandlockPathRule> rules;
+  for (const std::string& r : ir.fs.read_roots) rules.push_back({r, read_rights()});
+  for (const std::string& r : ir.fs.write_roots) rules.push_back({r, l.handled_fs});
+  rules.push_back({"/dev", dev_rights(abi)});
+  rules.push_back({"/dev/shm", l.handled_fs});  // private tmpfs inside the minimal /dev
+  rules.push_back({"/proc", {"read_file", "read_dir"}});
+  if (ir.fs.tmp_isolated) rules.push_back({"/tmp", l.handled_fs});
+  // One rule per path: a path that is both a read root and something else gets the union.
+  std::sort(rules.begin(), rules.end(),
+            [](const LandlockPathRule& a, const LandlockPathRule& b) { return a.path < b.path; });
+  for (const LandlockPathRule& r : rules) {
+    if (!l.path_rules.empty() && l.path_rules.back().path == r.path) {
+      auto& acc = l.path_rules.back().access;
+      for (const std::string& a : r.access)
+        if (std::find(acc.begin(), acc.end(), a) == acc.end()) acc.push_back(a);
+    } else {
+      l.path_rules.push_back(r);
+    }
+  }
+  // Keep each access list in the ABI's canonical order, so the plan bytes do not depend on
+  // which rule was merged first.
+  for (auto& r : l.path_rules) {
+    std::vector<std::string> ordered;
+    for (const std::string& a : l.handled_fs)
+      if (std::find(r.access.begin(), r.access.end(), a) != r.access.end()) ordered.push_back(a);
+    r.access = ordered;
+  }
+  if (abi >= 4) {
+    // TCP is handled even with no rules: with net off, Landlock denies every TCP bind and
+    // connect as a second wall behind the empty network namespace (the primary boundary).
+    l.handled_net = {"bind_tcp", "connect_tcp"};
+    std::vector<LandlockNetRule> net;
+    if (relay) net.push_back({kProxyPort, {"connect_tcp"}});
+    for (int p : ir.egress.connect_ports) net.push_back({p, {"connect_tcp"}});
+    for (int p : ir.egress.bind_ports) net.push_back({p, {"bind_tcp"}});
+    std::sort(net.begin(), net.end(),
+              [](const LandlockNetRule& a, const LandlockNetRule& b) { return a.port < b.port; });
+    for (const LandlockNetRule& r : net) {
+      if (!l.net_rules.empty() && l.net_rules.back().port == r.port) {
+        auto& acc = l.net_rules.back().access;
+        if (std::find(acc.begin(), acc.end(), r.access[0]) == acc.end()) acc.push_back(r.access[0]);
+        std::sort(acc.begin(), acc.end());
+      } else {
+        l.net_rules.push_back(r);
+      }
+    }
+  }
+  if (abi >= 6) l.scoped = {"abstract_unix_socket", "signal"};
+  return l;
+}
+
+SeccompRule deny(const std::string& name) { return SeccompRule{name, kEperm, -1, "", 0, 0}; }
+
+// A 32-bit argument compared on its low 32 bits only: the kernel truncates int arguments, so
+// a plain 64-bit "eq" could be bypassed by setting the upper half of the register.
+SeccompRule deny_low32(const std::string& name, int arg, std::uint64_t value, int err) {
+  return SeccompRule{name, err, arg, "masked_eq", value, 0xFFFFFFFFull};
+}
+
+std::vector<SeccompRule> seccomp_rules() {
+  std::vector<SeccompRule> r;
+  for (const char* name :
+       {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "mount", "umount2",
+        "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+        "pivot_root", "chroot", "bpf", "perf_event_open", "kexec_load", "kexec_file_load",
+        "init_module", "finit_module", "delete_module", "keyctl", "add_key", "request_key",
+        "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "unshare",
+        "setns", "acct", "swapon", "swapoff", "reboot", "quotactl", "name_to_handle_at",
+        "open_by_handle_at"})
+    r.push_back(deny(name));
+  // New namespaces via clone flags (unshare and setns are denied above). clone3 passes its flags
+  // in memory that seccomp cannot read, so it answers ENOSYS and libc falls back to clone.
+  for (std::uint64_t flag : {0x00020000ull /*NEWNS*/, 0x02000000ull /*NEWCGROUP*/,
+                             0x04000000ull /*NEWUTS*/, 0x08000000ull /*NEWIPC*/,
+                             0x10000000ull /*NEWUSER*/, 0x20000000ull /*NEWPID*/,
+                             0x40000000ull /*NEWNET*/})
+    r.push_back(SeccompRule{"clone", kEperm, 0, "masked_eq", flag, flag});
+  r.push_back(SeccompRule{"clone3", kEnosys, -1, "", 0, 0});
+  r.push_back(deny_low32("ioctl", 1, 0x5412 /*TIOCSTI*/, kEperm));
+  r.push_back(deny_low32("ioctl", 1, 0x541C /*TIOCLINUX*/, kEperm));
+  // socket(): every family but AF_UNIX (1), AF_INET (2), AF_INET6 (10) fails with EAFNOSUPPORT.
+  // Families 0..63 are listed one by one; any value >= 64 has one of bits 6..31 set.
+  for (std::uint64_t fam = 0; fam < 64; ++fam)
+    if (fam != 1 && fam != 2 && fam != 10) r.push_back(deny_low32("socket", 0, fam, kEafnosupport));
+  for (int bit = 6; bit < 32; ++bit) {
+    const std::uint64_t b = 1ull << bit;
+    r.push_back(SeccompRule{"socket", kEafnosupport, 0, "masked_eq", b, b});
+  }
+  return r;
+}
+
+std::vector<Rlimit> rlimits(const IrResources& res) {
+  std::vector<Rlimit> r;
+  const auto add = [&](const char* name, const std::optional<std::int64_t>& v) {
+    if (v) r.push_back({name, static_cast<std::uint64_t>(*v)});
+  };
+  add("cpu", res.cpu_seconds);
+  add("as", res.memory_bytes);
+  add("nproc", res.processes);
+  add("nofile", res.open_files);
+  add("fsize", res.file_size_bytes);
+  r.push_back({"core", 0});
+  return r;
+}
+
+json mount_json(const MountStep& m) {
+  return json{{"op", to_string(m.op)}, {"source", m.source}, {"target", m.target}};
+}
+
+json seccomp_json(const SeccompRule& s) {
+  return json{{"syscall", s.syscall}, {"errno", s.errno_value}, {"arg_index", s.arg_index},
+              {"arg_op", s.arg_op}, {"arg_value", s.arg_value}, {"arg_mask", s.arg_mask}};
+}
+
+json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+const char* to_string(MountOp op) {
+  switch (op) {
+    case MountOp::kBindRo: return "bind_ro";
+    case MountOp::kBindRw: return "bind_rw";
+    case MountOp::kMaskFile: return "mask_file";
+    case MountOp::kMaskDir: return "mask_dir";
+    case MountOp::kTmpfs: return "tmpfs";
+    case MountOp::kProc: return "proc";
+    case MountOp::kDev: return "dev";
+  }
+  return "unknown";
+}
+
+Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
+  LinuxPlan p;
+  const bool relay = ir.egress.mode != NetMode::kOff;
+  p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files);
+  p.landlock = landlock_plan(ir, probe.landlock_abi, relay);
+  p.no_new_privs = true;
+  p.seccomp = seccomp_rules();
+  p.socket_families_allowed = {"unix", "inet", "inet6"};
+  p.rlimits = rlimits(ir.resources);
+  const bool need_memory = ir.resources.memory_bytes.has_value();
+  const bool need_pids = ir.resources.processes.has_value();
+  p.cgroup.mechanism = choose_cgroup(probe.cgroup, need_memory, need_pids);
+  if (p.cgroup.mechanism != "none") {
+    p.cgroup.memory_max = ir.resources.memory_bytes;
+    p.cgroup.pids_max = ir.resources.processes;
+  }
+  p.env.set = ir.env.set;
+  p.env.pass = ir.env.passed_names;
+  p.proxy.mode = to_string(ir.egress.mode);
+  if (relay) {
+    p.proxy.enabled = true;
+    p.proxy.port_in_sandbox = kProxyPort;
+    // The relay speaks HTTP CONNECT and SOCKS5 on one port. ALL_PROXY uses socks5h so that
+    // clients send the name, not a locally resolved address: names resolve on the host only.
+    const std::string http = "http://127.0.0.1:" + std::to_string(kProxyPort);
+    const std::string socks = "socks5h://127.0.0.1:" + std::to_string(kProxyPort);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+      p.env.set[name] = http;
+    p.env.set["ALL_PROXY"] = socks;
+    p.env.set["all_proxy"] = socks;
+    p.env.set["NO_PROXY"] = "";
+    p.env.set["no_proxy"] = "";
+  }
+  p.wall_time_secs = ir.resources.wall_time_secs;
+  return p;
+}
+
+json to_json(const LinuxPlan& p) {
+  json mounts = json::array();
+  for (const auto& m : p.mounts) mounts.push_back(mount_json(m));
+  json path_rules = json::array();
+  for (const auto& r : p.landlock.path_rules) path_rules.push_back({{"path", r.path}, {"access", r.access}});
+  json net_rules = json::array();
+  for (const auto& r : p.landlock.net_rules) net_rules.push_back({{"port", r.port}, {"access", r.access}});
+  json seccomp = json::array();
+  for (const auto& s : p.seccomp) seccomp.push_back(seccomp_json(s));
+  json rl = json::array();
+  for (const auto& r : p.rlimits) rl.push_back({{"resource", r.resource}, {"value", r.value}});
+  const Namespaces& n = p.namespaces;
+  return json{
+      {"namespaces", {{"user", n.user}, {"mount", n.mount}, {"pid", n.pid}, {"ipc", n.ipc},
+                      {"uts", n.uts}, {"net", n.net}}},
+      {"hostname", p.hostname},
+      {"mounts", mounts},
+      {"landlock", {{"abi", p.landlock.abi}, {"handled_fs", p.landlock.handled_fs},
+                    {"handled_net", p.landlock.handled_net}, {"scoped", p.landlock.scoped},
+                    {"path_rules", path_rules}, {"net_rules", net_rules}}},
+      {"no_new_privs", p.no_new_privs},
+      {"seccomp", {{"default", "allow"}, {"rules", seccomp},
+                   {"socket_families_allowed", p.socket_families_allowed}}},
+      {"rlimits", rl},
+      {"cgroup", {{"mechanism", p.cgroup.mechanism}, {"memory_max", opt(p.cgroup.memory_max)},
+                  {"pids_max", opt(p.cgroup.pids_max)},
+                  {"cpu_max_usec_per_sec", opt(p.cgroup.cpu_max_usec_per_sec)}}},
+      {"env", {{"set", p.env.set}, {"pass", p.env.pass}}},
+      {"proxy", {{"enabled", p.proxy.enabled}, {"mode", p.proxy.mode},
+                 {"port_in_sandbox", p.proxy.port_in_sandbox}}},
+      {"wall_time_secs", opt(p.wall_time_secs)},
+  };
+}
+
+}  // namespace paddock::linux_backend

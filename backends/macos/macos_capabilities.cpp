@@ -1,0 +1,120 @@
+// The macOS capability matrix (seed §9 "macOS Seatbelt", adjusted to what the macOS helper does:
+// Seatbelt profile + rlimits + a process-group supervisor; no broker, no mount namespace).
+#include "backends/macos/macos_plan.h"
+
+namespace paddock::macos_backend {
+namespace {
+
+FieldCapability exact(const std::string& field, const std::string& mechanism) {
+  return {field, Support::kExact, Needs::kNone, "", mechanism};
+}
+FieldCapability partial(const std::string& field, const std::string& mechanism,
+                        const std::string& loss) {
+  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
+}
+FieldCapability unsupported(const std::string& field, const std::string& why,
+                            Needs needs = Needs::kNone) {
+  return {field, Support::kUnsupported, needs, why, ""};
+}
+
+const char* kPathBased =
+    "Seatbelt matches paths, not files: the same file reached through another path (a firmlink "
+    "such as /System/Volumes/Data/..., or a hard link made before the session) follows that "
+    "path's rules";
+const char* kNoBroker =
+    "Paddock has no egress broker on macOS, so only net mode off is enforced; use --net off, "
+    "or run the agent on Linux for domain allowlists";
+const char* kNoGroupKill =
+    "no PID namespace on macOS: the helper kills the agent's process group, and a descendant "
+    "that calls setsid() leaves that group and can outlive the session";
+
+}  // namespace
+
+std::vector<FieldCapability> macos_capability_matrix() {
+  std::vector<FieldCapability> m;
+  m.push_back(exact("fs.write_roots", "Seatbelt (allow file-write*) on parameter subpaths"));
+  m.push_back(partial("fs.read_roots", "Seatbelt (allow file-read*) on parameter subpaths",
+                      "system trees dyld needs (/System, /usr, /bin, /sbin, /Library/Apple, "
+                      "/private/etc, dyld caches) are readable whatever read_roots says, and "
+                      "file metadata (stat) is readable everywhere not denied"));
+  for (const char* f : {"fs.deny.outside_grants", "fs.deny.inside_read_root",
+                        "fs.deny.inside_write_root", "fs.deny.absent_inside_write_root"})
+    m.push_back(partial(f, "trailing Seatbelt (deny file-read* file-write*), last match wins",
+                        kPathBased));
+  for (const char* f : {"fs.deny_write.outside_write_roots", "fs.deny_write.inside_write_root",
+                        "fs.deny_write.absent_inside_write_root"})
+    m.push_back(partial(f, "trailing Seatbelt (deny file-write*), last match wins", kPathBased));
+  m.push_back(exact("fs.tmp_isolated",
+                    "TMPDIR is a fresh per-session directory; /tmp is not writable"));
+  m.push_back(partial("fs.symlink_policy=resolve_parent_then_prefix",
+                      "paths canonical in the IR; Seatbelt matches resolved paths", kPathBased));
+  m.push_back(partial("fs.mount_semantics=no_host_mounts", "(deny default) refuses mounting",
+                      "no private mount namespace: a volume the host mounts during the session "
+                      "appears wherever a grant covers its mount point"));
+  m.push_back(unsupported("fs.host_mounted_paths",
+                          "the macOS helper never mounts host paths; remove them from the policy",
+                          Needs::kHostComponent));
+  m.push_back(partial("egress.mode=off", "Seatbelt (deny network*) with the unix-socket exception",
+                      "outbound connections to UNIX-domain socket files stay allowed (system "
+                      "services need them): a socket the agent can reach by path, such as a "
+                      "Docker or ssh-agent socket, is connectable"));
+  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",
+                        "egress.dns=broker_resolved_once_pinned",
+                        "egress.tls=opaque_passthrough_no_interception", "egress.quotas",
+                        "egress.git_ssh"})
+    m.push_back(unsupported(f, kNoBroker));
+  m.push_back(unsupported("egress.cidr",
+                          "Seatbelt cannot express IP-level allow rules in Paddock's profile; "
+                          "remove network.allow_cidr"));
+  for (const char* f : {"egress.bind_ports", "egress.connect_ports"})
+    m.push_back(unsupported(f, "net mode off on macOS denies every IP socket, so a port rule "
+                               "cannot be honoured; remove the port rule"));
+  m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
+  m.push_back(exact("egress.unix_socket_files", "file grant on each socket path (parameter)"));
+  m.push_back(partial("process.exec_scope=allow_roots", "Seatbelt (allow process-exec)",
+                      "execution is not limited to the roots: any readable executable, "
+                      "including system binaries, can run"));
+  m.push_back(exact("process.inheritance=same_policy",
+                    "the Seatbelt profile is inherited by every child and cannot be lifted"));
+  m.push_back(partial("process.detach_policy=contained_or_fail", "process group + helper",
+                      kNoGroupKill));
+  m.push_back(partial("process.privilege_drop", "Seatbelt (deny default)",
+                      "macOS has no capability sets: the agent keeps the user's uid, and "
+                      "confinement rests on the Seatbelt profile alone"));
+  m.push_back(partial("process.no_new_privs", "Seatbelt profile inherited across exec",
+                      "macOS has no no_new_privs: a setuid binary the agent can read still runs "
+                      "with its owner's uid (inside the same profile)"));
+  m.push_back(exact("secrets.default=deny", "allowlisted environment; (deny default) files"));
+  m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
+  m.push_back(partial("secrets.inherited_credentials=deny",
+                      "(deny default); keychain services absent from the mach-lookup list",
+                      "the agent runs in the user's login session: any mach service the base "
+                      "profile allows answers with the user's authority"));
+  m.push_back(exact("env.mode=allowlist", "environment built from scratch before exec"));
+  m.push_back(exact("env.passed_names", "copied by name from the launch environment"));
+  m.push_back(exact("env.set", "set by the helper before exec"));
+  m.push_back(partial("resources.cpu_seconds", "RLIMIT_CPU",
+                      "RLIMIT_CPU bounds each process's CPU time, not the total of the tree"));
+  m.push_back(unsupported("resources.memory_bytes",
+                          "limit memory_bytes has no mechanism on macOS (the kernel does not "
+                          "enforce RLIMIT_AS or RLIMIT_DATA and there are no cgroups); remove "
+                          "the memory limit or run the agent on Linux"));
+  m.push_back(partial("resources.processes", "RLIMIT_NPROC",
+                      "RLIMIT_NPROC counts every process of the user's uid: it bounds the user, "
+                      "not the sandbox tree, and other processes of the user use it up"));
+  m.push_back(exact("resources.open_files", "RLIMIT_NOFILE (per process)"));
+  m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE"));
+  m.push_back(partial("resources.wall_time_secs", "helper timer, then kill of the process group",
+                      kNoGroupKill));
+  m.push_back(partial("lifecycle.cleanup=kill_tree", "kill of the process group", kNoGroupKill));
+  m.push_back(partial("lifecycle.orphan_policy=kill", "kill of the process group", kNoGroupKill));
+  m.push_back(exact("lifecycle.crash_handling=fail_closed_report",
+                    "helper refuses before exec and reports the failing step"));
+  m.push_back(exact("extensions.linux", "belongs to the Linux backend; nothing to apply here"));
+  m.push_back(unsupported("extensions.macos",
+                          "no macOS extension is implemented; remove extensions.macos"));
+  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  return m;
+}
+
+}  // namespace paddock::macos_backend

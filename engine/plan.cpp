@@ -1,0 +1,177 @@
+#include "engine/plan.h"
+
+#include <initializer_list>
+#include <set>
+
+#include "engine/ir.h"
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+// Strict reading, like the IR reader: exactly the expected keys, each of the expected type.
+class PlanReader {
+ public:
+  bool fail(const std::string& path, const std::string& what) {
+    if (error_.empty()) error_ = path + ": " + what;
+    return false;
+  }
+  const std::string& error() const { return error_; }
+
+  bool object(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
+    if (!j.is_object()) return fail(path, "expected an object");
+    std::set<std::string> allowed(keys.begin(), keys.end());
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!allowed.count(it.key())) return fail(path + "." + it.key(), "unknown field");
+    for (const auto& k : allowed)
+      if (!j.contains(k)) return fail(path + "." + k, "missing field");
+    return true;
+  }
+  bool str(const json& j, const std::string& path, std::string& out) {
+    if (!j.is_string()) return fail(path, "expected a string");
+    out = j.get<std::string>();
+    return true;
+  }
+  bool strings(const json& j, const std::string& path, std::vector<std::string>& out) {
+    if (!j.is_array()) return fail(path, "expected an array of strings");
+    out.clear();
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      std::string s;
+      if (!str(j[i], path + "[" + std::to_string(i) + "]", s)) return false;
+      out.push_back(std::move(s));
+    }
+    return true;
+  }
+  bool capability(const json& j, const std::string& path, FieldCapability& c) {
+    if (!object(j, path, {"field", "support", "needs", "loss", "mechanism"})) return false;
+    std::string support, needs;
+    if (!str(j["field"], path + ".field", c.field) || !str(j["support"], path + ".support", support) ||
+        !str(j["needs"], path + ".needs", needs) || !str(j["loss"], path + ".loss", c.loss) ||
+        !str(j["mechanism"], path + ".mechanism", c.mechanism))
+      return false;
+    if (support == "exact") c.support = Support::kExact;
+    else if (support == "partial") c.support = Support::kPartial;
+    else if (support == "unsupported") c.support = Support::kUnsupported;
+    else return fail(path + ".support", "expected exact, partial or unsupported");
+    if (needs == "none") c.needs = Needs::kNone;
+    else if (needs == "host_component") c.needs = Needs::kHostComponent;
+    else if (needs == "vm") c.needs = Needs::kVm;
+    else if (needs == "admin") c.needs = Needs::kAdmin;
+    else if (needs == "entitlement") c.needs = Needs::kEntitlement;
+    else return fail(path + ".needs", "expected none, host_component, vm, admin or entitlement");
+    if (c.support == Support::kPartial && c.loss.empty())
+      return fail(path + ".loss", "a partial capability must say what is lost");
+    return true;
+  }
+  bool capabilities(const json& j, const std::string& path, std::vector<FieldCapability>& out) {
+    if (!j.is_array()) return fail(path, "expected an array");
+    out.clear();
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      FieldCapability c;
+      if (!capability(j[i], path + "[" + std::to_string(i) + "]", c)) return false;
+      out.push_back(std::move(c));
+    }
+    return true;
+  }
+
+ private:
+  std::string error_;
+};
+
+json capabilities_json(const std::vector<FieldCapability>& v) {
+  json out = json::array();
+  for (const auto& c : v) out.push_back(to_json(c));
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(Support s) {
+  switch (s) {
+    case Support::kExact: return "exact";
+    case Support::kPartial: return "partial";
+    case Support::kUnsupported: return "unsupported";
+  }
+  return "unsupported";
+}
+
+const char* to_string(Needs n) {
+  switch (n) {
+    case Needs::kNone: return "none";
+    case Needs::kHostComponent: return "host_component";
+    case Needs::kVm: return "vm";
+    case Needs::kAdmin: return "admin";
+    case Needs::kEntitlement: return "entitlement";
+  }
+  return "none";
+}
+
+json to_json(const FieldCapability& c) {
+  return json{{"field", c.field}, {"support", to_string(c.support)}, {"needs", to_string(c.needs)},
+              {"loss", c.loss}, {"mechanism", c.mechanism}};
+}
+
+json to_json(const BackendPlan& plan) {
+  return json{{"backend", plan.backend},
+              {"ir_hash", plan.ir_hash},
+              {"probe", plan.probe},
+              {"steps", plan.steps},
+              {"capability_vector", capabilities_json(plan.capability_vector)},
+              {"losses", plan.losses},
+              {"taint", plan.taint},
+              {"refusals", plan.refusals}};
+}
+
+Result<BackendPlan> plan_from_json(const json& j) {
+  PlanReader r;
+  BackendPlan p;
+  bool ok = r.object(j, "plan", {"backend", "ir_hash", "probe", "steps", "capability_vector",
+                                 "losses", "taint", "refusals"}) &&
+            r.str(j["backend"], "plan.backend", p.backend) &&
+            r.str(j["ir_hash"], "plan.ir_hash", p.ir_hash) &&
+            r.capabilities(j["capability_vector"], "plan.capability_vector", p.capability_vector) &&
+            r.strings(j["losses"], "plan.losses", p.losses) &&
+            r.strings(j["taint"], "plan.taint", p.taint) &&
+            r.strings(j["refusals"], "plan.refusals", p.refusals);
+  if (ok && p.backend != "linux" && p.backend != "macos" && p.backend != "windows")
+    ok = r.fail("plan.backend", "expected linux, macos or windows");
+  if (ok && !j["steps"].is_array()) ok = r.fail("plan.steps", "expected an array");
+  if (ok && !(j["probe"].is_object())) ok = r.fail("plan.probe", "expected an object");
+  if (!ok) return bad_input("plan JSON field " + r.error());
+  p.probe = j["probe"];
+  p.steps = j["steps"];
+  return p;
+}
+
+std::string plan_hash(const BackendPlan& plan) { return sha256_hex(canonical_bytes(to_json(plan))); }
+
+json to_json(const Attestation& a) {
+  return json{{"ir_hash", a.ir_hash},
+              {"plan_hash", a.plan_hash},
+              {"backend", a.backend},
+              {"abi", a.abi},
+              {"capability_vector", capabilities_json(a.capability_vector)},
+              {"taint", a.taint},
+              {"source_layers", a.source_layers}};
+}
+
+Result<Attestation> attestation_from_json(const json& j) {
+  PlanReader r;
+  Attestation a;
+  bool ok = r.object(j, "attestation", {"ir_hash", "plan_hash", "backend", "abi",
+                                        "capability_vector", "taint", "source_layers"}) &&
+            r.str(j["ir_hash"], "attestation.ir_hash", a.ir_hash) &&
+            r.str(j["plan_hash"], "attestation.plan_hash", a.plan_hash) &&
+            r.str(j["backend"], "attestation.backend", a.backend) &&
+            r.capabilities(j["capability_vector"], "attestation.capability_vector",
+                           a.capability_vector) &&
+            r.strings(j["taint"], "attestation.taint", a.taint) &&
+            r.strings(j["source_layers"], "attestation.source_layers", a.source_layers);
+  if (ok && !j["abi"].is_number_integer()) ok = r.fail("attestation.abi", "expected an integer");
+  if (!ok) return bad_input("attestation JSON field " + r.error());
+  a.abi = j["abi"].get<int>();
+  return a;
+}
+
+}  // namespace paddock
