@@ -1,0 +1,70 @@
+// The egress broker: accepts on a listening socket (inside the sandbox's network namespace, or
+// 127.0.0.1 for paddock-broker), speaks HTTP CONNECT and SOCKS5 CONNECT on the same port, and
+// per connection: normalises the name, applies IrEgress, looks it up once on the host, vets the
+// whole answer set, connects to the vetted address and pumps bytes opaquely (DESIGN §8).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir.h"
+#include "engine/status.h"
+#include "helpers/broker/address_vetting.h"
+#include "helpers/broker/resolver.h"
+#include "helpers/common/unique_fd.h"
+
+namespace paddock::broker {
+
+// Receives net_request, dns_resolved, net_egress, quota_exceeded, ask and notice events (without
+// "ts"); called from the broker's threads, so it must be thread-safe.
+using EventSink = std::function<void(nlohmann::json event)>;
+
+enum class AskDecision { kAllowOnce, kAllowSession, kDeny };
+using AskReply = std::function<void(AskDecision)>;
+// Mode ask, unknown domain: the connection waits until `reply` is called (once, any thread) or
+// the ask timeout passes (deny). The handler must not block.
+using AskHandler = std::function<void(const std::string& id, const std::string& host, int port, AskReply reply)>;
+
+struct BrokerOptions {
+  IrEgress egress;
+  std::shared_ptr<Resolver> resolver;  // required
+  EventSink events;                    // may be empty
+  AskHandler ask;                      // required in mode ask
+  VettingOptions vetting;
+  int io_threads = 2;
+  int lookup_threads = 2;
+  std::size_t max_connections = 4096;  // beyond it new connections are closed with a notice
+  std::chrono::milliseconds header_timeout{10000};
+  std::chrono::milliseconds connect_timeout{15000};
+  // 0 = egress.ask_timeout_secs; tests shorten it.
+  std::chrono::milliseconds ask_timeout{0};
+};
+
+class BrokerCore;
+
+class Broker {
+ public:
+  static Result<std::unique_ptr<Broker>> create(BrokerOptions options);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  // Takes a bound TCP socket (listening or not yet), starts the I/O and lookup threads and
+  // returns. Call once.
+  Status serve(helper::UniqueFd listen_fd);
+  // Stops accepting, closes every connection, joins the threads. Idempotent.
+  void stop();
+  // Connections currently open (handshake, waiting or pumping).
+  std::size_t live_connections() const;
+
+ private:
+  explicit Broker(std::shared_ptr<BrokerCore> core);
+  std::shared_ptr<BrokerCore> core_;
+};
+
+}  // namespace paddock::broker
