@@ -1,0 +1,54 @@
+// EgressRelay (helpers/linux/egress_relay.h) on top of the broker library: the helper passes the
+// listening socket it created inside the sandbox's network namespace; the broker serves it from
+// the host side with the host's resolver. Depends only on paddock_broker and the engine.
+#include "helpers/linux/egress_relay.h"
+
+#include "helpers/broker/broker.h"
+
+namespace paddock::helper {
+namespace {
+
+class BrokerRelay : public EgressRelay {
+ public:
+  explicit BrokerRelay(std::unique_ptr<broker::Broker> b) : broker_(std::move(b)) {}
+  ~BrokerRelay() override { stop(); }
+  void stop() override {
+    if (broker_) broker_->stop();
+  }
+
+ private:
+  std::unique_ptr<broker::Broker> broker_;
+};
+
+broker::AskDecision to_broker(AskDecision d) {
+  switch (d) {
+    case AskDecision::kAllowOnce: return broker::AskDecision::kAllowOnce;
+    case AskDecision::kAllowSession: return broker::AskDecision::kAllowSession;
+    case AskDecision::kDeny: return broker::AskDecision::kDeny;
+  }
+  return broker::AskDecision::kDeny;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EgressRelay>> EgressRelay::start(UniqueFd listen_fd, const IrEgress& egress,
+                                                        EventSink events, AskHandler ask) {
+  if (egress.mode == NetMode::kOff)
+    return refused("egress relay: net mode is off; the sandbox gets an empty network namespace instead");
+  broker::BrokerOptions options;
+  options.egress = egress;
+  options.resolver = std::make_shared<broker::SystemResolver>();
+  options.events = std::move(events);
+  if (ask) {
+    options.ask = [ask = std::move(ask)](const std::string& id, const std::string& host, int port,
+                                         broker::AskReply reply) {
+      ask(id, host, port, [reply = std::move(reply)](AskDecision d) { reply(to_broker(d)); });
+    };
+  }
+  auto b = broker::Broker::create(std::move(options));
+  if (!b.ok()) return b.error();
+  if (Status s = (*b)->serve(std::move(listen_fd)); !s) return s.error();
+  return std::unique_ptr<EgressRelay>(new BrokerRelay(std::move(b.value())));
+}
+
+}  // namespace paddock::helper
