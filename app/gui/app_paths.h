@@ -1,0 +1,46 @@
+// Where the GUI finds everything, relative to its own executable (the installed prefix is
+// relocatable; the build tree mirrors it): <bin>/../libexec/paddock/paddock-helper and
+// <bin>/../share/paddock. Config and state follow the XDG base directories.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <QObject>
+#include <QString>
+#include <QtQml/qqmlregistration.h>
+
+namespace paddock::gui {
+
+class AppPaths : public QObject {
+  Q_OBJECT
+  QML_ELEMENT
+  QML_SINGLETON
+  Q_PROPERTY(QString helperPath READ helperPath CONSTANT)
+  Q_PROPERTY(QString resourcesDir READ resourcesDir CONSTANT)
+  Q_PROPERTY(QString configDir READ configDir CONSTANT)
+  Q_PROPERTY(QString stateDir READ stateDir CONSTANT)
+  Q_PROPERTY(QString sessionsDir READ sessionsDir CONSTANT)
+  Q_PROPERTY(QString guiConfigFile READ guiConfigFile CONSTANT)
+  // PADDOCK_GUI_START_PAGE=profiles|sessions|settings: the page shown first (scripts/screenshot).
+  Q_PROPERTY(QString startPage READ startPage CONSTANT)
+
+ public:
+  using QObject::QObject;
+
+  // Tests run from their own directory: they point the lookups at the build tree's bin/.
+  static void setExecutableDir(const QString& dir);
+  static QString executableDir();
+
+  static QString helperPath();
+  static QString resourcesDir();
+  static QString configDir();    // $XDG_CONFIG_HOME/paddock
+  static QString stateDir();     // $XDG_STATE_HOME/paddock
+  static QString sessionsDir();  // <state>/sessions
+  static QString guiConfigFile();  // <config>/gui.json
+  static QString startPage();
+  // The launch environment handed to the engine (it never calls getenv itself).
+  static std::map<std::string, std::string> environment();
+};
+
+}  // namespace paddock::gui

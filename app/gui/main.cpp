@@ -1,0 +1,29 @@
+#include <QApplication>
+#include <QIcon>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QtQml/qqmlextensionplugin.h>
+
+#include <cstdio>
+
+#include "display_check.h"
+
+Q_IMPORT_QML_PLUGIN(PaddockPlugin)
+
+int main(int argc, char** argv) {
+  // Checked before QApplication: without a display Qt aborts with a platform-plugin dump.
+  if (!paddock::gui::has_display(paddock::gui::process_environment())) {
+    std::fputs(paddock::gui::kNoDisplayMessage, stderr);
+    return 2;
+  }
+  QApplication app(argc, argv);  // Widgets: QSystemTrayIcon needs it
+  QApplication::setApplicationName("paddock-gui");
+  QApplication::setWindowIcon(QIcon(":/Paddock/icons/paddock.png"));
+  QQuickStyle::setStyle("Fusion");  // follows the system palette, light or dark
+  QQmlApplicationEngine engine;
+  QObject::connect(&engine, &QQmlApplicationEngine::objectCreated, &app,
+                   [](QObject* root, const QUrl&) { if (!root) QCoreApplication::exit(1); },
+                   Qt::QueuedConnection);
+  engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+  return app.exec();
+}

@@ -1,0 +1,50 @@
+// `doctor` facts for the Settings page: runs `paddock-helper probe` (the same helper that
+// enforces, so the list cannot disagree with enforcement) and flattens its JSON into rows.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QProcess>
+
+#include "status_list_model.h"
+
+namespace paddock::gui {
+
+class DoctorModel : public StatusListModel {
+  Q_OBJECT
+  QML_ELEMENT
+  Q_PROPERTY(QString helperPath READ helperPath WRITE setHelperPath NOTIFY helperPathChanged)
+
+ public:
+  enum Role { NameRole = Qt::UserRole + 1, ValueRole };
+  Q_ENUM(Role)
+
+  explicit DoctorModel(QObject* parent = nullptr);
+  ~DoctorModel() override;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QHash<int, QByteArray> roleNames() const override;
+
+  QString helperPath() const { return helper_; }
+  void setHelperPath(const QString& path);
+
+  Q_INVOKABLE void refresh();
+
+ signals:
+  void helperPathChanged();
+
+ private:
+  struct Row {
+    QString name;
+    QString value;
+  };
+  void finished(int exit_code, QProcess::ExitStatus status);
+
+  QString helper_;
+  std::vector<Row> rows_;
+  std::unique_ptr<QProcess> process_;
+};
+
+}  // namespace paddock::gui

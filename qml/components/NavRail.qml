@@ -1,0 +1,71 @@
+// Left navigation: one button per page; the Sessions entry shows how many are running.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Paddock
+
+Pane {
+    id: rail
+    property int currentIndex: Math.max(0, ["profiles", "sessions", "settings"].indexOf(AppPaths.startPage))
+    property int runningCount: 0
+    padding: 0
+
+    background: Rectangle {
+        color: rail.palette.alternateBase
+        Rectangle {
+            anchors.right: parent.right
+            width: 1
+            height: parent.height
+            color: rail.palette.mid
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 4
+
+        RowLayout {
+            Layout.bottomMargin: 14
+            Layout.topMargin: 4
+            spacing: 8
+            Image {
+                source: "qrc:/Paddock/icons/paddock.png"
+                sourceSize.width: 28
+                sourceSize.height: 28
+            }
+            Label {
+                text: qsTr("Paddock")
+                font.pixelSize: 18
+                font.bold: true
+            }
+        }
+
+        Repeater {
+            model: [qsTr("Profiles"), qsTr("Sessions"), qsTr("Settings")]
+            delegate: ItemDelegate {
+                id: entry
+                required property int index
+                required property string modelData
+                objectName: "nav_" + modelData
+                Layout.fillWidth: true
+                text: index === 1 && rail.runningCount > 0
+                      ? modelData + "  (" + rail.runningCount + ")" : modelData
+                highlighted: rail.currentIndex === index
+                onClicked: rail.currentIndex = index
+            }
+        }
+
+        Item {
+            Layout.fillHeight: true
+        }
+
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            opacity: 0.7
+            text: qsTr("The OS sandbox is the boundary; every grant is listed in the IR.")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+// One session: id, state, command and the IR hash it was attested with.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Frame {
+    id: row
+    required property string sessionId
+    required property string state
+    required property string command
+    required property string irHash
+    required property string started
+    required property string problem
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 12
+        Rectangle {
+            Layout.preferredWidth: 76
+            Layout.preferredHeight: 22
+            radius: 11
+            color: row.state === "running" ? "#1e88e5"
+                 : row.state === "stale" || row.problem.length > 0 ? "#f57c00" : "#607d8b"
+            Label {
+                anchors.centerIn: parent
+                text: row.state
+                color: "white"
+                font.pixelSize: 12
+            }
+        }
+        ColumnLayout {
+            Layout.fillWidth: true
+            spacing: 2
+            Label {
+                Layout.fillWidth: true
+                text: row.command.length > 0 ? row.command : qsTr("(command not recorded)")
+                font.family: "monospace"
+                elide: Text.ElideRight
+            }
+            Label {
+                Layout.fillWidth: true
+                text: row.sessionId + (row.started.length > 0 ? "  ·  " + row.started : "")
+                      + (row.irHash.length > 0 ? "  ·  " + row.irHash : "")
+                      + (row.problem.length > 0 ? "  ·  " + row.problem : "")
+                opacity: 0.7
+                font.pixelSize: 12
+                elide: Text.ElideMiddle
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+// Loads the real Main.qml offscreen and fails on any QML warning; walks every page.
+#include <QApplication>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QtQml/qqmlextensionplugin.h>
+#include <QtTest>
+
+#include "app_paths.h"
+#include "gui_test_env.h"
+
+Q_IMPORT_QML_PLUGIN(PaddockPlugin)
+
+namespace {
+QStringList g_warnings;
+QtMessageHandler g_previous = nullptr;
+void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
+  if (g_previous) g_previous(type, ctx, msg);
+}
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit MainWindowTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
+
+ private slots:
+  void initTestCase() {
+    paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN);
+    g_previous = qInstallMessageHandler(capture);
+  }
+
+  void main_qml_loads_without_a_single_warning() {
+    QQmlApplicationEngine engine;
+    QStringList qml_warnings;
+    connect(&engine, &QQmlEngine::warnings, this, [&](const QList<QQmlError>& errors) {
+      for (const auto& e : errors) qml_warnings << e.toString();
+    });
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    QCOMPARE(engine.rootObjects().size(), 1);
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    // Visit every page so that lazily evaluated bindings run too.
+    auto* nav = window->findChild<QObject*>("nav");
+    QVERIFY(nav);
+    for (int i : {1, 2, 0}) {
+      nav->setProperty("currentIndex", i);
+      QTest::qWait(50);
+    }
+    // The doctor probe runs the real helper asynchronously; its result is rendered too.
+    auto* doctor = window->findChild<QQuickItem*>("doctorPlaceholder");
+    QVERIFY(doctor);
+    QTRY_VERIFY_WITH_TIMEOUT(doctor->property("status").toInt() != 1 /* Loading */, 20000);
+    QVERIFY2(qml_warnings.isEmpty(), qPrintable(qml_warnings.join('\n')));
+    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+  }
+
+  void the_sessions_page_shows_its_empty_state_when_there_are_no_sessions() {
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    QCOMPARE(engine.rootObjects().size(), 1);
+    auto* root = engine.rootObjects().first();
+    auto* placeholder = root->findChild<QQuickItem*>("sessionsPlaceholder");
+    QVERIFY(placeholder);
+    QVERIFY(placeholder->property("active").toBool());
+    QVERIFY(placeholder->findChild<QObject*>("placeholderText")->property("text").toString()
+                .contains("No sessions yet"));
+  }
+
+  void a_session_directory_appears_as_a_row_with_state_command_and_hash() {
+    const QString dir = env_->state() + "/paddock/sessions/s-20261129-0001";
+    QVERIFY(QDir().mkpath(dir));
+    write(dir + "/attestation.json", R"({"ir_hash":"sha256:abc123"})");
+    write(dir + "/events.jsonl",
+          "{\"ts\":\"2026-11-29T10:00:00Z\",\"event\":\"session_started\",\"command\":[\"claude\",\"--help\"]}\n"
+          "{\"ts\":\"2026-11-29T10:00:05Z\",\"event\":\"session_ended\",\"exit_code\":0}\n");
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    QCOMPARE(engine.rootObjects().size(), 1);
+    auto* root = engine.rootObjects().first();
+    auto* list = root->findChild<QQuickItem*>("sessionsList");
+    QVERIFY(list);
+    auto* model = qvariant_cast<QAbstractItemModel*>(list->property("model"));
+    QVERIFY(model);
+    QCOMPARE(model->rowCount(), 1);
+    auto roles = model->roleNames();
+    auto role = [&](const char* name) { return roles.key(name); };
+    const auto idx = model->index(0, 0);
+    QCOMPARE(model->data(idx, role("sessionId")).toString(), QString("s-20261129-0001"));
+    QCOMPARE(model->data(idx, role("state")).toString(), QString("ended"));
+    QCOMPARE(model->data(idx, role("command")).toString(), QString("claude --help"));
+    QCOMPARE(model->data(idx, role("irHash")).toString(), QString("sha256:abc123"));
+    QVERIFY(!root->findChild<QQuickItem*>("sessionsPlaceholder")->property("active").toBool());
+    QDir(dir).removeRecursively();
+  }
+
+ private:
+  static void write(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+  }
+
+  paddock::gui::test::GuiTestEnv* env_;
+};
+
+int main(int argc, char** argv) {
+  paddock::gui::test::GuiTestEnv env;  // before QApplication: the platform reads XDG_RUNTIME_DIR
+  QApplication app(argc, argv);
+  QQuickStyle::setStyle("Fusion");
+  MainWindowTest test(&env);
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "main_window_test.moc"
