@@ -1,7 +1,10 @@
 // paddock-helper: the small Linux enforcement helper. It never parses user YAML.
+//   paddock-helper probe          print the kernel probe JSON
+//   paddock-helper run ...        see helper_run.h
 #include <cstring>
 #include <iostream>
 
+#include "helpers/linux/helper_run.h"
 #include "helpers/linux/probe.h"
 
 int main(int argc, char** argv) {
@@ -9,6 +12,9 @@ int main(int argc, char** argv) {
     std::cout << paddock::linux_backend::to_json(paddock::helper::probe_kernel()).dump() << "\n";
     return 0;
   }
-  std::cerr << "paddock-helper: usage: paddock-helper probe\n";
+  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return paddock::helper::helper_run_main(argc, argv);
+  std::cerr << "paddock-helper: usage: paddock-helper probe | paddock-helper run --ir FILE --plan-hash H "
+               "--session-dir DIR --session-id ID [--control-socket PATH] [--timeout SECS] "
+               "[--allow-tainted] [--probe FILE] [--cwd DIR] -- CMD [ARGS...]\n";
   return 2;
 }

@@ -147,11 +147,18 @@ linux_backend::KernelProbe probe_kernel() {
   // Unprivileged users get the other namespaces only inside a new user namespace; root
   // gets them either way. Paddock always creates a user namespace first, so probe that way.
   bool with_user = p.user_ns;
-  p.mount_ns = unshare_works(CLONE_NEWNS, with_user);
-  p.pid_ns = unshare_works(CLONE_NEWPID, with_user);
-  p.net_ns = unshare_works(CLONE_NEWNET, with_user);
-  p.ipc_ns = unshare_works(CLONE_NEWIPC, with_user);
-  p.uts_ns = unshare_works(CLONE_NEWUTS, with_user);
+  // One child for the common case where everything works (the probe is on every launch's path);
+  // one child per namespace only when that fails, to say which one is missing.
+  const int all = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (unshare_works(all, with_user)) {
+    p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = true;
+  } else {
+    p.mount_ns = unshare_works(CLONE_NEWNS, with_user);
+    p.pid_ns = unshare_works(CLONE_NEWPID, with_user);
+    p.net_ns = unshare_works(CLONE_NEWNET, with_user);
+    p.ipc_ns = unshare_works(CLONE_NEWIPC, with_user);
+    p.uts_ns = unshare_works(CLONE_NEWUTS, with_user);
+  }
   probe_cgroups(p.cgroup);
   return p;
 }

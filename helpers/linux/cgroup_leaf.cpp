@@ -1,0 +1,209 @@
+#include "helpers/linux/cgroup_leaf.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "helpers/common/atomic_file.h"
+#include "helpers/linux/sys_error.h"
+
+namespace paddock::helper {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status write_value(const std::string& path, const std::string& value) {
+  FILE* f = std::fopen(path.c_str(), "we");
+  if (!f) return sys_error("cgroup: cannot open", path);
+  bool ok = std::fputs(value.c_str(), f) >= 0;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) return sys_error("cgroup: cannot write '" + value + "' to", path);
+  return Status::Ok();
+}
+
+// v1: controller -> "<mount point><own path>" for this process.
+std::map<std::string, std::string> v1_dirs() {
+  std::map<std::string, std::string> mounts, own, out;
+  std::istringstream mi(slurp("/proc/self/mountinfo"));
+  std::string line;
+  while (std::getline(mi, line)) {
+    std::istringstream f(line);
+    std::string a, b, c, d, mp, tok;
+    f >> a >> b >> c >> d >> mp;
+    while (f >> tok && tok != "-") {}
+    std::string fstype, source, opts;
+    f >> fstype >> source >> opts;
+    if (fstype != "cgroup") continue;
+    std::istringstream o(opts);
+    std::string opt;
+    while (std::getline(o, opt, ',')) mounts.emplace(opt, mp);
+  }
+  std::istringstream cg(slurp("/proc/self/cgroup"));
+  while (std::getline(cg, line)) {
+    auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) continue;
+    std::istringstream ctrls(line.substr(c1 + 1, c2 - c1 - 1));
+    std::string ctrl;
+    while (std::getline(ctrls, ctrl, ',')) own[ctrl] = line.substr(c2 + 1);
+  }
+  for (const auto& [ctrl, mp] : mounts)
+    if (auto it = own.find(ctrl); it != own.end())
+      out[ctrl] = mp + (it->second == "/" ? "" : it->second);
+  return out;
+}
+
+std::string v2_own_dir() {
+  std::string mount;
+  std::istringstream mi(slurp("/proc/self/mountinfo"));
+  std::string line;
+  while (std::getline(mi, line) && mount.empty()) {
+    std::istringstream f(line);
+    std::string a, b, c, d, mp, tok;
+    f >> a >> b >> c >> d >> mp;
+    while (f >> tok && tok != "-") {}
+    std::string fstype;
+    f >> fstype;
+    if (fstype == "cgroup2") mount = mp;
+  }
+  if (mount.empty()) return {};
+  std::istringstream cg(slurp("/proc/self/cgroup"));
+  while (std::getline(cg, line))
+    if (line.rfind("0::", 0) == 0) {
+      std::string own = line.substr(3);
+      return mount + (own == "/" ? "" : own);
+    }
+  return {};
+}
+
+}  // namespace
+
+Result<CgroupLeaf> CgroupLeaf::create(const linux_backend::CgroupPlan& plan, const std::string& name) {
+  CgroupLeaf leaf;
+  if (plan.mechanism == "none") return leaf;
+  const std::string leaf_name = "paddock-" + name;
+  if (plan.mechanism == "v2") {
+    std::string parent = v2_own_dir();
+    if (parent.empty()) return refused("cgroup v2 is not mounted; the plan needs it for limits");
+    std::string dir = parent + "/" + leaf_name;
+    if (::mkdir(dir.c_str(), 0755) != 0) return sys_error("cgroup: cannot create leaf", dir);
+    leaf.dirs_.push_back(dir);
+    leaf.v2_ = true;
+    if (plan.memory_max) {
+      if (auto s = write_value(dir + "/memory.max", std::to_string(*plan.memory_max)); !s) return s.error();
+      // No swap escape hatch: the memory limit means memory.
+      (void)write_value(dir + "/memory.swap.max", "0");
+    }
+    if (plan.pids_max)
+      if (auto s = write_value(dir + "/pids.max", std::to_string(*plan.pids_max)); !s) return s.error();
+    if (plan.cpu_max_usec_per_sec)
+      if (auto s = write_value(dir + "/cpu.max", std::to_string(*plan.cpu_max_usec_per_sec) + " 1000000"); !s)
+        return s.error();
+    return leaf;
+  }
+  if (plan.mechanism != "v1") return refused("unknown cgroup mechanism '" + plan.mechanism + "' in the plan");
+  auto dirs = v1_dirs();
+  auto make = [&](const std::string& ctrl) -> Result<std::string> {
+    auto it = dirs.find(ctrl);
+    if (it == dirs.end()) return refused("cgroup v1 controller '" + ctrl + "' is not mounted");
+    std::string dir = it->second + "/" + leaf_name;
+    if (::mkdir(dir.c_str(), 0755) != 0) return sys_error("cgroup: cannot create leaf", dir);
+    leaf.dirs_.push_back(dir);
+    return dir;
+  };
+  // pids always: it is also the kill tree's membership list.
+  auto pids = make("pids");
+  if (!pids) return pids.error();
+  if (plan.pids_max)
+    if (auto s = write_value(*pids + "/pids.max", std::to_string(*plan.pids_max)); !s) return s.error();
+  if (plan.memory_max) {
+    auto mem = make("memory");
+    if (!mem) return mem.error();
+    if (auto s = write_value(*mem + "/memory.limit_in_bytes", std::to_string(*plan.memory_max)); !s)
+      return s.error();
+  }
+  if (plan.cpu_max_usec_per_sec) {
+    auto cpu = make("cpu");
+    if (!cpu) return cpu.error();
+    if (auto s = write_value(*cpu + "/cpu.cfs_period_us", "1000000"); !s) return s.error();
+    if (auto s = write_value(*cpu + "/cpu.cfs_quota_us", std::to_string(*plan.cpu_max_usec_per_sec)); !s)
+      return s.error();
+  }
+  return leaf;
+}
+
+Status CgroupLeaf::add(pid_t pid) {
+  for (const auto& dir : dirs_)
+    if (auto s = write_value(dir + "/cgroup.procs", std::to_string(pid)); !s) return s;
+  return Status::Ok();
+}
+
+void CgroupLeaf::kill_all() {
+  if (dirs_.empty()) return;
+  if (v2_ && write_value(dirs_[0] + "/cgroup.kill", "1")) return;
+  // v1 (or v2 before 5.14): kill every member until none is left; new forks land in the same
+  // group, so loop until a pass finds it empty.
+  for (int pass = 0; pass < 1000; ++pass) {
+    std::istringstream procs(slurp(dirs_[0] + "/cgroup.procs"));
+    pid_t pid;
+    bool any = false;
+    while (procs >> pid) {
+      any = true;
+      ::kill(pid, SIGKILL);
+    }
+    if (!any) return;
+    ::usleep(1000);
+  }
+}
+
+std::vector<std::string> CgroupLeaf::limits_hit() const {
+  std::vector<std::string> out;
+  auto counter = [&](const std::string& file, const std::string& key) -> long {
+    std::istringstream in(slurp(file));
+    std::string k;
+    long v = 0;
+    while (in >> k >> v)
+      if (k == key) return v;
+    return 0;
+  };
+  for (const auto& dir : dirs_) {
+    if (v2_) {
+      if (counter(dir + "/memory.events", "oom_kill") > 0) out.push_back("memory");
+      if (counter(dir + "/pids.events", "max") > 0) out.push_back("processes");
+    } else if (dir.find("/memory/") != std::string::npos || dir.find("/memory,") != std::string::npos) {
+      std::istringstream in(slurp(dir + "/memory.failcnt"));
+      long v = 0;
+      if (in >> v && v > 0) out.push_back("memory");
+    } else if (dir.find("pids") != std::string::npos) {
+      if (counter(dir + "/pids.events", "max") > 0) out.push_back("processes");
+    }
+  }
+  return out;
+}
+
+long CgroupLeaf::process_count() const {
+  if (dirs_.empty()) return 0;
+  std::istringstream procs(slurp(dirs_[0] + "/cgroup.procs"));
+  long n = 0;
+  pid_t pid;
+  while (procs >> pid) ++n;
+  return n;
+}
+
+void CgroupLeaf::remove() {
+  if (dirs_.empty()) return;
+  kill_all();
+  for (const auto& dir : dirs_)
+    for (int i = 0; i < 200 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(5000);
+  dirs_.clear();
+}
+
+}  // namespace paddock::helper

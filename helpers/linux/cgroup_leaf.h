@@ -1,0 +1,41 @@
+// A per-session cgroup leaf (v2, or v1 memory/pids/cpu hierarchies) carrying the plan's memory,
+// process and CPU limits, and the kill switch for the whole tree: cgroup.kill on v2, SIGKILL of
+// every pid in cgroup.procs until empty on v1. Removed when the session ends.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/linux/linux_plan.h"
+#include "engine/status.h"
+
+namespace paddock::helper {
+
+class CgroupLeaf {
+ public:
+  CgroupLeaf() = default;
+  CgroupLeaf(const CgroupLeaf&) = delete;
+  CgroupLeaf& operator=(const CgroupLeaf&) = delete;
+  CgroupLeaf(CgroupLeaf&& o) noexcept : dirs_(std::move(o.dirs_)), v2_(o.v2_) { o.dirs_.clear(); }
+  CgroupLeaf& operator=(CgroupLeaf&&) = delete;
+  ~CgroupLeaf() { remove(); }
+
+  // mechanism "none": an empty leaf (no limits, nothing to kill). Any write that fails: kRefused.
+  static Result<CgroupLeaf> create(const linux_backend::CgroupPlan& plan, const std::string& name);
+
+  bool active() const { return !dirs_.empty(); }
+  Status add(pid_t pid);
+  void kill_all();
+  // Limit hits observed in the controllers' event counters ("memory", "processes").
+  std::vector<std::string> limits_hit() const;
+  long process_count() const;  // live pids now (0 when inactive)
+  void remove();
+
+ private:
+  std::vector<std::string> dirs_;  // v2: one directory; v1: one per controller hierarchy
+  bool v2_ = false;
+};
+
+}  // namespace paddock::helper

@@ -1,0 +1,119 @@
+#include "helpers/linux/control_server.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "helpers/common/atomic_file.h"
+#include "helpers/linux/sys_error.h"
+
+namespace paddock::helper {
+
+using nlohmann::json;
+
+ControlServer::~ControlServer() { close_all(); }
+
+Status ControlServer::listen(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return refused("control socket path must be absolute: " + path);
+  if (auto s = make_dirs(path.substr(0, slash), 0700); !s) return s;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return refused("control socket path too long: " + path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listen_fd_ < 0) return sys_error("control socket");
+  ::unlink(path.c_str());
+  mode_t old = ::umask(0177);
+  int rc = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::umask(old);
+  if (rc != 0 || ::listen(listen_fd_, 16) != 0) return sys_error("control socket bind", path);
+  path_ = path;
+  return Status::Ok();
+}
+
+void ControlServer::add_poll_fds(std::vector<pollfd>& fds) const {
+  if (listen_fd_ >= 0) fds.push_back({listen_fd_, POLLIN, 0});
+  for (const auto& [fd, buf] : clients_) fds.push_back({fd, POLLIN, 0});
+}
+
+void ControlServer::handle(const std::vector<pollfd>& fds) {
+  for (const auto& p : fds) {
+    if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (p.fd == listen_fd_) {
+      int c;
+      while ((c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) clients_[c];
+      continue;
+    }
+    auto it = clients_.find(p.fd);
+    if (it == clients_.end()) continue;
+    char buf[4096];
+    ssize_t n = ::read(p.fd, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n <= 0) {
+      drop(p.fd);
+      continue;
+    }
+    it->second.append(buf, static_cast<std::size_t>(n));
+    if (it->second.size() > 65536) {  // no line is that long: a misbehaving client
+      drop(p.fd);
+      continue;
+    }
+    std::size_t nl;
+    while (clients_.count(p.fd) && (nl = clients_[p.fd].find('\n')) != std::string::npos) {
+      std::string line = clients_[p.fd].substr(0, nl);
+      clients_[p.fd].erase(0, nl + 1);
+      on_line(p.fd, line);
+    }
+  }
+}
+
+void ControlServer::on_line(int fd, const std::string& line) {
+  json reply = {{"ok", true}};
+  json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  std::string cmd;
+  if (msg.is_object()) {
+    for (const char* key : {"cmd", "type"})
+      if (msg.contains(key) && msg[key].is_string()) cmd = msg[key].get<std::string>();
+  }
+  bool subscribe = false;
+  if (cmd == "stop") {
+    handlers_.stop();
+  } else if (cmd == "subscribe") {
+    subscribe = true;
+  } else if (cmd == "ask_reply") {
+    std::string id = msg.value("id", ""), decision = msg.value("decision", "");
+    if (decision != "allow_once" && decision != "allow_session" && decision != "deny")
+      reply = {{"ok", false}, {"error", "decision must be allow_once, allow_session or deny"}};
+    else if (!handlers_.ask_reply || !handlers_.ask_reply(id, decision))
+      reply = {{"ok", false}, {"error", "no pending ask with id '" + id + "'"}};
+  } else {
+    reply = {{"ok", false}, {"error", "unknown command; expected stop, subscribe or ask_reply"}};
+  }
+  std::string out = reply.dump() + "\n";
+  (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (subscribe) events_.add_subscriber(fd);
+}
+
+void ControlServer::drop(int fd) {
+  events_.drop_subscriber(fd);
+  clients_.erase(fd);
+  ::close(fd);
+}
+
+void ControlServer::close_all() {
+  while (!clients_.empty()) drop(clients_.begin()->first);
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
+  if (!path_.empty()) {
+    ::unlink(path_.c_str());
+    path_.clear();
+  }
+}
+
+}  // namespace paddock::helper

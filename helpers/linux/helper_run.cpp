@@ -1,0 +1,175 @@
+#include "helpers/linux/helper_run.h"
+
+#include <sys/prctl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/linux/linux_plan.h"
+#include "engine/ir.h"
+#include "engine/plan.h"
+#include "helpers/common/atomic_file.h"
+#include "helpers/linux/landlock_apply.h"
+#include "helpers/linux/probe.h"
+#include "helpers/linux/session_relay.h"
+#include "helpers/linux/supervisor.h"
+
+extern char** environ;
+
+namespace paddock::helper {
+namespace {
+
+using nlohmann::json;
+
+struct RunArgs {
+  std::string ir_file, plan_hash, session_dir, session_id, control_socket, probe_file, cwd;
+  std::optional<long> timeout_secs;
+  bool allow_tainted = false;
+  std::vector<std::string> command;
+};
+
+Result<RunArgs> parse(int argc, char** argv) {
+  RunArgs a;
+  int i = 2;  // argv[1] == "run"
+  auto value = [&](const char* name) -> Result<std::string> {
+    if (i + 1 >= argc) return bad_input(std::string(name) + " needs a value");
+    return std::string(argv[++i]);
+  };
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string* target = nullptr;
+    if (arg == "--") {
+      for (++i; i < argc; ++i) a.command.emplace_back(argv[i]);
+      break;
+    }
+    if (arg == "--allow-tainted") {
+      a.allow_tainted = true;
+      continue;
+    }
+    if (arg == "--ir") target = &a.ir_file;
+    else if (arg == "--plan-hash") target = &a.plan_hash;
+    else if (arg == "--session-dir") target = &a.session_dir;
+    else if (arg == "--session-id") target = &a.session_id;
+    else if (arg == "--control-socket") target = &a.control_socket;
+    else if (arg == "--probe") target = &a.probe_file;
+    else if (arg == "--cwd") target = &a.cwd;
+    else if (arg == "--timeout") {
+      auto v = value("--timeout");
+      if (!v) return v.error();
+      char* end = nullptr;
+      long secs = std::strtol(v->c_str(), &end, 10);
+      if (!end || *end || secs <= 0) return bad_input("--timeout: expected a positive number of seconds");
+      a.timeout_secs = secs;
+      continue;
+    } else {
+      return bad_input("unknown option " + arg + " (see paddock-helper run usage)");
+    }
+    auto v = value(arg.c_str());
+    if (!v) return v.error();
+    *target = *v;
+  }
+  if (a.ir_file.empty() || a.plan_hash.empty() || a.session_dir.empty() || a.session_id.empty())
+    return bad_input("run needs --ir, --plan-hash, --session-dir and --session-id");
+  if (a.command.empty()) return bad_input("no command given after --");
+  return a;
+}
+
+// A probe handed in by the caller is only a shortcut: the facts this helper can check without
+// forking must match the running kernel, and every other fact is re-proven by applying it (a
+// missing namespace, ABI or cgroup makes setup fail closed with 125).
+Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
+  if (file.empty()) return probe_kernel();
+  auto text = read_file(file);
+  if (!text) return text.error();
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return bad_input("probe file is not JSON: " + file);
+  auto p = linux_backend::probe_from_json(j);
+  if (!p) return p.error();
+  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0))
+    return Error{ErrorCode::kVerifyMismatch, "probe file " + file + " does not describe this kernel and user"};
+  return p;
+}
+
+std::map<std::string, std::string> environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos && eq > 0) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return env;
+}
+
+}  // namespace
+
+int helper_run_main(int argc, char** argv) {
+  // If whoever started us dies (even by SIGKILL), we die, and with us the sandbox (its init has
+  // the same setting towards us).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  auto args = parse(argc, argv);
+  if (!args) {
+    std::cerr << "paddock: " << args.error().message << "\n";
+    return args.error().exit_code();
+  }
+  SessionOptions opt;
+  opt.session_id = args->session_id;
+  opt.session_dir = args->session_dir;
+  opt.control_socket = args->control_socket;
+  opt.timeout_secs = args->timeout_secs;
+  auto fail = [&](const Error& e) { return fail_session(opt, e.exit_code(), e.message); };
+
+  auto text = read_file(args->ir_file);
+  if (!text) return fail(text.error());
+  json ir_json = json::parse(*text, nullptr, false);
+  if (ir_json.is_discarded()) return fail(bad_input("IR file is not JSON: " + args->ir_file));
+  auto ir = ir_from_json(ir_json);
+  if (!ir) return fail(ir.error());
+  auto probe = load_probe(args->probe_file);
+  if (!probe) return fail(probe.error());
+  auto bplan = linux_backend::compile_linux(*ir, *probe);
+  if (!bplan) return fail(bplan.error());
+  const std::string hash = plan_hash(*bplan);
+  if (hash != args->plan_hash)
+    return fail({ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
+                                                 ", the caller expected " + args->plan_hash +
+                                                 " (IR, probe or Paddock version differ; nothing was run)"});
+  if (auto s = backends::check(*bplan); !s) return fail(s.error());
+  if (!bplan->taint.empty() && !args->allow_tainted)
+    return fail(refused("the plan is tainted (" + bplan->taint.front() +
+                        "); rerun with --allow-tainted to accept a weakened boundary"));
+  if (ir->egress.mode != NetMode::kOff && !relay_available())
+    return fail(refused("egress relay not built into this helper; run with --net off"));
+  auto lplan = linux_backend::compile_linux_plan(*ir, *probe);
+  if (!lplan) return fail(lplan.error());
+
+  Attestation att;
+  att.ir_hash = ir_hash(*ir);
+  att.plan_hash = hash;
+  att.backend = "linux";
+  att.abi = lplan->landlock.abi;
+  att.capability_vector = bplan->capability_vector;
+  att.taint = bplan->taint;
+  for (const auto& l : ir->meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
+
+  SandboxSpec spec;
+  spec.plan = std::move(*lplan);
+  spec.argv = args->command;
+  spec.launch_env = environment();
+  spec.cwd = args->cwd.empty() ? ir->meta.project : args->cwd;
+  spec.attestation_json = to_json(att).dump();
+  if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
+    opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
+  opt.egress = ir->egress;
+  opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
+                 {"tainted", !bplan->taint.empty()}};
+  return run_session(spec, opt);
+}
+
+}  // namespace paddock::helper

@@ -1,0 +1,264 @@
+#include "helpers/linux/sandbox_child.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "helpers/linux/landlock_apply.h"
+#include "helpers/linux/mount_view.h"
+#include "helpers/linux/seccomp_apply.h"
+#include "helpers/linux/sys_error.h"
+
+namespace paddock::helper {
+namespace {
+
+using nlohmann::json;
+
+void send_msg(int fd, const json& msg, int pass_fd = -1) {
+  std::string text = msg.dump();
+  iovec iov{text.data(), text.size()};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  if (pass_fd >= 0) {
+    mh.msg_control = control;
+    mh.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+  }
+  while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+}
+
+[[noreturn]] void die_setup(int report_fd, const Error& e) {
+  send_msg(report_fd, {{"type", "setup_failed"}, {"message", e.message}});
+  _exit(125);
+}
+
+Status bring_loopback_up() {
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return sys_error("socket for loopback");
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0 ||
+      (ifr.ifr_flags |= IFF_UP, ::ioctl(s, SIOCSIFFLAGS, &ifr) != 0)) {
+    Error e = sys_error("bring up loopback", "lo");
+    ::close(s);
+    return e;
+  }
+  ::close(s);
+  return Status::Ok();
+}
+
+// The relay's listening socket lives in the sandbox's network namespace; the helper (outside)
+// accepts on it, so no relay process ever runs inside the sandbox.
+Result<int> proxy_listen_socket(int port) {
+  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return sys_error("proxy socket");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 128) != 0) {
+    Error e = sys_error("proxy listen on 127.0.0.1:" + std::to_string(port));
+    ::close(s);
+    return e;
+  }
+  return s;
+}
+
+Status apply_rlimits(const std::vector<linux_backend::Rlimit>& limits) {
+  for (const auto& l : limits) {
+    int res = -1;
+    if (l.resource == "cpu") res = RLIMIT_CPU;
+    else if (l.resource == "as") res = RLIMIT_AS;
+    else if (l.resource == "nproc") res = RLIMIT_NPROC;
+    else if (l.resource == "nofile") res = RLIMIT_NOFILE;
+    else if (l.resource == "fsize") res = RLIMIT_FSIZE;
+    else if (l.resource == "core") res = RLIMIT_CORE;
+    else return refused("unknown rlimit '" + l.resource + "' in the plan");
+    rlimit cur{};
+    if (::getrlimit(res, &cur) != 0) return sys_error("getrlimit " + l.resource);
+    // Never raise: a hard limit already lower than the plan's stays (stricter wins).
+    rlim_t v = std::min<rlim_t>(static_cast<rlim_t>(l.value), cur.rlim_max);
+    rlimit want{v, v};
+    if (::setrlimit(res, &want) != 0) return sys_error("setrlimit " + l.resource);
+  }
+  return Status::Ok();
+}
+
+// No capability survives exec, even for a uid that is 0 inside the namespace (root callers).
+Status lock_out_capabilities() {
+  if (::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+                                     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+              0, 0, 0) != 0)
+    return sys_error("set securebits");
+  for (int cap = 0; cap <= 63; ++cap)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+      return sys_error("drop bounding capability " + std::to_string(cap));
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+    return sys_error("clear ambient capabilities");
+  return Status::Ok();
+}
+
+Status clear_capabilities() {
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (::syscall(SYS_capset, &hdr, data) != 0) return sys_error("capset");
+  return Status::Ok();
+}
+
+std::vector<std::string> build_env(const SandboxSpec& spec) {
+  std::map<std::string, std::string> env;
+  for (const auto& name : spec.plan.env.pass)
+    if (auto it = spec.launch_env.find(name); it != spec.launch_env.end()) env[name] = it->second;
+  for (const auto& [k, v] : spec.plan.env.set) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+// execvpe with the agent's own PATH (not the helper's); returns the errno that decides 126/127.
+int exec_agent(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : env) {
+    envp.push_back(const_cast<char*>(e.c_str()));
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  envp.push_back(nullptr);
+  if (argv[0].find('/') != std::string::npos) {
+    ::execve(args[0], args.data(), envp.data());
+    return errno;
+  }
+  int best = ENOENT;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    std::string full = (dir.empty() ? "." : dir) + "/" + argv[0];
+    ::execve(full.c_str(), args.data(), envp.data());
+    if (errno == EACCES) best = EACCES;  // keep looking; report "not executable" if nothing runs
+    start = end + 1;
+  }
+  return best;
+}
+
+[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+  const auto& plan = spec.plan;
+  if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0 && ::chdir("/") != 0)
+    die_setup(report_fd, sys_error("chdir", spec.cwd));
+  if (auto s = apply_rlimits(plan.rlimits); !s) die_setup(report_fd, s.error());
+  if (auto s = lock_out_capabilities(); !s) die_setup(report_fd, s.error());
+  // no_new_privs is always set: Landlock and an unprivileged seccomp filter need it, and it is
+  // what makes setuid binaries inside the view powerless.
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_setup(report_fd, sys_error("no_new_privs"));
+  if (auto s = apply_landlock(plan.landlock); !s) die_setup(report_fd, s.error());
+  if (auto s = apply_seccomp(plan.seccomp, plan.socket_families_allowed); !s)
+    die_setup(report_fd, s.error());
+  if (auto s = clear_capabilities(); !s) die_setup(report_fd, s.error());
+  std::vector<std::string> env = build_env(spec);
+  // Readiness: everything above is in force for this process and all it will start.
+  send_msg(report_fd, {{"type", "attestation"}, {"attestation", json::parse(spec.attestation_json)}});
+  int err = exec_agent(spec.argv, env);
+  int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
+  send_msg(report_fd, {{"type", "exec_failed"}, {"errno", err},
+                       {"message", spec.argv[0] + ": " + std::strerror(err)}});
+  _exit(code);
+}
+
+}  // namespace
+
+void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, long* reaped_counter) {
+  // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  char go = 0;
+  ssize_t got;
+  while ((got = ::read(sync_fd, &go, 1)) < 0 && errno == EINTR) {}
+  if (got != 1) _exit(125);  // the helper is gone (or failed to map ids): nothing may start
+  ::close(sync_fd);
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+  const auto& plan = spec.plan;
+  if (plan.namespaces.uts && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
+    die_setup(report_fd, sys_error("sethostname"));
+  if (plan.namespaces.net) {
+    if (auto s = bring_loopback_up(); !s) die_setup(report_fd, s.error());
+  }
+  if (plan.proxy.enabled) {
+    auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);
+    if (!fd) die_setup(report_fd, fd.error());
+    send_msg(report_fd, {{"type", "proxy_listen"}}, *fd);
+    ::close(*fd);
+  }
+  if (plan.namespaces.mount) {
+    if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
+  }
+
+  // Init: block what it handles, so sigwaitinfo sees it; the agent unblocks before exec.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2})
+    sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  pid_t agent = ::fork();
+  if (agent < 0) die_setup(report_fd, sys_error("fork agent"));
+  if (agent == 0) agent_main(spec, report_fd);
+
+  int agent_status = 0;
+  for (;;) {
+    siginfo_t info{};
+    int sig = ::sigwaitinfo(&set, &info);
+    if (sig < 0) continue;
+    if (sig == SIGCHLD) {
+      bool agent_done = false;
+      int st = 0;
+      pid_t pid;
+      while ((pid = ::waitpid(-1, &st, WNOHANG)) > 0) {
+        __atomic_add_fetch(reaped_counter, 1, __ATOMIC_SEQ_CST);
+        if (pid == agent) {
+          agent_status = st;
+          agent_done = true;
+        }
+      }
+      if (agent_done) break;
+    } else if (sig != SIGINT && sig != SIGQUIT) {
+      // SIGINT/SIGQUIT from the terminal already reach the agent (same process group).
+      ::kill(agent, sig);
+    }
+  }
+  send_msg(report_fd, {{"type", "exit"}, {"status", agent_status},
+                       {"pids", __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST)}});
+  // Exiting init makes the kernel kill whatever the agent left behind in the namespace.
+  if (WIFEXITED(agent_status)) _exit(WEXITSTATUS(agent_status));
+  _exit(128 + WTERMSIG(agent_status));
+}
+
+}  // namespace paddock::helper

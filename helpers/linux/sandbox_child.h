@@ -1,0 +1,17 @@
+// The sandboxed side of a session: runs as PID 1 of the new PID namespace (the "init"), inside
+// the new user/mount/IPC/UTS/network namespaces. It builds the view, then forks the agent, which
+// applies no_new_privs, Landlock, seccomp, rlimits, the environment allowlist and drops every
+// capability before exec. Init reaps every orphan, forwards signals to the agent and exits with it;
+// it dies with the helper (PR_SET_PDEATHSIG), and when init dies the kernel kills the namespace.
+#pragma once
+
+#include "helpers/linux/sandbox_spec.h"
+
+namespace paddock::helper {
+
+// report_fd: SOCK_SEQPACKET to the helper. sync_fd: read end the helper writes one byte to once
+// the uid/gid maps and the cgroup are in place (EOF = the helper died: exit). Never returns.
+[[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd,
+                                    long* reaped_counter);
+
+}  // namespace paddock::helper

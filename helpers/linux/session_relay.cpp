@@ -1,0 +1,66 @@
+#include "helpers/linux/session_relay.h"
+
+#include "helpers/linux/egress_relay.h"
+
+namespace paddock::helper {
+
+using nlohmann::json;
+
+#ifdef PADDOCK_HAVE_EGRESS_RELAY
+bool relay_available() { return true; }
+
+Status SessionRelay::start(UniqueFd listen_fd, const IrEgress& egress) {
+  EventSink sink = [this](json e) { events_.emit(std::move(e)); };
+  AskHandler ask = [this](const std::string& id, const std::string& host, int port,
+                          std::function<void(AskDecision)> reply) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pending_[id] = std::move(reply);
+    }
+    events_.emit({{"event", "ask"}, {"id", id}, {"host", host}, {"port", port}});
+  };
+  auto relay = EgressRelay::start(std::move(listen_fd), egress, std::move(sink), std::move(ask));
+  if (!relay) return relay.error();
+  relay_ = std::move(relay.value());
+  return Status::Ok();
+}
+#else
+bool relay_available() { return false; }
+
+Status SessionRelay::start(UniqueFd /*listen_fd*/, const IrEgress& /*egress*/) {
+  return refused("egress relay not built into this helper; run with --net off");
+}
+#endif
+
+SessionRelay::~SessionRelay() { stop(); }
+
+bool SessionRelay::answer(const std::string& id, const std::string& decision) {
+  std::function<void(AskDecision)> reply;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return false;
+    reply = std::move(it->second);
+    pending_.erase(it);
+  }
+  reply(decision == "allow_once"      ? AskDecision::kAllowOnce
+        : decision == "allow_session" ? AskDecision::kAllowSession
+                                      : AskDecision::kDeny);
+  return true;
+}
+
+void SessionRelay::stop() {
+  if (relay_) {
+    relay_->stop();
+    relay_.reset();
+  }
+  // Anything still waiting is denied: the session is over.
+  std::map<std::string, std::function<void(AskDecision)>> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    left.swap(pending_);
+  }
+  for (auto& [id, reply] : left) reply(AskDecision::kDeny);
+}
+
+}  // namespace paddock::helper

@@ -1,0 +1,313 @@
+#include "helpers/linux/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <mutex>
+
+#include "helpers/common/atomic_file.h"
+#include "helpers/common/event_log.h"
+#include "helpers/common/unique_fd.h"
+#include "helpers/linux/cgroup_leaf.h"
+#include "helpers/linux/control_server.h"
+#include "helpers/linux/sandbox_child.h"
+#include "helpers/linux/session_relay.h"
+
+namespace paddock::helper {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kStopGrace = std::chrono::seconds(2);
+
+// /proc/<pid>/{uid_map,gid_map,setgroups} take exactly one write(2) each: no temp file here.
+Status write_proc(const std::string& path, const std::string& value) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid() || ::write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+    return refused(std::string("cannot write ") + path + ": " + std::strerror(errno));
+  return Status::Ok();
+}
+
+Status write_id_maps(pid_t pid) {
+  const std::string base = "/proc/" + std::to_string(pid);
+  // Unprivileged callers must give up setgroups before they may write a gid map; root does too,
+  // so the agent can never drop its supplementary groups to slip past a group-deny ACL.
+  if (auto s = write_proc(base + "/setgroups", "deny"); !s) return s;
+  if (auto s = write_proc(base + "/uid_map", std::to_string(geteuid()) + " " +
+                                                             std::to_string(geteuid()) + " 1\n");
+      !s)
+    return s;
+  return write_proc(base + "/gid_map", std::to_string(getegid()) + " " +
+                                                       std::to_string(getegid()) + " 1\n");
+}
+
+struct Outcome {
+  std::string setup_error;
+  std::string exec_error;
+  bool attested = false;
+  bool have_exit = false;
+  int agent_status = 0;
+  long pids = 0;
+};
+
+void report_error_line(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }
+
+void emit_report(const SessionOptions& o, EventLog& events, const json& report) {
+  json ended = report;
+  ended["event"] = "session_ended";
+  ended.erase("session_id");
+  events.emit(ended);
+  (void)write_file_atomic(o.session_dir + "/report.json", report.dump(2) + "\n");
+}
+
+long ms_since(Clock::time_point t0) {
+  return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+}
+
+}  // namespace
+
+int fail_session(const SessionOptions& o, int code, const std::string& message) {
+  report_error_line(message);
+  if (o.session_dir.empty()) return code;
+  EventLog events(o.session_dir + "/events.jsonl");
+  events.emit({{"event", "notice"}, {"level", "error"}, {"message", message}});
+  emit_report(o, events, {{"session_id", o.session_id}, {"status", "failed"}, {"error", message},
+                          {"exit_code", code}, {"signal", nullptr}, {"duration_ms", 0},
+                          {"usage", {{"cpu_ms", 0}, {"max_rss", 0}, {"pids", 0}}},
+                          {"ended", utc_timestamp()}});
+  return code;
+}
+
+int run_session(const SandboxSpec& spec, const SessionOptions& o) {
+  const auto t0 = Clock::now();
+  EventLog events(o.session_dir + "/events.jsonl");
+  const auto& plan = spec.plan;
+
+  if (plan.proxy.enabled && !relay_available())
+    return fail_session(o, 125, "egress relay not built into this helper; run with --net off");
+  auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
+  if (!leaf) return fail_session(o, 125, leaf.error().message);
+
+  bool stop_requested = false;
+  SessionRelay relay(events);
+  ControlServer control(events, {[&] { stop_requested = true; },
+                                 [&](const std::string& id, const std::string& d) { return relay.answer(id, d); }});
+  if (!o.control_socket.empty())
+    if (auto s = control.listen(o.control_socket); !s) return fail_session(o, 125, s.error().message);
+
+  json started = o.started;
+  started["event"] = "session_started";
+  started["session_id"] = o.session_id;
+  started["command"] = spec.argv;
+  started["helper_pid"] = getpid();
+  events.emit(started);
+
+  // The helper handles these itself: SIGTERM/SIGHUP stop the session; SIGINT from the terminal
+  // reaches the agent directly (same process group) and must not kill the helper first.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGQUIT}) sigaddset(&sigs, sig);
+  sigset_t old_mask;
+  ::sigprocmask(SIG_BLOCK, &sigs, &old_mask);
+  UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
+
+  int sp[2], sync[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0)
+    return fail_session(o, 125, std::string("socketpair: ") + std::strerror(errno));
+  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]);
+  void* shared = ::mmap(nullptr, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) return fail_session(o, 125, std::string("mmap: ") + std::strerror(errno));
+  long* reaped = static_cast<long*>(shared);
+  *reaped = 0;
+
+  unsigned long flags = SIGCHLD;
+  if (plan.namespaces.user) flags |= CLONE_NEWUSER;
+  if (plan.namespaces.mount) flags |= CLONE_NEWNS;
+  if (plan.namespaces.pid) flags |= CLONE_NEWPID;
+  if (plan.namespaces.ipc) flags |= CLONE_NEWIPC;
+  if (plan.namespaces.uts) flags |= CLONE_NEWUTS;
+  if (plan.namespaces.net) flags |= CLONE_NEWNET;
+  // A raw clone (fork semantics, new namespaces) so that the child is PID 1 of its namespace.
+  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  if (pid < 0) return fail_session(o, 125, std::string("clone (new namespaces): ") + std::strerror(errno));
+  if (pid == 0) {
+    report.reset();
+    sync_wr.reset();
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), reaped);
+  }
+  report_child.reset();
+  sync_rd.reset();
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+
+  auto abort_start = [&](const std::string& message) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+    return fail_session(o, 125, message);
+  };
+  if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
+  if (plan.namespaces.user)
+    if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
+  if (leaf->active())
+    if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
+  char go = 1;
+  if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
+  sync_wr.reset();
+
+  Outcome out;
+  std::optional<Clock::time_point> deadline, kill_deadline;
+  if (o.timeout_secs) deadline = t0 + std::chrono::seconds(*o.timeout_secs);
+  bool timed_out = false, stopping = false, init_done = false;
+  std::vector<char> buf(1 << 20);
+
+  auto read_reports = [&] {
+    for (;;) {
+      iovec iov{buf.data(), buf.size()};
+      alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
+      msghdr mh{};
+      mh.msg_iov = &iov;
+      mh.msg_iovlen = 1;
+      mh.msg_control = cbuf;
+      mh.msg_controllen = sizeof cbuf;
+      ssize_t n = ::recvmsg(report.get(), &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      int passed = -1;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&passed, CMSG_DATA(c), sizeof(int));
+      UniqueFd passed_fd(passed);
+      json msg = json::parse(std::string(buf.data(), static_cast<std::size_t>(n)), nullptr, false);
+      std::string type = msg.is_object() ? msg.value("type", "") : "";
+      if (type == "setup_failed") {
+        out.setup_error = msg.value("message", "sandbox setup failed");
+      } else if (type == "proxy_listen" && passed_fd.valid()) {
+        if (auto s = relay.start(std::move(passed_fd), o.egress); !s) {
+          out.setup_error = s.error().message;
+          stop_requested = true;
+        }
+      } else if (type == "attestation") {
+        out.attested = true;
+        (void)write_file_atomic(o.session_dir + "/attestation.json", msg["attestation"].dump(2) + "\n");
+        events.emit({{"event", "attestation"}, {"attestation", msg["attestation"]}});
+      } else if (type == "exec_failed") {
+        out.exec_error = msg.value("message", "exec failed");
+      } else if (type == "exit") {
+        out.have_exit = true;
+        out.agent_status = msg.value("status", 0);
+        out.pids = msg.value("pids", 0L);
+      }
+    }
+  };
+
+  while (!init_done) {
+    std::vector<pollfd> fds = {{report.get(), POLLIN, 0}, {pidfd.get(), POLLIN, 0}, {sigfd.get(), POLLIN, 0}};
+    control.add_poll_fds(fds);
+    int wait_ms = -1;
+    for (const auto& d : {deadline, kill_deadline})
+      if (d) {
+        long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
+        ms = std::max(0L, ms) + 1;
+        wait_ms = wait_ms < 0 ? static_cast<int>(ms) : std::min(wait_ms, static_cast<int>(ms));
+      }
+    int n = ::poll(fds.data(), fds.size(), wait_ms);
+    if (n < 0 && errno != EINTR) break;
+    if (fds[0].revents) read_reports();
+    if (fds[2].revents & POLLIN) {
+      signalfd_siginfo si{};
+      while (::read(sigfd.get(), &si, sizeof si) == sizeof si)
+        if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested = true;
+    }
+    control.handle(fds);
+    if (fds[1].revents & POLLIN) init_done = true;
+    auto now = Clock::now();
+    if (!init_done && deadline && now >= *deadline && !timed_out) {
+      timed_out = true;
+      events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", *o.timeout_secs}});
+      ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
+      leaf->kill_all();
+    }
+    if (!init_done && stop_requested && !stopping) {
+      stopping = true;
+      events.emit({{"event", "notice"}, {"level", "info"}, {"message", "stop requested"}});
+      ::kill(pid, SIGTERM);  // init forwards it to the agent; SIGKILL follows after the grace
+      kill_deadline = now + kStopGrace;
+    }
+    if (!init_done && kill_deadline && now >= *kill_deadline) {
+      ::kill(pid, SIGKILL);
+      leaf->kill_all();
+      kill_deadline.reset();
+    }
+  }
+
+  int init_status = 0;
+  rusage ru{};
+  while (::wait4(pid, &init_status, 0, &ru) < 0 && errno == EINTR) {}
+  read_reports();
+  long live = leaf->process_count();
+  leaf->kill_all();
+  relay.stop();
+  control.close_all();
+  if (!out.setup_error.empty()) report_error_line(out.setup_error);
+  if (!out.exec_error.empty()) report_error_line(out.exec_error);
+
+  int code = 0, signal_no = 0;
+  std::string status = "exited";
+  if (!out.setup_error.empty()) {
+    code = 125;
+    status = "failed";
+  } else if (timed_out) {
+    code = 124;
+    status = "timeout";
+  } else if (out.have_exit) {
+    if (WIFSIGNALED(out.agent_status)) signal_no = WTERMSIG(out.agent_status);
+    code = WIFEXITED(out.agent_status) ? WEXITSTATUS(out.agent_status) : 128 + signal_no;
+    if (stopping) status = "stopped";
+  } else {
+    signal_no = WIFSIGNALED(init_status) ? WTERMSIG(init_status) : 0;
+    code = WIFEXITED(init_status) ? WEXITSTATUS(init_status) : 128 + signal_no;
+    status = stopping ? "stopped" : "failed";
+  }
+  if (!out.attested && status == "exited") status = "failed";
+
+  std::vector<std::string> hits = leaf->limits_hit();
+  if (signal_no == SIGXCPU) hits.push_back("cpu_seconds");
+  if (signal_no == SIGXFSZ) hits.push_back("file_size");
+  for (const auto& h : hits) events.emit({{"event", "limit_hit"}, {"limit", h}});
+  const long reaped_total = *reaped;
+  ::munmap(shared, sizeof(long));
+
+  long cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
+  json report_json = {{"session_id", o.session_id},
+                      {"status", status},
+                      {"exit_code", code},
+                      {"signal", signal_no ? json(signal_no) : json(nullptr)},
+                      {"duration_ms", ms_since(t0)},
+                      {"attested", out.attested},
+                      {"limits_hit", hits},
+                      {"usage", {{"cpu_ms", cpu_ms}, {"max_rss", static_cast<long>(ru.ru_maxrss) * 1024},
+                                 {"pids", std::max(out.pids, reaped_total) + live}}},
+                      {"ended", utc_timestamp()}};
+  if (!out.setup_error.empty()) report_json["error"] = out.setup_error;
+  else if (!out.exec_error.empty()) report_json["error"] = out.exec_error;
+  emit_report(o, events, report_json);
+  leaf->remove();
+  return code;
+}
+
+}  // namespace paddock::helper
