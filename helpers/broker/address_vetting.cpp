@@ -46,14 +46,14 @@ std::optional<std::string> v4_reason(std::uint32_t v) {
   return std::nullopt;
 }
 
+// True when the first `bits` bits of `a` equal those of `bytes` (missing bytes count as zero).
 bool prefix_is(const IpAddress& a, std::initializer_list<std::uint8_t> bytes, int bits) {
-  int i = 0;
-  for (std::uint8_t b : bytes) {
+  const std::uint8_t* p = bytes.begin();
+  for (int i = 0; i * 8 < bits; ++i) {
+    std::uint8_t want = static_cast<size_t>(i) < bytes.size() ? p[i] : 0;
     int take = bits - i * 8;
-    if (take <= 0) break;
     std::uint8_t mask = take >= 8 ? 0xff : static_cast<std::uint8_t>(0xff << (8 - take));
-    if ((a.bytes[static_cast<size_t>(i)] & mask) != (b & mask)) return false;
-    ++i;
+    if ((a.bytes[static_cast<size_t>(i)] & mask) != (want & mask)) return false;
   }
   return true;
 }

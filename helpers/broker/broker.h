@@ -20,7 +20,7 @@
 
 namespace paddock::broker {
 
-// Receives net_request, dns_resolved, net_egress, quota_exceeded, ask and notice events (without
+// Receives net_request, dns_resolved, net_egress, quota_exceeded and notice events (without
 // "ts"); called from the broker's threads, so it must be thread-safe.
 using EventSink = std::function<void(nlohmann::json event)>;
 

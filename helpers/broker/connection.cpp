@@ -151,8 +151,7 @@ void Connection::ask_user(const PolicyDecision& decision) {
   ask_id_ = core_.next_ask_id();
   ask_pending_ = true;
   auto timeout = core_.ask_timeout();
-  core_.emit({{"event", "ask"}, {"id", ask_id_}, {"host", host_}, {"port", port_},
-              {"timeout_ms", static_cast<std::int64_t>(timeout.count())}});
+  // The "ask" event itself is the AskHandler's to emit (the helper adds its control-socket id).
   timer_.expires_after(timeout);
   timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
     if (!ec) self->on_ask_reply(-1);
@@ -223,7 +222,7 @@ void Connection::on_resolved(std::vector<IpAddress> answers, std::string error) 
   }
   AnswerVerdict v = vet_answer_set(answers, core_.options().vetting);
   core_.emit({{"event", "dns_resolved"}, {"host", host_}, {"ips", ips},
-              {"verdict", v.ok ? "allowed" : "refused"}, {"reason", v.ok ? "every address is public" : v.reason}});
+              {"verdict", v.ok ? "allowed" : "refused"}, {"reason", v.ok ? "every address passed vetting" : v.reason}});
   if (!v.ok)
     return refuse(v.reason, "the host's DNS answer contains an address the sandbox never connects to");
   core_.emit(request_event("allow", rule_, "allowed; connecting to the vetted address"));
