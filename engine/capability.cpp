@@ -181,6 +181,18 @@ std::vector<std::string> requested_fields(const FrozenIr& ir) {
   return out;
 }
 
+std::vector<FieldCapability> in_field_order(std::vector<FieldCapability> rows) {
+  const auto& fields = capability_fields();
+  const auto rank = [&](const FieldCapability& c) {
+    return static_cast<std::size_t>(std::find(fields.begin(), fields.end(), c.field) - fields.begin());
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const FieldCapability& a, const FieldCapability& b) {
+    const std::size_t ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a.field < b.field;
+  });
+  return rows;
+}
+
 std::vector<FieldCapability> capability_vector(const std::vector<FieldCapability>& matrix,
                                                const std::vector<std::string>& fields) {
   std::vector<FieldCapability> out;

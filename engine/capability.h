@@ -16,6 +16,10 @@ namespace paddock {
 // (an unknown enum value, say) is requested under its own name and refused, never ignored.
 const std::vector<std::string>& capability_fields();
 
+// Puts a backend's rows in capability_fields() order (rows for other fields go last, sorted),
+// so every matrix reads the same way in docs and the GUI.
+std::vector<FieldCapability> in_field_order(std::vector<FieldCapability> rows);
+
 // The rows this IR requests, in capability_fields() order (plus unknown ones at the end, sorted).
 // Pure function of the IR: "inside a grant" is decided lexically on the canonical IR paths.
 std::vector<std::string> requested_fields(const FrozenIr& ir);

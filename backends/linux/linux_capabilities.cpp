@@ -198,7 +198,7 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                           "no Linux extension is implemented; remove extensions.linux"));
   m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
   m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
-  return m;
+  return in_field_order(std::move(m));
 }
 
 Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe) {

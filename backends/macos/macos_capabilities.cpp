@@ -1,6 +1,7 @@
 // The macOS capability matrix (seed §9 "macOS Seatbelt", adjusted to what the macOS helper does:
 // Seatbelt profile + rlimits + a process-group supervisor; no broker, no mount namespace).
 #include "backends/macos/macos_plan.h"
+#include "engine/capability.h"
 
 namespace paddock::macos_backend {
 namespace {
@@ -114,7 +115,7 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("extensions.macos",
                           "no macOS extension is implemented; remove extensions.macos"));
   m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
-  return m;
+  return in_field_order(std::move(m));
 }
 
 }  // namespace paddock::macos_backend

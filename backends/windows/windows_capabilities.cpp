@@ -1,6 +1,7 @@
 // The Windows capability matrix (seed §9 "Windows process-sandbox", adjusted to what
 // helpers/windows does: AppContainer + ACL entries + Job object; no broker, no WFP).
 #include "backends/windows/windows_plan.h"
+#include "engine/capability.h"
 
 namespace paddock::windows_backend {
 namespace {
@@ -115,7 +116,7 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
   m.push_back(unsupported("extensions.windows",
                           "no Windows extension is implemented; remove extensions.windows"));
-  return m;
+  return in_field_order(std::move(m));
 }
 
 }  // namespace paddock::windows_backend

@@ -1,0 +1,140 @@
+#include <QtTest>
+
+#include <algorithm>
+#include <cctype>
+
+#include "backends/backend.h"
+#include "backends/capability_doc.h"
+#include "backends/linux/linux_plan.h"
+#include "engine/capability.h"
+#include "tests/backends/fixtures.h"
+
+using namespace paddock;
+using backends::BackendId;
+using namespace paddock::test;
+
+namespace {
+
+std::vector<linux_backend::KernelProbe> probes() {
+  std::vector<linux_backend::KernelProbe> out;
+  for (int abi = 0; abi <= 7; ++abi) out.push_back(probe_abi(abi));
+  auto p = probe_abi(7);
+  p.cgroup = {};
+  out.push_back(p);
+  p = probe_abi(2);
+  p.net_ns = false;
+  p.pid_ns = false;
+  out.push_back(p);
+  return out;
+}
+
+std::vector<FrozenIr> irs() {
+  std::vector<FrozenIr> out = {typical_ir(), relay_ir(), minimal_ir("linux"), minimal_ir("windows")};
+  FrozenIr x = typical_ir();
+  x.fs.deny.push_back({"/home/dev/proj/new.pem", PathKind::kAbsent});
+  x.fs.deny_write.push_back({"/home/dev/proj/Makefile.local", PathKind::kAbsent});
+  x.fs.host_mounted_paths = {"/mnt"};
+  x.egress.mode = NetMode::kStrict;
+  x.egress.strict_ports["github.com"] = {443};
+  x.egress.cidr = {"10.0.0.0/8"};
+  x.egress.bind_ports = {8000};
+  x.egress.connect_ports = {5432};
+  x.egress.unix_socket_files = {"/run/user/1000/podman.sock"};
+  x.egress.quotas["github.com"] = 1000;
+  x.egress.git_ssh = true;
+  x.secrets.brokered_env = {"GITHUB_TOKEN"};
+  x.extensions["linux"] = {{"seccomp_profile", "x"}};
+  normalize(x);
+  out.push_back(x);
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+class CapabilityMatrixTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void every_backend_describes_every_field_in_the_same_order() {
+    for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+      auto m = backends::capability_matrix(b, linux_backend::to_json(probe_abi(7)));
+      std::vector<std::string> fields;
+      for (const auto& r : m) fields.push_back(r.field);
+      for (std::size_t i = 0; i < std::max(fields.size(), capability_fields().size()); ++i) {
+        const std::string got = i < fields.size() ? fields[i] : "<none>";
+        const std::string want = i < capability_fields().size() ? capability_fields()[i] : "<none>";
+        QVERIFY2(got == want, (std::string(backends::to_string(b)) + " row " + std::to_string(i) +
+                               ": " + got + " instead of " + want).c_str());
+      }
+    }
+  }
+
+  void every_row_is_valid_and_no_row_says_best_effort() {
+    for (const auto& p : probes())
+      for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows})
+        for (const auto& r : backends::capability_matrix(b, linux_backend::to_json(p))) {
+          Status s = validate_row(r);
+          QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+          QVERIFY2(lower(r.loss + r.mechanism).find("best effort") == std::string::npos &&
+                       lower(r.loss + r.mechanism).find("best-effort") == std::string::npos,
+                   r.field.c_str());
+        }
+  }
+
+  void no_plan_reports_a_field_differently_from_its_own_matrix() {
+    for (const auto& p : probes())
+      for (const FrozenIr& ir : irs())
+        for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+          const auto probe = b == BackendId::kLinux ? linux_backend::to_json(p) : nlohmann::json::object();
+          auto plan = backends::compile(ir, b, probe);
+          QVERIFY(plan.ok());
+          auto matrix = backends::capability_matrix(b, probe);
+          QVERIFY(!plan->capability_vector.empty());
+          for (const auto& row : plan->capability_vector) {
+            auto it = std::find_if(matrix.begin(), matrix.end(),
+                                   [&](const FieldCapability& c) { return c.field == row.field; });
+            QVERIFY2(it != matrix.end(), row.field.c_str());
+            QVERIFY2(*it == row, (std::string(backends::to_string(b)) + " " + row.field).c_str());
+          }
+        }
+  }
+
+  void the_capability_vector_lists_exactly_the_fields_the_ir_requests() {
+    auto plan = backends::compile(typical_ir(), BackendId::kLinux, linux_backend::to_json(probe_abi(7)));
+    std::vector<std::string> fields;
+    for (const auto& r : plan->capability_vector) fields.push_back(r.field);
+    QCOMPARE(fields, requested_fields(typical_ir()));
+    auto has = [&](const char* f) { return std::find(fields.begin(), fields.end(), f) != fields.end(); };
+    QVERIFY(has("fs.deny.inside_write_root"));   // proj/.env
+    QVERIFY(has("fs.deny.inside_read_root"));    // /usr/share/secret.key
+    QVERIFY(has("fs.deny.outside_grants"));      // ~/.ssh
+    QVERIFY(has("resources.memory_bytes"));
+    QVERIFY(!has("egress.cidr"));
+    QVERIFY(!has("egress.mode=allowlist"));
+  }
+
+  void losses_are_the_partial_rows_in_words() {
+    auto plan = backends::compile(typical_ir(), BackendId::kMacos, nlohmann::json::object());
+    std::size_t partial = 0;
+    for (const auto& r : plan->capability_vector) partial += r.support == Support::kPartial;
+    QCOMPARE(plan->losses.size(), partial);
+    QVERIFY(std::is_sorted(plan->losses.begin(), plan->losses.end()));
+  }
+
+  void the_committed_capabilities_document_is_up_to_date() {
+    const std::string committed = read_text(std::string(PADDOCK_SOURCE_DIR) + "/docs/capabilities.md");
+    const std::string fresh = backends::render_capabilities_markdown();
+    QVERIFY2(committed == fresh,
+             "docs/capabilities.md is stale: run `cmake --build <build> --target capabilities_doc`");
+    QVERIFY(fresh.find("## Linux") != std::string::npos);
+    QVERIFY(fresh.find("## macOS") != std::string::npos);
+    QVERIFY(fresh.find("## Windows") != std::string::npos);
+  }
+};
+
+QTEST_APPLESS_MAIN(CapabilityMatrixTest)
+#include "capability_matrix_test.moc"

@@ -1,0 +1,288 @@
+#include <QtTest>
+
+#include <algorithm>
+#include <set>
+
+#include "backends/backend.h"
+#include "backends/linux/linux_plan.h"
+#include "engine/capability.h"
+#include "tests/backends/fixtures.h"
+
+using namespace paddock;
+using namespace paddock::linux_backend;
+using paddock::test::probe_abi;
+using paddock::test::relay_ir;
+using paddock::test::typical_ir;
+
+namespace {
+
+LinuxPlan plan_of(const FrozenIr& ir, const KernelProbe& p) {
+  auto r = compile_linux_plan(ir, p);
+  if (!r.ok()) qFatal("%s", r.error().message.c_str());
+  return *r;
+}
+
+int index_of(const std::vector<MountStep>& m, MountOp op, const std::string& target) {
+  for (std::size_t i = 0; i < m.size(); ++i)
+    if (m[i].op == op && m[i].target == target) return static_cast<int>(i);
+  return -1;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+const FieldCapability* row(const BackendPlan& p, const std::string& field) {
+  for (const auto& c : p.capability_vector)
+    if (c.field == field) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+class LinuxPlanTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void every_namespace_is_new_and_net_off_gets_no_proxy() {
+    auto p = plan_of(typical_ir(), probe_abi(7));
+    QCOMPARE(p.namespaces, Namespaces{});
+    QVERIFY(p.namespaces.net && p.namespaces.user && p.namespaces.pid);
+    QVERIFY(!p.proxy.enabled);
+    QCOMPARE(p.proxy.port_in_sandbox, 0);
+    QVERIFY(!p.env.set.count("HTTP_PROXY"));
+  }
+
+  void a_relay_mode_points_every_proxy_variable_at_the_fixed_port() {
+    auto p = plan_of(relay_ir(), probe_abi(7));
+    QVERIFY(p.proxy.enabled);
+    QCOMPARE(p.proxy.port_in_sandbox, 3128);
+    QCOMPARE(p.proxy.mode, std::string("allowlist"));
+    for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+      QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
+    QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
+    QCOMPARE(p.env.set.at("NO_PROXY"), std::string(""));
+    QCOMPARE(p.env.set.at("no_proxy"), std::string(""));
+    // Landlock lets TCP reach the relay port only.
+    QCOMPARE(p.landlock.net_rules.size(), std::size_t{1});
+    QCOMPARE(p.landlock.net_rules[0].port, 3128);
+    QCOMPARE(p.landlock.net_rules[0].access, std::vector<std::string>{"connect_tcp"});
+  }
+
+  void net_off_handles_tcp_with_no_rule_so_landlock_denies_it_too() {
+    auto p = plan_of(typical_ir(), probe_abi(7));
+    QCOMPARE(p.landlock.handled_net, (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
+    QVERIFY(p.landlock.net_rules.empty());
+  }
+
+  void grants_are_mounted_parents_first_and_masks_come_last() {
+    auto m = plan_of(typical_ir(), probe_abi(7)).mounts;
+    const int proj = index_of(m, MountOp::kBindRw, "/home/dev/proj");
+    const int vendor = index_of(m, MountOp::kBindRo, "/home/dev/proj/vendor");
+    const int env = index_of(m, MountOp::kMaskFile, "/home/dev/proj/.env");
+    const int secrets = index_of(m, MountOp::kMaskDir, "/home/dev/proj/secrets");
+    const int hooks = index_of(m, MountOp::kBindRo, "/home/dev/proj/.git/hooks");
+    const int usr_key = index_of(m, MountOp::kMaskFile, "/usr/share/secret.key");
+    QVERIFY(proj >= 0 && vendor > proj);  // read root inside a write root: bound after it
+    QVERIFY(hooks > vendor);             // deny_write after every grant
+    QVERIFY(env > hooks && secrets > hooks && usr_key > hooks);  // masks last
+    QVERIFY(index_of(m, MountOp::kDev, "/dev") >= 0);
+    QVERIFY(index_of(m, MountOp::kProc, "/proc") >= 0);
+    QVERIFY(index_of(m, MountOp::kTmpfs, "/tmp") >= 0);
+  }
+
+  void a_deny_outside_every_grant_gets_no_step_because_it_is_not_in_the_view() {
+    auto m = plan_of(typical_ir(), probe_abi(7)).mounts;
+    for (const auto& s : m) QVERIFY2(s.target != "/home/dev/.ssh", s.target.c_str());
+  }
+
+  void a_project_under_tmp_stays_visible_above_the_private_tmp() {
+    FrozenIr ir = typical_ir();
+    ir.fs.write_roots = {"/tmp/work/proj"};
+    normalize(ir);
+    auto m = plan_of(ir, probe_abi(7)).mounts;
+    const int tmp = index_of(m, MountOp::kTmpfs, "/tmp");
+    const int proj = index_of(m, MountOp::kBindRw, "/tmp/work/proj");
+    QVERIFY(tmp >= 0 && proj > tmp);
+  }
+
+  void a_grant_of_proc_cannot_expose_the_hosts_because_the_new_proc_is_mounted_over_it() {
+    FrozenIr ir = typical_ir();
+    ir.fs.read_roots.push_back("/proc");
+    normalize(ir);
+    auto m = plan_of(ir, probe_abi(7)).mounts;
+    QVERIFY(index_of(m, MountOp::kProc, "/proc") > index_of(m, MountOp::kBindRo, "/proc"));
+  }
+
+  void an_absent_deny_inside_a_write_root_is_reported_partial_not_silently_dropped() {
+    FrozenIr ir = typical_ir();
+    ir.fs.deny.push_back({"/home/dev/proj/.env.local", PathKind::kAbsent});
+    normalize(ir);
+    auto plan = linux_backend::compile_linux(ir, probe_abi(7));
+    QVERIFY(plan.ok());
+    const auto* r = row(*plan, "fs.deny.absent_inside_write_root");
+    QVERIFY(r != nullptr);
+    QCOMPARE(r->support, Support::kPartial);
+    QVERIFY(!r->loss.empty());
+    QVERIFY(std::any_of(plan->losses.begin(), plan->losses.end(), [](const std::string& l) {
+      return l.rfind("fs.deny.absent_inside_write_root: ", 0) == 0;
+    }));
+    QVERIFY(backends::check(*plan).ok());  // partial runs; the loss is shown
+  }
+
+  void landlock_rights_follow_the_abi() {
+    for (int abi = 1; abi <= 7; ++abi) {
+      auto l = plan_of(typical_ir(), probe_abi(abi)).landlock;
+      QCOMPARE(l.abi, abi);
+      QCOMPARE(has(l.handled_fs, "refer"), abi >= 2);
+      QCOMPARE(has(l.handled_fs, "truncate"), abi >= 3);
+      QCOMPARE(has(l.handled_fs, "ioctl_dev"), abi >= 5);
+      QCOMPARE(l.handled_net.empty(), abi < 4);
+      QCOMPARE(l.scoped.empty(), abi < 6);
+      for (const auto& r : l.path_rules)
+        for (const auto& a : r.access) QVERIFY2(has(l.handled_fs, a), (r.path + " " + a).c_str());
+    }
+  }
+
+  void read_roots_get_read_rights_and_write_roots_every_handled_right() {
+    auto l = plan_of(typical_ir(), probe_abi(3)).landlock;
+    for (const auto& r : l.path_rules) {
+      if (r.path == "/usr") QCOMPARE(r.access, (std::vector<std::string>{"execute", "read_file", "read_dir"}));
+      if (r.path == "/home/dev/proj") QCOMPARE(r.access, l.handled_fs);
+      if (r.path == "/proc") QCOMPARE(r.access, (std::vector<std::string>{"read_file", "read_dir"}));
+      if (r.path == "/dev") QVERIFY(!has(r.access, "execute"));
+    }
+  }
+
+  void the_plan_for_abi_2_and_7_differs_exactly_where_the_matrix_says() {
+    FrozenIr ir = relay_ir();
+    auto p2 = plan_of(ir, probe_abi(2)), p7 = plan_of(ir, probe_abi(7));
+    // Everything but Landlock is the same plan.
+    LinuxPlan a = p2, b = p7;
+    a.landlock = b.landlock = LandlockPlan{};
+    QCOMPARE(a, b);
+    // Landlock: ABI 7 adds truncate (3), TCP rules (4), ioctl_dev (5) and scopes (6).
+    std::vector<std::string> extra;
+    for (const auto& r : p7.landlock.handled_fs)
+      if (!has(p2.landlock.handled_fs, r)) extra.push_back(r);
+    QCOMPARE(extra, (std::vector<std::string>{"truncate", "ioctl_dev"}));
+    QVERIFY(p2.landlock.handled_net.empty() && p2.landlock.net_rules.empty());
+    QVERIFY(!p7.landlock.net_rules.empty());
+    QCOMPARE(p7.landlock.scoped, (std::vector<std::string>{"abstract_unix_socket", "signal"}));
+    // The matrices differ exactly on the rows that need ABI 4: the TCP port rules.
+    auto m2 = linux_capability_matrix(probe_abi(2)), m7 = linux_capability_matrix(probe_abi(7));
+    QCOMPARE(m2.size(), m7.size());
+    std::set<std::string> support_differs;
+    for (std::size_t i = 0; i < m2.size(); ++i)
+      if (m2[i].support != m7[i].support) support_differs.insert(m2[i].field);
+    QCOMPARE(support_differs, (std::set<std::string>{"egress.bind_ports", "egress.connect_ports"}));
+  }
+
+  void port_rules_on_an_old_abi_are_refused() {
+    FrozenIr ir = typical_ir();
+    ir.egress.connect_ports = {8080};
+    auto plan = compile_linux(ir, probe_abi(3));
+    QVERIFY(plan.ok());
+    Status s = backends::check(*plan);
+    QVERIFY(!s.ok());
+    QCOMPARE(s.error().code, ErrorCode::kRefused);
+    QVERIFY2(s.error().message.find("Landlock ABI 4") != std::string::npos, s.error().message.c_str());
+    auto ok = compile_linux(ir, probe_abi(4));
+    QVERIFY(backends::check(*ok).ok());
+    auto l = plan_of(ir, probe_abi(4)).landlock;
+    QCOMPARE(l.net_rules.size(), std::size_t{1});
+    QCOMPARE(l.net_rules[0].port, 8080);
+  }
+
+  void seccomp_denies_the_dangerous_calls_and_every_socket_family_but_three() {
+    auto p = plan_of(typical_ir(), probe_abi(7));
+    std::set<std::string> unconditional;
+    std::set<std::uint64_t> families;
+    int high_bits = 0;
+    for (const auto& r : p.seccomp) {
+      if (r.arg_index < 0) unconditional.insert(r.syscall);
+      if (r.syscall == "socket") {
+        QCOMPARE(r.errno_value, 97);
+        QCOMPARE(r.arg_op, std::string("masked_eq"));
+        if (r.arg_mask == 0xFFFFFFFFull) families.insert(r.arg_value);
+        else ++high_bits;
+      }
+    }
+    for (const char* s : {"ptrace", "process_vm_readv", "mount", "bpf", "perf_event_open",
+                          "kexec_load", "init_module", "keyctl", "userfaultfd", "io_uring_setup",
+                          "unshare", "setns", "open_by_handle_at"})
+      QVERIFY2(unconditional.count(s), s);
+    QCOMPARE(families.size(), std::size_t{61});
+    for (std::uint64_t f : {1, 2, 10}) QVERIFY(!families.count(f));
+    QCOMPARE(high_bits, 26);  // bits 6..31 cover every family >= 64
+    QCOMPARE(p.socket_families_allowed, (std::vector<std::string>{"unix", "inet", "inet6"}));
+    auto tiocsti = std::find_if(p.seccomp.begin(), p.seccomp.end(), [](const SeccompRule& r) {
+      return r.syscall == "ioctl" && r.arg_value == 0x5412;
+    });
+    QVERIFY(tiocsti != p.seccomp.end());
+    QCOMPARE(tiocsti->arg_index, 1);
+  }
+
+  void limits_map_to_rlimits_and_the_delegated_cgroup() {
+    auto p = plan_of(typical_ir(), probe_abi(7));
+    std::map<std::string, std::uint64_t> rl;
+    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    QCOMPARE(rl.at("cpu"), std::uint64_t{3600});
+    QCOMPARE(rl.at("as"), std::uint64_t{8589934592});
+    QCOMPARE(rl.at("nproc"), std::uint64_t{512});
+    QCOMPARE(rl.at("nofile"), std::uint64_t{4096});
+    QCOMPARE(rl.at("fsize"), std::uint64_t{1073741824});
+    QCOMPARE(rl.at("core"), std::uint64_t{0});
+    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QCOMPARE(*p.cgroup.memory_max, std::int64_t{8589934592});
+    QCOMPARE(*p.cgroup.pids_max, std::int64_t{512});
+    QCOMPARE(*p.wall_time_secs, std::int64_t{14400});
+  }
+
+  void cgroup_v1_is_used_when_v2_is_not_delegated() {
+    auto probe = probe_abi(7);
+    probe.cgroup.v2_delegated_writable = false;
+    probe.cgroup.v1_writable = true;
+    probe.cgroup.v1_controllers = {"memory", "pids"};
+    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v1"));
+  }
+
+  void environment_is_the_irs_set_and_passed_names() {
+    auto p = plan_of(typical_ir(), probe_abi(7));
+    QCOMPARE(p.env.set.at("HOME"), std::string("/home/dev"));
+    QCOMPARE(p.env.pass, (std::vector<std::string>{"LANG", "TERM"}));
+  }
+
+  void compiling_twice_gives_the_same_plan_hash_and_another_abi_another_hash() {
+    auto a = compile_linux(typical_ir(), probe_abi(7));
+    auto b = compile_linux(typical_ir(), probe_abi(7));
+    auto c = compile_linux(typical_ir(), probe_abi(6));
+    QCOMPARE(plan_hash(*a), plan_hash(*b));
+    QCOMPARE(canonical_bytes(to_json(*a)), canonical_bytes(to_json(*b)));
+    QVERIFY(plan_hash(*a) != plan_hash(*c));
+    QCOMPARE(a->ir_hash, ir_hash(typical_ir()));
+  }
+
+  void taint_is_carried_into_the_plan_and_does_not_refuse() {
+    FrozenIr ir = typical_ir();
+    ir.taint = {"PADDOCK_SYSTEM_DIR=/tmp/etc"};
+    auto plan = compile_linux(ir, probe_abi(7));
+    QCOMPARE(plan->taint, ir.taint);
+    QVERIFY(backends::check(*plan).ok());
+    QVERIFY(plan_hash(*plan) != plan_hash(*compile_linux(typical_ir(), probe_abi(7))));
+  }
+
+  void golden_linux_plans() {
+    struct Case { const char* file; FrozenIr ir; int abi; };
+    for (const Case& c : {Case{"linux_typical_abi7.json", typical_ir(), 7},
+                          Case{"linux_typical_abi2.json", typical_ir(), 2},
+                          Case{"linux_relay_abi7.json", relay_ir(), 7}}) {
+      auto plan = compile_linux(c.ir, probe_abi(c.abi));
+      QVERIFY(plan.ok());
+      std::string why;
+      QVERIFY2(test::matches_golden(c.file, to_json(*plan).dump(2) + "\n", why), why.c_str());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(LinuxPlanTest)
+#include "linux_plan_test.moc"
