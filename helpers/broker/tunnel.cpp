@@ -12,7 +12,7 @@
 namespace paddock::broker {
 namespace {
 
-constexpr std::size_t kChunk = 64 * 1024;  // one pipe's default capacity
+constexpr int kPipeBytes = 1 << 20;  // fewer wake-ups per MiB; falls back to the default size
 constexpr int kStepsBeforeYield = 16;      // fairness between connections on one I/O thread
 
 }  // namespace
@@ -31,8 +31,16 @@ bool Tunnel::start(std::string* error) {
     }
     d->pipe_r.reset(p[0]);
     d->pipe_w.reset(p[1]);
+    // Larger pipes move more per splice; unprivileged callers are capped by pipe-max-size, so
+    // a refusal just leaves the default 64 KiB.
+    int size = fcntl(p[1], F_SETPIPE_SZ, kPipeBytes);
+    if (size <= 0) size = fcntl(p[1], F_GETPIPE_SZ);
+    d->capacity = size > 0 ? static_cast<std::size_t>(size) : 65536;
   }
   asio::error_code ec;
+  // An opaque relay must not add Nagle delays of its own; the endpoints keep their settings.
+  client_.set_option(asio::ip::tcp::no_delay(true), ec);
+  upstream_.set_option(asio::ip::tcp::no_delay(true), ec);
   client_.native_non_blocking(true, ec);
   if (!ec) upstream_.native_non_blocking(true, ec);
   if (ec) {
@@ -92,7 +100,7 @@ void Tunnel::step(Direction& d) {
     }
     // Ask for at most one byte more than the quota leaves: getting it proves the quota would
     // be exceeded without delivering a byte beyond it.
-    std::size_t want = kChunk;
+    std::size_t want = d.capacity;
     if (!quota_key_.empty()) {
       std::int64_t left = core_.ledger().remaining(quota_key_);
       if (left >= 0 && static_cast<std::int64_t>(want) > left + 1) want = static_cast<std::size_t>(left + 1);

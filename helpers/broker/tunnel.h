@@ -41,6 +41,7 @@ class Tunnel {
     asio::ip::tcp::socket* dst = nullptr;
     helper::UniqueFd pipe_r, pipe_w;
     std::size_t pending = 0;  // bytes in the pipe not yet written to dst
+    std::size_t capacity = 65536;
     bool eof = false;
     bool finished = false;
     std::int64_t* counter = nullptr;
