@@ -89,7 +89,12 @@ int main(int argc, char** argv) {
   app.add_option("--header-timeout-ms", header_timeout_ms, "request header timeout")->check(CLI::Range(1, 600000));
   app.add_flag("--unsafe-allow-loopback-targets", unsafe_loopback,
                "benchmarks only: let vetted answers point at 127.0.0.0/8 and ::1 (taints the run)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail(e.what());                           // usage errors are exit 2 (DESIGN §10)
+  }
 
   BrokerOptions options;
   options.egress.mode = mode == "strict" ? NetMode::kStrict : NetMode::kAllowlist;
