@@ -1,5 +1,8 @@
 #include "app/cli/inputs_options.h"
 
+#include <filesystem>
+#include <system_error>
+
 namespace paddock::cli {
 
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
@@ -17,21 +20,39 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   return o;
 }
 
+namespace {
+
+// The engine never looks at the working directory: relative paths on the command line are made
+// absolute here, against the directory the user typed them in. "~/" and "$VAR" pass unchanged.
+std::string absolute_from_cwd(const std::string& p) {
+  if (p.empty() || p[0] == '/' || p[0] == '~' || p[0] == '$') return p;
+  std::error_code ec;
+  return (std::filesystem::current_path(ec) / p).lexically_normal().string();
+}
+
+std::vector<std::string> absolute_all(const std::vector<std::string>& v) {
+  std::vector<std::string> out;
+  for (const auto& p : v) out.push_back(absolute_from_cwd(p));
+  return out;
+}
+
+}  // namespace
+
 Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   Inputs in;
-  in.project = o.project;
+  in.project = absolute_from_cwd(o.project.empty() ? "." : o.project);
   in.agent = o.agent;
   in.profile = o.profile;
   in.preset = o.preset;
-  in.policy_files = o.policy_files;
+  in.policy_files = absolute_all(o.policy_files);
   if (!o.net.empty()) {
     auto mode = net_mode_from_string(o.net);
     if (!mode) return bad_input("--net " + o.net + ": expected off, allowlist, strict or ask");
     in.net = *mode;
   }
   in.allow_domains = o.allow_domains;
-  in.allow_reads = o.allow_reads;
-  in.allow_writes = o.allow_writes;
+  in.allow_reads = absolute_all(o.allow_reads);
+  in.allow_writes = absolute_all(o.allow_writes);
   if (!o.limits.empty()) in.limits = o.limits;
   in.environment = ctx.environment;
   in.os = "linux";

@@ -1,0 +1,20 @@
+// Approvals of repository-side layers (DESIGN §4): per project path + layer content hash, in
+// $XDG_STATE_HOME/paddock/approvals.json, written atomically.
+// Shape: {"version":1,"projects":{"<project>":{"<sha256:...>":{"file":"...","tier":"..."}}}}
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace paddock {
+
+std::string approvals_path(const std::string& state_dir);
+// Approved hashes for a project; a missing file is none, a corrupt one is an error.
+Result<std::set<std::string>> load_approvals(const std::string& state_dir, const std::string& project);
+// Records every repository-side layer in `layers` that applies as approved for the project.
+Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers);
+
+}  // namespace paddock

@@ -1,0 +1,118 @@
+#include "engine/conditions.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "engine/glob.h"
+
+namespace paddock {
+namespace fs = std::filesystem;
+namespace {
+
+std::string read_small(const fs::path& p, std::size_t max) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(p, ec))) return "";
+  std::ifstream f(p, std::ios::binary);
+  std::string s(max, '\0');
+  f.read(s.data(), static_cast<std::streamsize>(max));
+  s.resize(static_cast<std::size_t>(f.gcount()));
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Relative path inside the project, no "..", no absolute part, no symlink component.
+Result<bool> file_exists_inside(const EvalContext& ctx, const Item& it) {
+  const fs::path rel(it.text);
+  if (rel.is_absolute())
+    return bad_input(it.at.where() + ": key '" + it.at.key + "': must be relative to the project");
+  fs::path cur(ctx.project);
+  for (const auto& part : rel) {
+    if (part == "..")
+      return bad_input(it.at.where() + ": key '" + it.at.key + "': '..' is not allowed (the file must be inside the project)");
+    if (part == "." || part.empty()) continue;
+    cur /= part;
+    std::error_code ec;
+    const auto st = fs::symlink_status(cur, ec);
+    if (ec || st.type() == fs::file_type::not_found || st.type() == fs::file_type::symlink) return false;
+  }
+  return true;
+}
+
+struct ContainsScan {
+  const std::string* pattern;
+  std::size_t files = 0, bytes = 0;
+  bool found = false;
+  bool over = false;
+
+  void walk(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end && !found && !over; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (++files > kContainsFileBudget) { over = true; return; }
+      bytes += it->path().native().size();
+      if (bytes > kContainsByteBudget) { over = true; return; }
+      if (match_component(*pattern, name)) { found = true; return; }
+      if (name != ".git" && !it->is_symlink(ec) && it->is_directory(ec)) walk(it->path());
+    }
+  }
+};
+
+}  // namespace
+
+std::string current_branch(const std::string& project) {
+  fs::path git = fs::path(project) / ".git";
+  std::error_code ec;
+  const auto st = fs::symlink_status(git, ec);
+  if (st.type() == fs::file_type::regular) {  // worktree or submodule: "gitdir: <path>"
+    const std::string s = trim(read_small(git, 4096));
+    if (s.rfind("gitdir: ", 0) != 0) return "";
+    fs::path gd(s.substr(8));
+    git = gd.is_absolute() ? gd : fs::path(project) / gd;
+  } else if (st.type() != fs::file_type::directory) {
+    return "";
+  }
+  const std::string head = trim(read_small(git / "HEAD", 4096));
+  const std::string prefix = "ref: refs/heads/";
+  return head.rfind(prefix, 0) == 0 ? head.substr(prefix.size()) : "";
+}
+
+Result<ConditionResult> evaluate_when(const Layer::When& w, const EvalContext& ctx) {
+  ConditionResult r;
+  auto add = [&](bool ok, const std::string& what) {
+    r.holds = r.holds && ok;
+    r.description += (r.description.empty() ? "" : "; ") + what + (ok ? " (holds)" : " (does not hold)");
+  };
+  if (w.branch) {
+    const std::string b = current_branch(ctx.project);
+    add(b == w.branch->text, "branch is " + w.branch->text + ", current " + (b.empty() ? "none" : b));
+  }
+  if (w.file_exists) {
+    auto e = file_exists_inside(ctx, *w.file_exists);
+    if (!e.ok()) return e.error();
+    add(*e, "file " + w.file_exists->text + " exists");
+  }
+  if (w.project_contains) {
+    const std::string& pat = w.project_contains->text;
+    if (pat.find('/') != std::string::npos)
+      return bad_input(w.project_contains->at.where() + ": key 'when.project_contains': a file name pattern without '/' (e.g. \"*.tf\")");
+    ContainsScan scan{&pat};
+    scan.walk(ctx.project);
+    if (scan.over)
+      return refused(w.project_contains->at.where() + ": key 'when.project_contains': scanning the project for '" + pat +
+                     "' exceeded its budget of " + std::to_string(kContainsFileBudget) +
+                     " files / 8 MiB of names; use file_exists instead");
+    add(scan.found, "project contains " + pat);
+  }
+  if (w.os) add(w.os->text == ctx.os, "os is " + w.os->text);
+  if (w.agent_is) add(w.agent_is->text == ctx.agent, "agent is " + w.agent_is->text);
+  return r;
+}
+
+}  // namespace paddock

@@ -1,0 +1,73 @@
+#include "engine/context.h"
+
+#include <filesystem>
+#include <system_error>
+
+namespace paddock {
+namespace fs = std::filesystem;
+
+Result<EvalContext> make_context(const Inputs& in) {
+  EvalContext c;
+  c.env = &in.environment;
+  c.os = in.os;
+  c.agent = in.agent;
+  const std::string home = c.getenv("HOME");
+  if (home.empty() || home[0] != '/') return bad_input("HOME is not set to an absolute path; Paddock resolves ~ and $HOME from it");
+  std::error_code ec;
+  c.home = fs::weakly_canonical(home, ec).string();
+  if (ec) return bad_input("HOME " + home + ": " + ec.message());
+  fs::path project = in.project.empty() ? fs::path(".") : fs::path(in.project);
+  if (project.is_relative()) {
+    // Relative project paths are relative to PWD from the environment, never to getcwd here.
+    const std::string pwd = c.getenv("PWD");
+    project = (pwd.empty() ? fs::current_path(ec) : fs::path(pwd)) / project;
+  }
+  const fs::path canon = fs::weakly_canonical(project, ec);
+  if (ec || !fs::is_directory(canon, ec))
+    return bad_input("--project " + in.project + ": not a directory");
+  c.project = canon.string();
+  const std::string xdg_config = c.getenv("XDG_CONFIG_HOME");
+  c.config_dir = (xdg_config.empty() || xdg_config[0] != '/' ? c.home + "/.config" : xdg_config) + "/paddock";
+  const std::string xdg_state = c.getenv("XDG_STATE_HOME");
+  c.state_dir = (xdg_state.empty() || xdg_state[0] != '/' ? c.home + "/.local/state" : xdg_state) + "/paddock";
+  const std::string sys = c.getenv("PADDOCK_SYSTEM_DIR");
+  c.system_dir = sys.empty() ? "/etc/paddock" : sys;
+  return c;
+}
+
+Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label) {
+  struct Var {
+    const char* name;
+    const std::string* value;
+  };
+  const Var vars[] = {{"$PROJECT", &ctx.project}, {"$HOME", &ctx.home}, {"$AGENT", &ctx.agent_dir}, {"$TMP", &ctx.tmp}};
+  std::string out;
+  if (text == "~" || text.rfind("~/", 0) == 0) {
+    out = ctx.home + text.substr(1);
+  } else if (text[0] == '$') {
+    bool found = false;
+    for (const auto& v : vars) {
+      const std::string n = v.name;
+      if (text.compare(0, n.size(), n) == 0 && (text.size() == n.size() || text[n.size()] == '/')) {
+        if (v.value->empty())
+          return bad_input(label + ": " + n + " is used but no agent is selected (pass --agent NAME)");
+        out = *v.value + text.substr(n.size());
+        found = true;
+        break;
+      }
+    }
+    if (!found) return bad_input(label + ": unknown variable in '" + text + "' (allowed: $PROJECT, $HOME, $AGENT, $TMP, ~/)");
+  } else if (text[0] == '/') {
+    out = text;
+  } else {
+    return bad_input(label + ": '" + text + "' is relative (start it with /, ~/, $PROJECT, $HOME, $AGENT or $TMP)");
+  }
+  if (out.find('$') != std::string::npos)
+    return bad_input(label + ": '" + text + "' has a variable in the middle (variables may only start a path)");
+  // Lexical normalisation only; symlinks are resolved after glob expansion.
+  std::string norm = fs::path(out).lexically_normal().string();
+  while (norm.size() > 1 && norm.back() == '/') norm.pop_back();
+  return norm;
+}
+
+}  // namespace paddock

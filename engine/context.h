@@ -1,0 +1,39 @@
+// The resolved facts every stage needs: canonical project and home, the agent's data dir and
+// the XDG locations, all derived from Inputs (never from getenv).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "engine/engine.h"
+
+namespace paddock {
+
+struct EvalContext {
+  std::string project;      // canonical
+  std::string home;         // canonical
+  std::string agent;        // preset name or ""
+  std::string agent_dir;    // canonical $AGENT, "" until the agent preset is parsed
+  std::string config_dir;   // $XDG_CONFIG_HOME/paddock
+  std::string state_dir;    // $XDG_STATE_HOME/paddock
+  std::string system_dir;   // /etc/paddock or $PADDOCK_SYSTEM_DIR
+  std::string tmp = "/tmp";
+  std::string os;
+  const std::map<std::string, std::string>* env = nullptr;
+
+  std::string getenv(const std::string& name) const {
+    auto it = env->find(name);
+    return it == env->end() ? std::string() : it->second;
+  }
+};
+
+Result<EvalContext> make_context(const Inputs& in);
+
+// Is `path` equal to `root` or below it, component-wise?
+bool path_within(const std::string& path, const std::string& root);
+
+// "$PROJECT/x", "~/x", "$HOME", "$AGENT/y", "$TMP" -> absolute lexical path. Relative paths and
+// unknown variables are errors (the label names file:line:col and key).
+Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label);
+
+}  // namespace paddock

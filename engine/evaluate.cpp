@@ -1,0 +1,131 @@
+// evaluate(): the whole pipeline (DESIGN §1) from launch inputs to a frozen IR, its provenance,
+// the tier stack as the GUI shows it, and lint.
+#include <sodium.h>
+
+#include <deque>
+#include <filesystem>
+
+#include "engine/approvals.h"
+#include "engine/conditions.h"
+#include "engine/engine.h"
+#include "engine/ir_builder.h"
+#include "engine/lint.h"
+#include "engine/signing.h"
+#include "engine/tiers.h"
+
+namespace paddock {
+namespace fs = std::filesystem;
+namespace {
+
+void add_taint(const Inputs& in, IrBuilder& b) {
+  // Switches that can weaken the boundary from outside the policy are recorded, never hidden.
+  for (const auto& [k, v] : in.environment) {
+    if (k == "PADDOCK_SYSTEM_DIR") b.taint("PADDOCK_SYSTEM_DIR: system policy and trusted keys read from " + v);
+    else if (k == "PADDOCK_FORCE_TIER") b.taint("PADDOCK_FORCE_TIER: enforcement tier forced to " + v);
+    else if (k.rfind("PADDOCK_DEBUG", 0) == 0) b.taint(k + ": debug switch set");
+  }
+}
+
+}  // namespace
+
+Result<Evaluation> evaluate(const Inputs& in) {
+  if (sodium_init() < 0) return internal_error("libsodium failed to initialise");
+  auto ctx_r = make_context(in);
+  if (!ctx_r.ok()) return ctx_r.error();
+  EvalContext ctx = std::move(*ctx_r);
+  auto sources_r = discover_layers(in, ctx);
+  if (!sources_r.ok()) return sources_r.error();
+  const auto& sources = *sources_r;
+
+  // Parse every existing layer first: a broken file is an error whether or not it applies.
+  std::deque<std::optional<Layer>> parsed;
+  for (const auto& s : sources) {
+    if (!s.exists || s.tier == kTierCliFlags) { parsed.emplace_back(); continue; }
+    auto l = parse_layer(s.bytes, s.tier, s.file);
+    if (!l.ok()) return l.error();
+    l->sha256 = s.sha256;
+    parsed.emplace_back(std::move(*l));
+  }
+  const Layer* system = (!sources.empty() && sources[0].tier == kTierSystem && parsed[0]) ? &*parsed[0] : nullptr;
+  const bool require_signed = system && system->require_signed.value_or(false);
+
+  std::vector<std::string> keys;
+  for (const auto& dir : {ctx.system_dir, ctx.config_dir}) {
+    auto k = read_trusted_keys(dir + "/trusted_keys");
+    if (!k.ok()) return k.error();
+    keys.insert(keys.end(), k->begin(), k->end());
+  }
+  auto approved = load_approvals(ctx.state_dir, ctx.project);
+  if (!approved.ok()) return approved.error();
+
+  // $AGENT comes from the agent preset, before any path is resolved.
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i].tier != kTierAgent || !parsed[i]) continue;
+    const Item& d = parsed[i]->agent.data_dir;
+    if (d.text.rfind("$AGENT", 0) == 0) return bad_input(d.at.where() + ": key 'agent.data_dir': may not use $AGENT");
+    auto abs = expand_vars(d.text, ctx, d.at.where() + ": key 'agent.data_dir'");
+    if (!abs.ok()) return abs.error();
+    std::error_code ec;
+    ctx.agent_dir = fs::weakly_canonical(*abs, ec).string();
+  }
+
+  IrBuilder b(ctx, in);
+  add_taint(in, b);
+  b.set_lockdown(system);
+  Evaluation ev;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& s = sources[i];
+    LayerInfo info;
+    info.tier = s.tier;
+    info.file = s.file;
+    info.sha256 = s.sha256;
+    info.exists = s.exists;
+    if (!s.exists) { ev.layers.push_back(std::move(info)); continue; }
+    if (s.tier == kTierCliFlags) {
+      if (auto st = b.add_cli_flags(); !st.ok()) return st.error();
+      info.applies = true;
+      b.add_source(SourceLayer{s.tier, s.file, ""});
+      ev.layers.push_back(std::move(info));
+      continue;
+    }
+    const Layer& l = *parsed[i];
+    if (!is_builtin(s.tier)) {
+      info.signature = signature_state(s.bytes, s.fs_path + ".sig", keys);
+      if (info.signature == SignatureState::kFailed)
+        return blocked(s.file + ".sig: signature of tier " + s.tier + " does not verify with any trusted key "
+                       "(file modified or signature malformed); re-sign it with 'paddock sign " + s.file + "'");
+      if (require_signed && s.tier != kTierSystem && info.signature != SignatureState::kVerified)
+        return blocked(s.file + ": tier " + s.tier + " is not signed, and the system-global policy sets "
+                       "security.require_signed; sign it with 'paddock sign " + s.file + "'");
+    }
+    info.immutable = s.tier == kTierSystem && l.immutable.value_or(false);
+    auto cond = evaluate_when(l.when, ctx);
+    if (!cond.ok()) return cond.error();
+    info.condition = cond->description;
+    info.applies = cond->holds;
+    if (is_repository_side(s.tier))
+      info.approval = approved->count(s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
+    if (!info.applies) { ev.layers.push_back(std::move(info)); continue; }
+    if (info.approval == ApprovalState::kUnapproved) {
+      const std::string fix = "run 'paddock approve --project " + ctx.project + "' after reviewing it";
+      if (in.require_approvals)
+        return blocked(s.file + ": tier " + s.tier + " layer " + s.sha256 + " is not approved; " + fix);
+      b.warn("unapproved " + s.tier + " layer " + s.file + " (" + s.sha256 + "); " + fix);
+    }
+    if (s.tier == kTierAgent) b.set_agent(l);
+    if (auto st = b.add_layer(l); !st.ok()) return st.error();
+    b.add_source(SourceLayer{s.tier, s.file, s.sha256});
+    ev.layers.push_back(std::move(info));
+  }
+  auto built = b.finish();
+  if (!built.ok()) return built.error();
+  for (auto& info : ev.layers)
+    if (auto it = b.adds().find(info.file); it != b.adds().end() && info.applies) info.adds = it->second;
+  ev.ir = std::move(built->ir);
+  ev.ir_hash = ir_hash(ev.ir);
+  ev.lint = lint_ir(ev.ir, built->provenance, ctx);
+  ev.provenance = built->provenance.to_json();
+  return ev;
+}
+
+}  // namespace paddock

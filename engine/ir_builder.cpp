@@ -1,0 +1,242 @@
+// Merging layers into the builder, with the lockdown and tier rules that make it monotone.
+#include "engine/ir_builder.h"
+
+#include <algorithm>
+
+namespace paddock {
+namespace {
+
+const char* kDenyPresetPaths[][2] = {
+    // Closed enum checked at parse time; the paths are the tools' documented credential stores.
+    {"ssh", "~/.ssh"},         {"aws", "~/.aws"},     {"gcp", "~/.config/gcloud"}, {"azure", "~/.azure"},
+    {"kube", "~/.kube"},       {"docker", "~/.docker"}, {"gnupg", "~/.gnupg"}};
+
+Error lock_error(const Origin& at, const Origin& lock, const std::string& what) {
+  return blocked(at.where() + ": key '" + at.key + "': tier " + at.tier + " may not " + what + ": the system-global policy " +
+                 lock.file + " sets security.immutable (ask the administrator to change it)");
+}
+
+}  // namespace
+
+void IrBuilder::set_lockdown(const Layer* sys) {
+  if (!sys || !sys->immutable.value_or(false)) return;
+  locked_ = true;
+  lock_at_ = sys->immutable_at;
+  for (int i = 0; i < kLimitCount; ++i) lock_limits_[i] = sys->limits[i].value;
+  for (const auto& [d, q] : sys->quotas) lock_quotas_[d.text] = q;
+  lock_mode_ = sys->net_mode;
+}
+
+Status IrBuilder::check_lockdown(const Layer& l) {
+  // Shipped tiers (built-in profile, preset, agent preset) are part of the installation; the
+  // lock is against what users, repositories and flags add on top of the administrator's policy.
+  if (!locked_ || l.tier == kTierSystem || is_builtin(l.tier)) return {};
+  auto first = [](const std::vector<Item>& v) -> const Item* { return v.empty() ? nullptr : &v.front(); };
+  if (auto* i = first(l.allow_write)) return lock_error(i->at, lock_at_, "add write paths");
+  if (auto* i = first(l.allow_read)) return lock_error(i->at, lock_at_, "add read paths");
+  if (auto* i = first(l.allow_domains)) return lock_error(i->at, lock_at_, "add domains");
+  if (auto* i = first(l.net_presets)) return lock_error(i->at, lock_at_, "add domains");
+  if (auto* i = first(l.allow_cidr)) return lock_error(i->at, lock_at_, "add CIDR ranges");
+  if (!l.strict_ports.empty()) return lock_error(l.strict_ports.front().first.at, lock_at_, "add domains or ports");
+  if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
+  if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
+  if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
+  if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
+  if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
+  if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
+    return lock_error(l.net_mode_at, lock_at_, "change the network mode");
+  for (int i = 0; i < kLimitCount; ++i) {
+    const auto& v = l.limits[i];
+    if (v.value && (!lock_limits_[i] || *v.value > *lock_limits_[i]))
+      return lock_error(v.at, lock_at_, "raise a limit above the system's");
+  }
+  for (const auto& [d, q] : l.quotas) {
+    auto it = lock_quotas_.find(d.text);
+    if (it == lock_quotas_.end() || q > it->second) return lock_error(d.at, lock_at_, "raise a quota above the system's");
+  }
+  return {};
+}
+
+Status IrBuilder::add_layer(const Layer& l) {
+  if (auto s = check_lockdown(l); !s.ok()) return s;
+  if (l.tier != kTierSystem && (l.immutable || l.require_signed))
+    warn(l.file + ": security.* is honoured from the system-global policy only; ignored here");
+  if (l.agent_credentials.value_or(false) && l.tier != kTierSystem && l.tier != kTierUser && l.tier != kTierCliFile)
+    return blocked(l.agent_credentials_at.where() + ": key 'environment.agent_credentials': tier " + l.tier +
+                   " may not opt in to agent credentials (only the system, user or a --policy file may)");
+
+  for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}});
+  for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}});
+  for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}});
+  for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}});
+  for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}});
+  for (const auto& p : l.deny_preset)
+    for (const auto& row : kDenyPresetPaths)
+      if (p.text == row[0]) paths_.push_back({Item{row[1], p.at}, PathUse::kDeny, {}});
+  if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
+
+  // Net mode: defaults from system/user, the agent's own default, and forcing off elsewhere.
+  if (l.net_mode) {
+    const auto v = std::make_pair(*l.net_mode, l.net_mode_at);
+    if (l.tier == kTierSystem) net_system_ = v;
+    else if (l.tier == kTierUser) net_user_ = v;
+    else if (*l.net_mode == NetMode::kOff) { if (!net_forced_off_) net_forced_off_ = v; }
+    else
+      return bad_input(l.net_mode_at.where() + ": key 'network.mode': tier " + l.tier +
+                       " may only force 'off' (the mode comes from --net, the agent preset or the user/system policy)");
+  }
+  if (l.agent.default_net) net_agent_ = std::make_pair(*l.agent.default_net, l.agent.default_net_at);
+  if (l.tier == kTierSystem && locked_ && l.net_mode && *l.net_mode == NetMode::kOff) net_forced_off_ = std::make_pair(NetMode::kOff, l.net_mode_at);
+
+  for (const auto& d : l.allow_domains) domains_.push_back(d);
+  for (const auto& c : l.allow_cidr) cidrs_.push_back(c);
+  for (const auto& [d, ports] : l.strict_ports) {
+    domains_.push_back(d);
+    for (int p : ports) ports_[d.text].emplace_back(p, d.at);
+  }
+  for (const auto& [d, q] : l.quotas) {
+    auto it = quotas_.find(d.text);
+    if (it == quotas_.end() || q < it->second.first) quotas_[d.text] = {q, d.at};
+  }
+  static const std::map<std::string, std::vector<std::string>> kNetPresets = {
+      {"npm", {"registry.npmjs.org"}},
+      {"pypi", {"pypi.org", "files.pythonhosted.org"}},
+      {"cargo", {"crates.io", "index.crates.io", "static.crates.io"}},
+      {"git", {"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"}},
+      {"go", {"proxy.golang.org", "sum.golang.org"}},
+      {"maven", {"repo.maven.apache.org", "repo1.maven.org"}},
+      {"huggingface", {"huggingface.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co"}}};
+  for (const auto& p : l.net_presets)
+    for (const auto& d : kNetPresets.at(p.text)) domains_.push_back(Item{d, p.at});
+
+  for (const auto& i : l.pass_through) pass_through_.push_back(i);
+  for (const auto& i : l.env_deny) env_deny_.push_back(i);
+  for (const auto& i : l.brokered_env) brokered_.push_back(i);
+  if (l.agent_credentials) {
+    if (*l.agent_credentials) agent_credentials_ = l.agent_credentials_at;
+    else agent_credentials_.reset();  // a later trusted tier may withdraw the opt-in
+  }
+  for (int i = 0; i < kLimitCount; ++i) {
+    const auto& v = l.limits[i];
+    if (v.value && (!limits_[i] || *v.value < limits_[i]->first)) limits_[i] = std::make_pair(*v.value, v.at);
+  }
+  record_adds(l);
+  return {};
+}
+
+Status IrBuilder::add_cli_flags() {
+  Layer l;
+  l.tier = kTierCliFlags;
+  l.file = "cli:flags";
+  auto at = [&](const std::string& key) { return Origin{kTierCliFlags, "cli:flags", key, 0, 0}; };
+  for (std::size_t i = 0; i < in_.allow_writes.size(); ++i)
+    l.allow_write.push_back({in_.allow_writes[i], at("--allow-write[" + std::to_string(i) + "]")});
+  for (std::size_t i = 0; i < in_.allow_reads.size(); ++i)
+    l.allow_read.push_back({in_.allow_reads[i], at("--allow-read[" + std::to_string(i) + "]")});
+  for (std::size_t i = 0; i < in_.allow_domains.size(); ++i) {
+    const std::string& d = in_.allow_domains[i];
+    const auto key = "--allow-domain[" + std::to_string(i) + "]";
+    const auto colon = d.rfind(':');
+    if (colon != std::string::npos && d.find(':') == colon && colon + 1 < d.size() &&
+        d.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      const std::string ports = d.substr(colon + 1);
+      const long p = ports.size() > 5 ? 0 : std::stol(ports);
+      if (p < 1 || p > 65535) return bad_input("--allow-domain " + d + ": port must be 1..65535");
+      l.strict_ports.emplace_back(Item{d.substr(0, colon), at(key)}, std::vector<int>{static_cast<int>(p)});
+    } else if (colon != std::string::npos && d.find(':') == colon) {
+      return bad_input("--allow-domain " + d + ": expected DOMAIN or DOMAIN:PORT (port 1..65535)");
+    } else {
+      l.allow_domains.push_back({d, at(key)});
+    }
+  }
+  if (in_.limits) {
+    auto spec = parse_limits_spec(*in_.limits);
+    if (!spec.ok()) return spec.error();
+    for (int i = 0; i < kLimitCount; ++i)
+      if ((*spec)[i]) l.limits[i] = LimitValue{(*spec)[i], at(std::string("--limits ") + limit_yaml_key(static_cast<LimitKey>(i)))};
+  }
+  if (in_.timeout_secs) {
+    auto& w = l.limits[static_cast<int>(LimitKey::kWallTime)];
+    if (!w.value || *in_.timeout_secs < *w.value) w = LimitValue{*in_.timeout_secs, at("--timeout")};
+  }
+  if (in_.net) {
+    if (locked_ && *in_.net != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *in_.net))
+      return lock_error(at("--net"), lock_at_, "change the network mode");
+    net_cli_ = std::make_pair(*in_.net, at("--net"));
+  }
+  // --net off is a request for off like any other; it is recorded through net_cli_ above.
+  if (auto s = check_lockdown(l); !s.ok()) return s;
+  const auto saved_mode = l.net_mode;
+  (void)saved_mode;
+  return add_layer(l);
+}
+
+void IrBuilder::record_adds(const Layer& l) {
+  nlohmann::json a = nlohmann::json::object();
+  auto list = [&](const char* key, const std::vector<Item>& v) {
+    if (v.empty()) return;
+    auto& arr = a[key] = nlohmann::json::array();
+    for (const auto& i : v) arr.push_back(i.text);
+  };
+  list("filesystem.allow_write", l.allow_write);
+  list("filesystem.allow_read", l.allow_read);
+  list("filesystem.deny", l.deny);
+  list("filesystem.deny_write", l.deny_write);
+  list("filesystem.deny_preset", l.deny_preset);
+  list("network.allow_domains", l.allow_domains);
+  list("network.allow_cidr", l.allow_cidr);
+  list("network.presets", l.net_presets);
+  for (const auto& [d, ports] : l.strict_ports) a["network.strict_ports"][d.text] = ports;
+  for (const auto& [d, q] : l.quotas) a["network.quotas"][d.text] = q;
+  if (l.net_mode) a["network.mode"] = to_string(*l.net_mode);
+  list("unix_sockets.allow", l.unix_sockets_allow);
+  list("environment.pass_through", l.pass_through);
+  list("environment.deny", l.env_deny);
+  if (l.agent_credentials) a["environment.agent_credentials"] = *l.agent_credentials;
+  list("secrets.brokered_env", l.brokered_env);
+  for (int i = 0; i < kLimitCount; ++i)
+    if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
+  if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
+  adds_[l.file] = std::move(a);
+}
+
+void IrBuilder::build_limits() {
+  for (int i = 0; i < kLimitCount; ++i) {
+    const auto k = static_cast<LimitKey>(i);
+    std::optional<std::int64_t> v;
+    if (limits_[i]) {
+      v = limits_[i]->first;
+      prov_.add(std::string("resources.") + limit_ir_key(k), limits_[i]->second, "set", std::to_string(*v));
+    }
+    switch (k) {
+      case LimitKey::kCpu: ir_.resources.cpu_seconds = v; break;
+      case LimitKey::kMemory: ir_.resources.memory_bytes = v; break;
+      case LimitKey::kProcesses: ir_.resources.processes = v; break;
+      case LimitKey::kOpenFiles: ir_.resources.open_files = v; break;
+      case LimitKey::kFileSize: ir_.resources.file_size_bytes = v; break;
+      case LimitKey::kWallTime: ir_.resources.wall_time_secs = v; break;
+    }
+  }
+}
+
+Result<Built> IrBuilder::finish() {
+  ir_.meta.project = ctx_.project;
+  ir_.meta.home = ctx_.home;
+  ir_.meta.agent = ctx_.agent;
+  ir_.meta.agent_dir = ctx_.agent_dir;
+  ir_.meta.os = ctx_.os;
+  // The schema this engine reads and writes; a change of IR shape changes the hash.
+  ir_.meta.schema_hash = sha256_hex(canonical_bytes(to_json(FrozenIr{})));
+  if (auto s = resolve_paths(); !s.ok()) return s.error();
+  if (auto s = check_repository_writes(); !s.ok()) return s.error();
+  build_fs();
+  add_sockets();
+  if (auto s = add_hardlinks(); !s.ok()) return s.error();
+  if (auto s = build_egress(); !s.ok()) return s.error();
+  build_env();
+  build_limits();
+  normalize(ir_);
+  return Built{std::move(ir_), std::move(prov_)};
+}
+
+}  // namespace paddock

@@ -1,0 +1,89 @@
+// Merge + resolve + freeze (DESIGN §4–§5): applied layers go in weakest first, a FrozenIr and
+// its provenance come out. Unions for allows and denies, deny monotone, strictest limits,
+// single-source net mode, system-global lockdown over the whole never-overridable set.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/context.h"
+#include "engine/layer.h"
+#include "engine/limits.h"
+#include "engine/provenance.h"
+
+namespace paddock {
+
+enum class PathUse { kWrite, kRead, kDeny, kDenyWrite, kSocketAllow };
+
+struct PathRequest {
+  Item item;
+  PathUse use;
+  std::vector<std::string> resolved;  // canonical concrete paths, filled by resolve
+};
+
+struct Built {
+  FrozenIr ir;
+  Provenance provenance;
+};
+
+class IrBuilder {
+ public:
+  IrBuilder(const EvalContext& ctx, const Inputs& in) : ctx_(ctx), in_(in) {}
+
+  // The system-global layer's lockdown (its security keys), read before any other tier.
+  void set_lockdown(const Layer* system_layer);
+  // Merges one applied layer; refuses what the lockdown or repository rules forbid (126).
+  Status add_layer(const Layer& l);
+  // The cli-flags tier, built from Inputs.
+  Status add_cli_flags();
+  void add_source(const SourceLayer& s) { ir_.meta.source_layers.push_back(s); }
+  void warn(const std::string& w) { ir_.warnings.push_back(w); }
+  void taint(const std::string& t) { ir_.taint.push_back(t); }
+  void set_agent(const Layer& agent_layer) { agent_layer_ = &agent_layer; }
+
+  Result<Built> finish();
+
+  // What each layer added (for LayerInfo.adds and `paddock approve`), keyed by file.
+  const std::map<std::string, nlohmann::json>& adds() const { return adds_; }
+
+ private:
+  Status check_lockdown(const Layer& l);
+  Status check_repository_writes();
+  Status resolve_paths();
+  void build_fs();
+  void add_sockets();
+  Status add_hardlinks();
+  Status build_egress();
+  void build_env();
+  void build_limits();
+  void record_adds(const Layer& l);
+
+  const EvalContext& ctx_;
+  const Inputs& in_;
+  FrozenIr ir_;
+  Provenance prov_;
+  const Layer* agent_layer_ = nullptr;
+
+  bool locked_ = false;
+  Origin lock_at_;
+  LimitSet lock_limits_{};
+  std::map<std::string, std::int64_t> lock_quotas_;
+  std::optional<NetMode> lock_mode_;
+
+  std::vector<PathRequest> paths_;
+  std::vector<Item> domains_, cidrs_;
+  std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
+  std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;
+  std::vector<Item> pass_through_, env_deny_, brokered_;
+  std::optional<Origin> agent_credentials_;
+  std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
+  std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
+  // Net mode sources (DESIGN §4): cli > agent default > user > system > off; off forced by others.
+  std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;
+  std::map<std::string, nlohmann::json> adds_;
+};
+
+}  // namespace paddock

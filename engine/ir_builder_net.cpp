@@ -1,0 +1,128 @@
+// The network half of the builder: one source for the mode, validated domains (never IP
+// literals), strict ports, CIDR kept apart from domains, strictest quotas.
+#include <algorithm>
+#include <cctype>
+
+#include "engine/ir_builder.h"
+
+namespace paddock {
+namespace {
+
+bool is_ip_literal(const std::string& d) {
+  if (d.find(':') != std::string::npos || d.front() == '[') return true;
+  // Dotted digits (also 1.2.3, 0x7f.1, 127.1): anything whose last label is numeric is an
+  // address to some resolver, never a name.
+  const auto dot = d.rfind('.');
+  const std::string last = dot == std::string::npos ? d : d.substr(dot + 1);
+  if (last.empty()) return false;
+  return std::all_of(last.begin(), last.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
+         (last.size() > 2 && last[0] == '0' && (last[1] == 'x' || last[1] == 'X'));
+}
+
+}  // namespace
+
+// Lowercases, strips one trailing dot, and checks the shape. "" + error text on failure.
+Result<std::string> normalize_domain(std::string d) {
+  std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!d.empty() && d.back() == '.') d.pop_back();
+  if (d.empty()) return bad_input("empty domain");
+  if (is_ip_literal(d)) return bad_input("'" + d + "' is an IP literal; domains only (use allow_cidr for addresses)");
+  std::string rest = d;
+  if (rest.rfind("*.", 0) == 0) rest = rest.substr(2);
+  if (rest.find('*') != std::string::npos) return bad_input("'" + d + "': '*' is only allowed as a leading '*.' label");
+  if (rest.find('.') == std::string::npos)
+    return bad_input("'" + d + "' is too broad or not a fully qualified name (e.g. api.example.com, *.example.com)");
+  std::size_t start = 0;
+  while (start <= rest.size()) {
+    auto dot = rest.find('.', start);
+    if (dot == std::string::npos) dot = rest.size();
+    const std::string label = rest.substr(start, dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-' ||
+        !std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; }))
+      return bad_input("'" + d + "' is not a valid domain name");
+    start = dot + 1;
+    if (dot == rest.size()) break;
+  }
+  return d;
+}
+
+Result<std::string> normalize_cidr(const std::string& c) {
+  const auto slash = c.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == c.size())
+    return bad_input("'" + c + "' is not a CIDR range (e.g. 10.0.0.0/8, fd00::/8)");
+  const std::string addr = c.substr(0, slash), bits = c.substr(slash + 1);
+  if (bits.size() > 3 || bits.find_first_not_of("0123456789") != std::string::npos)
+    return bad_input("'" + c + "': prefix length must be a number");
+  const int b = std::stoi(bits);
+  const bool v6 = addr.find(':') != std::string::npos;
+  if (b > (v6 ? 128 : 32)) return bad_input("'" + c + "': prefix length out of range");
+  if (v6) {
+    if (addr.find_first_not_of("0123456789abcdefABCDEF:") != std::string::npos)
+      return bad_input("'" + c + "' is not an IPv6 CIDR range");
+  } else {
+    int parts = 0;
+    std::size_t start = 0;
+    while (true) {
+      auto dot = addr.find('.', start);
+      const std::string part = addr.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos || std::stoi(part) > 255)
+        return bad_input("'" + c + "' is not an IPv4 CIDR range");
+      ++parts;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (parts != 4) return bad_input("'" + c + "' is not an IPv4 CIDR range");
+  }
+  std::string out = c;
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return out;
+}
+
+Status IrBuilder::build_egress() {
+  // One source for the mode (DESIGN §4): cli-flags > agent default > user > system > off; any
+  // other layer can only force it off.
+  std::optional<std::pair<NetMode, Origin>> src;
+  for (const auto* s : {&net_cli_, &net_agent_, &net_user_, &net_system_})
+    if (s->has_value()) { src = *s; break; }
+  if (src) {
+    ir_.egress.mode = src->first;
+    prov_.add("egress.mode", src->second, "set", to_string(src->first));
+  } else {
+    prov_.add_raw("egress.mode", Contribution{"default", "", "set", "no tier chose a mode: off"});
+  }
+  if (net_forced_off_ && ir_.egress.mode != NetMode::kOff) {
+    ir_.egress.mode = NetMode::kOff;
+    prov_.add("egress.mode", net_forced_off_->second, "set", "off (forced)");
+  }
+  for (const auto& d : domains_) {
+    auto n = normalize_domain(d.text);
+    if (!n.ok()) return bad_input(d.at.where() + ": key '" + d.at.key + "': " + n.error().message);
+    ir_.egress.domains.push_back(*n);
+    prov_.add("egress.domains:" + *n, d.at, "added", d.text);
+  }
+  for (const auto& [d, ports] : ports_) {
+    auto n = normalize_domain(d);
+    if (!n.ok()) return bad_input(ports.front().second.where() + ": key '" + ports.front().second.key + "': " + n.error().message);
+    for (const auto& [p, at] : ports) {
+      ir_.egress.strict_ports[*n].push_back(p);
+      prov_.add("egress.strict_ports:" + *n + ":" + std::to_string(p), at, "added", d);
+    }
+  }
+  for (const auto& c : cidrs_) {
+    auto n = normalize_cidr(c.text);
+    if (!n.ok()) return bad_input(c.at.where() + ": key '" + c.at.key + "': " + n.error().message);
+    ir_.egress.cidr.push_back(*n);
+    prov_.add("egress.cidr:" + *n, c.at, "added", c.text);
+  }
+  for (const auto& [d, q] : quotas_) {
+    auto n = normalize_domain(d);
+    if (!n.ok()) return bad_input(q.second.where() + ": key '" + q.second.key + "': " + n.error().message);
+    auto it = ir_.egress.quotas.find(*n);
+    if (it == ir_.egress.quotas.end() || q.first < it->second) ir_.egress.quotas[*n] = q.first;
+    prov_.add("egress.quotas:" + *n, q.second, "set", std::to_string(q.first));
+  }
+  ir_.egress.git_ssh = in_.git_ssh;
+  return {};
+}
+
+}  // namespace paddock

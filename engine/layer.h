@@ -1,0 +1,111 @@
+// A parsed policy layer (DESIGN §4, schema version 1): what one YAML file says, with the
+// file:line:column of every entry so that errors, provenance and `--why` can name the rule.
+// Nothing here is resolved yet: paths still carry $PROJECT, ~/ and globs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace paddock {
+
+// Tier names, weakest first (DESIGN §4).
+inline constexpr const char* kTierSystem = "system-global";
+inline constexpr const char* kTierUser = "user-global";
+inline constexpr const char* kTierProfile = "builtin-profile";
+inline constexpr const char* kTierPreset = "preset";
+inline constexpr const char* kTierAgent = "agent-preset";
+inline constexpr const char* kTierRepo = "repository";
+inline constexpr const char* kTierFragment = "repository-fragment";
+inline constexpr const char* kTierLocal = "local-override";
+inline constexpr const char* kTierCliFile = "cli-explicit-file";
+inline constexpr const char* kTierCliFlags = "cli-flags";
+
+// Repository-side tiers come with the code: untrusted, approval-gated, no dangerous writes.
+bool is_repository_side(const std::string& tier);
+// Tiers shipped inside Paddock's own resources (part of the installation, like the binary).
+bool is_builtin(const std::string& tier);
+
+// Where one rule came from: "filesystem.deny[2]" at file:line:col of tier.
+struct Origin {
+  std::string tier;
+  std::string file;
+  std::string key;
+  int line = 0;  // 1-based; 0 for rules that have no line (cli flags, built-in invariants)
+  int col = 0;
+  std::string where() const;  // "file:line:col" (or just file)
+};
+
+struct Item {  // one list entry or scalar, with where it was written
+  std::string text;
+  Origin at;
+};
+
+enum class LimitKey { kCpu, kMemory, kProcesses, kOpenFiles, kFileSize, kWallTime };
+inline constexpr int kLimitCount = 6;
+const char* limit_yaml_key(LimitKey k);  // cpu_seconds, memory, ...
+const char* limit_ir_key(LimitKey k);    // cpu_seconds, memory_bytes, ...
+
+struct LimitValue {
+  std::optional<std::int64_t> value;
+  Origin at;
+};
+
+struct Layer {
+  std::string tier;
+  std::string file;
+  std::string sha256;
+  std::string name;
+  std::string description;
+
+  struct When {
+    std::optional<Item> branch, file_exists, project_contains, os, agent_is;
+    bool empty() const { return !branch && !file_exists && !project_contains && !os && !agent_is; }
+  } when;
+
+  std::optional<bool> immutable;
+  Origin immutable_at;
+  std::optional<bool> require_signed;
+
+  std::vector<Item> allow_write, allow_read, deny, deny_write, deny_preset;
+  std::optional<bool> tmpfs_tmp;
+  Origin tmpfs_at;
+
+  std::optional<NetMode> net_mode;
+  Origin net_mode_at;
+  std::vector<Item> allow_domains;
+  std::vector<std::pair<Item, std::vector<int>>> strict_ports;
+  std::vector<Item> allow_cidr;
+  std::vector<std::pair<Item, std::int64_t>> quotas;
+  std::vector<Item> net_presets;
+
+  std::vector<Item> unix_sockets_allow;
+
+  std::vector<Item> pass_through, env_deny;
+  // The user's opt-in to let the agent preset's own API key variables through the hard-deny.
+  std::optional<bool> agent_credentials;
+  Origin agent_credentials_at;
+
+  std::vector<Item> brokered_env;
+
+  std::array<LimitValue, kLimitCount> limits{};
+
+  // `agent:` — only in agent-preset files (resources/agents).
+  struct Agent {
+    bool present = false;
+    Item data_dir;
+    std::optional<NetMode> default_net;
+    Origin default_net_at;
+    std::vector<Item> credential_env;
+  } agent;
+};
+
+// Parses one layer's bytes. Errors: kBadInput "file:line:col: key 'a.b': <what is allowed>".
+Result<Layer> parse_layer(const std::string& text, const std::string& tier, const std::string& file);
+
+}  // namespace paddock

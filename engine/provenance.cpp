@@ -1,0 +1,38 @@
+#include "engine/provenance.h"
+
+#include <algorithm>
+
+namespace paddock {
+
+std::string describe_rule(const Origin& at, const std::string& text) {
+  std::string r = at.key;
+  if (!text.empty()) r += " '" + text + "'";
+  if (at.line > 0) r += " at " + std::to_string(at.line) + ":" + std::to_string(at.col);
+  return r;
+}
+
+void Provenance::add(const std::string& key, const Origin& at, const std::string& action, const std::string& text) {
+  add_raw(key, Contribution{at.tier, at.file, action, describe_rule(at, text)});
+}
+
+void Provenance::add_raw(const std::string& key, Contribution c) {
+  auto& v = entries_[key];
+  if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(std::move(c));
+}
+
+const std::vector<Contribution>* Provenance::find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+nlohmann::json Provenance::to_json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : entries_) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& c : v) arr.push_back({{"tier", c.tier}, {"file", c.file}, {"action", c.action}, {"rule", c.rule}});
+    out[k] = std::move(arr);
+  }
+  return out;
+}
+
+}  // namespace paddock
