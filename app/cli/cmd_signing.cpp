@@ -1,9 +1,77 @@
+// keygen, sign, verify-signature (DESIGN §4 "Signing"): Ed25519 via the engine's signing module.
+// Keys live in $XDG_CONFIG_HOME/paddock/ (default ~/.config/paddock/), hex encoded.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
 #include "app/cli/commands.h"
+#include "engine/signing.h"
 
 namespace paddock::cli {
+namespace {
 
-// Registers: keygen, sign, verify-signature (policy engine issue). Until those land, the commands do not exist and the CLI answers
-// "unknown command" with exit 2.
-void add_signing_commands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+std::string config_dir(const CliContext& ctx) {
+  const std::string xdg = ctx.env("XDG_CONFIG_HOME");
+  if (!xdg.empty() && xdg[0] == '/') return xdg + "/paddock";
+  return ctx.env("HOME") + "/.config/paddock";
+}
+
+std::string system_dir(const CliContext& ctx) { return ctx.env("PADDOCK_SYSTEM_DIR", "/etc/paddock"); }
+
+int fail(const Error& e) {
+  print_error(e.message);
+  return e.exit_code();
+}
+
+std::string absolute(const std::string& f) {
+  std::error_code ec;
+  return std::filesystem::absolute(f, ec).lexically_normal().string();
+}
+
+}  // namespace
+
+void add_signing_commands(CLI::App& app, CliContext& ctx) {
+  app.add_subcommand("keygen", "Create an Ed25519 signing key pair and trust its public key")->callback([&ctx] {
+    if (ctx.env("HOME").empty() && ctx.env("XDG_CONFIG_HOME").empty()) {
+      ctx.exit_code = fail(bad_input("HOME is not set; cannot find the configuration directory"));
+      return;
+    }
+    const std::string dir = config_dir(ctx);
+    auto k = keygen(dir);
+    if (!k.ok()) { ctx.exit_code = fail(k.error()); return; }
+    std::cout << "public key " << k->public_hex << "\n"
+              << "secret key written to " << dir << "/signing_key (keep it private)\n"
+              << "public key added to " << dir << "/trusted_keys\n";
+    ctx.exit_code = 0;
+  });
+  {
+    auto* cmd = app.add_subcommand("sign", "Sign a policy file: writes FILE.sig");
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "Policy file to sign")->required();
+    cmd->callback([&ctx, file] {
+      const std::string f = absolute(*file);
+      if (auto s = sign_file(f, config_dir(ctx)); !s.ok()) { ctx.exit_code = fail(s.error()); return; }
+      std::cout << "wrote " << f << ".sig\n";
+      ctx.exit_code = 0;
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("verify-signature", "Check FILE.sig against the trusted keys");
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "Signed policy file")->required();
+    cmd->callback([&ctx, file] {
+      std::vector<std::string> keys;
+      for (const auto& dir : {system_dir(ctx), config_dir(ctx)}) {
+        auto k = read_trusted_keys(dir + "/trusted_keys");
+        if (!k.ok()) { ctx.exit_code = fail(k.error()); return; }
+        keys.insert(keys.end(), k->begin(), k->end());
+      }
+      const std::string f = absolute(*file);
+      if (auto s = verify_file_signature(f, keys); !s.ok()) { ctx.exit_code = fail(s.error()); return; }
+      std::cout << f << ": signature verified\n";
+      ctx.exit_code = 0;
+    });
+  }
+}
 
 }  // namespace paddock::cli
