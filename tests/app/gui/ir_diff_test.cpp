@@ -1,0 +1,47 @@
+#include <QtTest>
+
+#include "ir_diff.h"
+
+using namespace paddock;
+using namespace paddock::gui;
+
+class IrDiffTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void equal_irs_have_no_difference() {
+    FrozenIr a;
+    a.fs.write_roots = {"/p"};
+    QVERIFY(diff_ir(a, a).empty());
+  }
+
+  void a_tightened_path_shows_as_one_removed_grant() {
+    FrozenIr a, b;
+    a.fs.write_roots = {"/p", "/p/build"};
+    b.fs.write_roots = {"/p"};
+    const auto d = diff_ir(a, b);
+    QCOMPARE(d.size(), size_t(1));
+    QCOMPARE(d[0], (IrChange{"fs.write_roots", "/p/build", false}));
+  }
+
+  void additions_removals_and_scalar_changes_are_all_listed() {
+    FrozenIr a, b;
+    b.fs.deny = {{"/p/.env", PathKind::kFile}};
+    a.egress.domains = {"github.com"};
+    b.egress.domains = {"api.anthropic.com"};
+    b.egress.mode = NetMode::kAllowlist;
+    a.resources.memory_bytes = 1024;
+    const auto d = diff_ir(a, b);
+    auto has = [&](const IrChange& c) { return std::find(d.begin(), d.end(), c) != d.end(); };
+    QVERIFY(has({"fs.deny", "/p/.env", true}));
+    QVERIFY(has({"egress.domains", "github.com", false}));
+    QVERIFY(has({"egress.domains", "api.anthropic.com", true}));
+    QVERIFY(has({"egress.mode", "off", false}));
+    QVERIFY(has({"egress.mode", "allowlist", true}));
+    QVERIFY(has({"resources.memory_bytes", "1024", false}));
+    QVERIFY(has({"resources.memory_bytes", "no limit", true}));
+    QCOMPARE(d.size(), size_t(7));
+  }
+};
+
+QTEST_GUILESS_MAIN(IrDiffTest)
+#include "ir_diff_test.moc"
