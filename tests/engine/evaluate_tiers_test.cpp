@@ -1,0 +1,245 @@
+// Tiers, conditions, resolution and secret masking through evaluate().
+#include <QtTest>
+
+#include <filesystem>
+
+#include "engine/engine.h"
+#include "tests/engine/engine_test_env.h"
+
+using namespace paddock;
+using paddock::test::contains;
+using paddock::test::EngineEnv;
+using paddock::test::has_deny;
+
+namespace {
+Evaluation eval_ok(const Inputs& in) {
+  auto r = evaluate(in);
+  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
+  return std::move(*r);
+}
+}  // namespace
+
+class EvaluateTiersTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void the_default_profile_with_an_agent_gives_project_write_system_read_and_the_agents_domains() {
+    EngineEnv env;
+    std::filesystem::create_directories(env.home + "/.claude");
+    auto in = env.inputs();
+    in.agent = "claude-code";
+    const auto e = eval_ok(in);
+    QVERIFY(contains(e.ir.fs.write_roots, env.project));
+    QVERIFY(contains(e.ir.fs.write_roots, env.home + "/.claude"));
+    QVERIFY(contains(e.ir.fs.read_roots, "/usr"));
+    QVERIFY(contains(e.ir.fs.read_roots, "/etc"));
+    for (const char* p : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/root"}) QVERIFY2(has_deny(e.ir, p), p);
+    QVERIFY(has_deny(e.ir, env.home + "/.ssh"));
+    QVERIFY(has_deny(e.ir, env.home + "/.claude/.credentials.json"));
+    QCOMPARE(e.ir.egress.mode, NetMode::kAllowlist);
+    QVERIFY(contains(e.ir.egress.domains, "api.anthropic.com"));
+    QCOMPARE(e.ir.meta.agent_dir, env.home + "/.claude");
+    QVERIFY(e.ir.fs.tmp_isolated);
+    QCOMPARE(e.ir_hash, ir_hash(e.ir));
+  }
+
+  void each_agent_preset_allowlists_its_own_api() {
+    EngineEnv env;
+    const std::pair<const char*, std::vector<std::string>> cases[] = {
+        {"codex", {"api.openai.com", "chatgpt.com"}},
+        {"gemini-cli", {"generativelanguage.googleapis.com"}},
+        {"aider", {"api.openai.com"}},
+        {"opencode", {"api.anthropic.com"}},
+        {"copilot", {"api.githubcopilot.com"}},
+        {"custom", {}}};
+    for (const auto& [agent, domains] : cases) {
+      auto in = env.inputs();
+      in.agent = agent;
+      const auto e = eval_ok(in);
+      for (const auto& d : domains) QVERIFY2(contains(e.ir.egress.domains, d), (std::string(agent) + " " + d).c_str());
+      QVERIFY2(!e.ir.meta.agent_dir.empty(), agent);
+      if (domains.empty()) QCOMPARE(e.ir.egress.mode, NetMode::kOff);
+    }
+  }
+
+  void every_tier_is_read_from_its_place_in_order() {
+    EngineEnv env;
+    env.system("version: 1\nfilesystem: {deny: [/opt/sys-deny]}\n");
+    env.write(env.root + "/xdg/paddock/policy.yaml", "version: 1\nfilesystem: {deny: [/opt/user-deny]}\n");
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/repo-deny]}\n");
+    env.write(env.project + "/.paddock/policy.d/20-b.yaml", "version: 1\nfilesystem: {deny: [$PROJECT/frag-b]}\n");
+    env.write(env.project + "/.paddock/policy.d/10-a.yaml", "version: 1\nfilesystem: {deny: [$PROJECT/frag-a]}\n");
+    env.write(env.project + "/.paddock/policy.d/ignored.txt", "not yaml");
+    env.write(env.project + "/.paddock/local.yaml", "version: 1\nfilesystem: {deny: [$PROJECT/local-deny]}\n");
+    env.write(env.root + "/extra.yaml", "version: 1\nfilesystem: {deny: [$PROJECT/cli-deny]}\n");
+    auto in = env.inputs();
+    in.environment["XDG_CONFIG_HOME"] = env.root + "/xdg";
+    in.policy_files = {env.root + "/extra.yaml"};
+    in.allow_reads = {env.root + "/extra.yaml"};
+    const auto e = eval_ok(in);
+    std::vector<std::string> tiers, files;
+    for (const auto& l : e.ir.meta.source_layers) { tiers.push_back(l.tier); files.push_back(l.file); }
+    QCOMPARE(tiers, (std::vector<std::string>{"system-global", "user-global", "builtin-profile", "preset", "repository",
+                                              "repository-fragment", "repository-fragment", "local-override",
+                                              "cli-explicit-file", "cli-flags"}));
+    QCOMPARE(files[5], env.project + "/.paddock/policy.d/10-a.yaml");
+    QCOMPARE(files[6], env.project + "/.paddock/policy.d/20-b.yaml");
+    for (const char* d : {"/opt/sys-deny", "/opt/user-deny"}) QVERIFY(has_deny(e.ir, d));
+    for (const char* d : {"/repo-deny", "/frag-a", "/frag-b", "/local-deny", "/cli-deny"}) QVERIFY(has_deny(e.ir, env.project + d));
+    QVERIFY(contains(e.ir.fs.read_roots, env.root + "/extra.yaml"));
+    QVERIFY(e.ir.meta.source_layers[0].sha256.rfind("sha256:", 0) == 0);
+    // The tier stack for the GUI lists every candidate, existing or not.
+    QVERIFY(e.layers.size() >= 10);
+  }
+
+  void a_symlinked_policy_file_is_an_error() {
+    EngineEnv env;
+    env.write(env.root + "/real.yaml", "version: 1\n");
+    std::filesystem::create_directories(env.project + "/.paddock");
+    std::filesystem::create_symlink(env.root + "/real.yaml", env.project + "/.paddock/policy.yaml");
+    auto r = evaluate(env.inputs());
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::kBadInput);
+    QVERIFY2(r.error().message.find("symlink") != std::string::npos, r.error().message.c_str());
+  }
+
+  void unknown_profile_preset_or_agent_names_the_allowed_values() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.profile = "lax";
+    auto r = evaluate(in);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("default, strict, audit, permissive") != std::string::npos, r.error().message.c_str());
+  }
+
+  void agent_without_an_agent_is_an_error() {
+    EngineEnv env;
+    env.repo("version: 1\nfilesystem: {allow_read: [$AGENT/x]}\n");
+    auto r = evaluate(env.inputs());
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("$AGENT is used but no agent is selected") != std::string::npos, r.error().message.c_str());
+    QVERIFY(r.error().message.find(".paddock/policy.yaml:2:") != std::string::npos);
+  }
+
+  void the_branch_condition_reads_git_head_without_git() {
+    EngineEnv env;
+    env.write(env.project + "/.git/HEAD", "ref: refs/heads/feature\n");
+    env.repo("version: 1\nwhen: {branch: main}\nfilesystem: {deny: [$PROJECT/only-on-main]}\n");
+    auto e = eval_ok(env.inputs());
+    QVERIFY(!has_deny(e.ir, env.project + "/only-on-main"));
+    QVERIFY(e.layers.size() > 0);
+    env.write(env.project + "/.git/HEAD", "ref: refs/heads/main\n");
+    e = eval_ok(env.inputs());
+    QVERIFY(has_deny(e.ir, env.project + "/only-on-main"));
+  }
+
+  void file_exists_refuses_symlink_components_and_paths_outside_the_project() {
+    EngineEnv env;
+    env.write(env.root + "/elsewhere/Cargo.toml", "");
+    std::filesystem::create_directory_symlink(env.root + "/elsewhere", env.project + "/link");
+    env.repo("version: 1\nwhen: {file_exists: link/Cargo.toml}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    auto e = eval_ok(env.inputs());
+    QVERIFY(!has_deny(e.ir, env.project + "/x"));
+    env.write(env.project + "/link2/Cargo.toml", "");
+    env.repo("version: 1\nwhen: {file_exists: link2/Cargo.toml}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    e = eval_ok(env.inputs());
+    QVERIFY(has_deny(e.ir, env.project + "/x"));
+    env.repo("version: 1\nwhen: {file_exists: ../home}\n");
+    QVERIFY(!evaluate(env.inputs()).ok());
+  }
+
+  void project_contains_is_bounded_by_its_budget() {
+    EngineEnv env;
+    env.write(env.project + "/infra/main.tf", "");
+    env.repo("version: 1\nwhen: {project_contains: \"*.tf\"}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    QVERIFY(has_deny(eval_ok(env.inputs()).ir, env.project + "/x"));
+    env.repo("version: 1\nwhen: {project_contains: \"*.nothing\"}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    for (int i = 0; i < 4100; ++i) env.write(env.project + "/many/f" + std::to_string(i), "");
+    auto r = evaluate(env.inputs());
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::kRefused);
+    QVERIFY2(r.error().message.find("budget") != std::string::npos, r.error().message.c_str());
+  }
+
+  void os_and_agent_is_conditions_select_layers() {
+    EngineEnv env;
+    env.write(env.project + "/.paddock/policy.d/a.yaml", "version: 1\nwhen: {os: macos}\nfilesystem: {deny: [$PROJECT/mac]}\n");
+    env.write(env.project + "/.paddock/policy.d/b.yaml", "version: 1\nwhen: {agent_is: codex}\nfilesystem: {deny: [$PROJECT/codex]}\n");
+    auto in = env.inputs();
+    in.agent = "codex";
+    auto e = eval_ok(in);
+    QVERIFY(!has_deny(e.ir, env.project + "/mac"));
+    QVERIFY(has_deny(e.ir, env.project + "/codex"));
+    in.os = "macos";
+    in.agent = "aider";
+    e = eval_ok(in);
+    QVERIFY(has_deny(e.ir, env.project + "/mac"));
+    QVERIFY(!has_deny(e.ir, env.project + "/codex"));
+  }
+
+  void secret_shaped_files_are_masked_case_insensitively_anywhere_in_the_project() {
+    EngineEnv env;
+    for (const char* f : {".env", "a/.ENV.local", "a/b/server.PEM", "k.key", "c.P12", "d.pfx", "e.KDBX", "ok.txt", "envy"})
+      env.write(env.project + "/" + f, "s");
+    for (const char* profile : {"default", "strict", "audit", "permissive"}) {
+      auto in = env.inputs();
+      in.profile = profile;
+      const auto e = eval_ok(in);
+      for (const char* f : {".env", "a/.ENV.local", "a/b/server.PEM", "k.key", "c.P12", "d.pfx", "e.KDBX"})
+        QVERIFY2(has_deny(e.ir, env.project + "/" + f), (std::string(profile) + " " + f).c_str());
+      QVERIFY(!has_deny(e.ir, env.project + "/ok.txt"));
+      QVERIFY(!has_deny(e.ir, env.project + "/envy"));
+    }
+  }
+
+  void a_hard_link_to_a_masked_file_is_masked_too() {
+    EngineEnv env;
+    env.write(env.project + "/id.pem", "secret");
+    std::filesystem::create_hard_link(env.project + "/id.pem", env.project + "/innocent.txt");
+    const auto e = eval_ok(env.inputs());
+    QVERIFY(has_deny(e.ir, env.project + "/innocent.txt"));
+    for (const auto& d : e.ir.fs.deny)
+      if (d.path == env.project + "/innocent.txt") QCOMPARE(d.kind, PathKind::kFile);
+  }
+
+  void deny_presets_mask_the_tools_credential_stores() {
+    EngineEnv env;
+    std::filesystem::create_directories(env.home + "/.ssh");
+    env.user("version: 1\nfilesystem: {allow_read: [\"~\"], deny_preset: [kube]}\n");
+    const auto e = eval_ok(env.inputs());
+    for (const char* d : {"/.ssh", "/.aws", "/.config/gcloud", "/.azure", "/.kube", "/.docker", "/.gnupg"})
+      QVERIFY2(has_deny(e.ir, env.home + d), d);
+    for (const auto& d : e.ir.fs.deny)
+      if (d.path == env.home + "/.ssh") QCOMPARE(d.kind, PathKind::kDir);
+  }
+
+  void the_overlay_replaces_the_file_bytes_for_live_preview() {
+    EngineEnv env;
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/on-disk]}\n");
+    auto in = env.inputs();
+    in.overlay[env.project + "/.paddock/policy.yaml"] = "version: 1\nfilesystem: {deny: [$PROJECT/in-editor]}\n";
+    const auto e = eval_ok(in);
+    QVERIFY(has_deny(e.ir, env.project + "/in-editor"));
+    QVERIFY(!has_deny(e.ir, env.project + "/on-disk"));
+    in.overlay[env.project + "/.paddock/policy.yaml"] = "version: 1\nfilesystem: {denny: []}\n";
+    auto r = evaluate(in);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find(env.project + "/.paddock/policy.yaml:2:14: key 'filesystem.denny'") == 0, r.error().message.c_str());
+  }
+
+  void reading_never_modifies_a_layer_file() {
+    EngineEnv env;
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/x]}\n");
+    env.user("version: 1\n");
+    const auto before = std::filesystem::last_write_time(env.project + "/.paddock/policy.yaml");
+    auto in = env.inputs();
+    in.require_approvals = true;
+    (void)evaluate(in);
+    (void)evaluate(env.inputs());
+    QCOMPARE(std::filesystem::last_write_time(env.project + "/.paddock/policy.yaml"), before);
+    QVERIFY(!std::filesystem::exists(env.home + "/.local/state/paddock/approvals.json"));
+    QVERIFY(!std::filesystem::exists(env.project + "/.paddock/policy.yaml.sig"));
+  }
+};
+
+QTEST_GUILESS_MAIN(EvaluateTiersTest)
+#include "evaluate_tiers_test.moc"

@@ -1,0 +1,107 @@
+#include <QtTest>
+
+#include "engine/layer.h"
+#include "engine/limits.h"
+
+using namespace paddock;
+
+namespace {
+std::string err(const std::string& yaml, const char* tier = kTierRepo) {
+  auto r = parse_layer(yaml, tier, "/p/.paddock/policy.yaml");
+  return r.ok() ? std::string("OK") : r.error().message;
+}
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+}  // namespace
+
+class LayerParserTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void every_key_of_the_schema_parses() {
+    const char* yaml = R"(version: 1
+metadata: {name: n, description: d}
+when: {branch: main, file_exists: Cargo.toml, project_contains: "*.tf", os: linux, agent_is: claude-code}
+security: {immutable: true, require_signed: false}
+filesystem:
+  allow_write: [$PROJECT/build]
+  allow_read: [/usr]
+  deny: [~/.ssh]
+  deny_write: [$PROJECT/.git]
+  deny_preset: [ssh, aws, gcp, azure, kube, docker, gnupg]
+  tmpfs_tmp: true
+network:
+  mode: off
+  allow_domains: [api.anthropic.com, "*.githubusercontent.com"]
+  strict_ports: {github.com: [443, 22]}
+  allow_cidr: [10.0.0.0/8]
+  quotas: {api.openai.com: 2GiB}
+  presets: [npm, pypi, cargo, git, go, maven, huggingface]
+unix_sockets: {allow: [/run/x.sock]}
+environment: {pass_through: [PATH, "LC_*"], deny: ["AWS_*"]}
+secrets: {brokered_env: [GITHUB_TOKEN]}
+limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file_size: 1GiB, wall_time: 4h}
+)";
+    auto r = parse_layer(yaml, kTierSystem, "/etc/paddock/policy.yaml");
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+    QCOMPARE(r->allow_write.size(), size_t(1));
+    QCOMPARE(r->deny_preset.size(), size_t(7));
+    QCOMPARE(r->strict_ports.front().second, (std::vector<int>{443, 22}));
+    QCOMPARE(*r->limits[static_cast<int>(LimitKey::kMemory)].value, std::int64_t(8) << 30);
+    QCOMPARE(*r->limits[static_cast<int>(LimitKey::kWallTime)].value, std::int64_t(4 * 3600));
+    QCOMPARE(*r->net_mode, NetMode::kOff);
+    QCOMPARE(r->allow_read.front().at.line, 7);
+    QCOMPARE(r->allow_read.front().at.col, 16);
+  }
+
+  void an_unknown_key_names_file_line_column_and_the_allowed_keys() {
+    const std::string e = err("version: 1\nfilesystem:\n  allow_wrte: [/x]\n");
+    QVERIFY2(has(e, "/p/.paddock/policy.yaml:3:3: key 'filesystem.allow_wrte': unknown key"), e.c_str());
+    QVERIFY2(has(e, "allow_write"), e.c_str());
+    QVERIFY(e.find('\n') == std::string::npos);
+  }
+
+  void an_unknown_top_level_key_is_an_error() {
+    QVERIFY(has(err("version: 1\nnetwork_mode: off\n"), ":2:1: key 'network_mode': unknown key"));
+  }
+
+  void a_wrong_type_says_what_is_expected() {
+    const std::string e = err("version: 1\nfilesystem:\n  allow_read: /usr\n");
+    QVERIFY2(has(e, ":3:15: key 'filesystem.allow_read': expected a list of strings"), e.c_str());
+    QVERIFY(has(err("version: 1\nfilesystem: {tmpfs_tmp: yes}\n"), "expected true or false"));
+  }
+
+  void a_bad_enum_value_lists_the_allowed_values() {
+    const std::string e = err("version: 1\nfilesystem: {deny_preset: [ssh, cloud]}\n");
+    QVERIFY2(has(e, "'cloud' is not one of ssh, aws, gcp, azure, kube, docker, gnupg"), e.c_str());
+    QVERIFY(has(err("version: 1\nnetwork: {mode: open}\n"), "expected one of off, allowlist, strict, ask"));
+    QVERIFY(has(err("version: 1\nwhen: {os: beos}\n"), "expected one of linux, macos, windows"));
+    QVERIFY(has(err("version: 1\nnetwork: {presets: [rubygems]}\n"), "'rubygems' is not one of"));
+  }
+
+  void version_must_be_exactly_one() {
+    QVERIFY(has(err("filesystem: {}\n"), "key 'version': missing"));
+    QVERIFY(has(err("version: 2\n"), "unsupported schema version (allowed: 1)"));
+    QVERIFY(has(err(""), "key 'version'"));
+  }
+
+  void a_duplicate_key_is_an_error() {
+    QVERIFY(has(err("version: 1\nlimits: {processes: 1, processes: 2}\n"), "duplicate key"));
+  }
+
+  void yaml_syntax_errors_carry_line_and_column() {
+    const std::string e = err("version: 1\nfilesystem: [\n");
+    QVERIFY2(has(e, "/p/.paddock/policy.yaml:") && has(e, "YAML syntax error"), e.c_str());
+  }
+
+  void a_bad_limit_suffix_is_an_error_at_the_value() {
+    const std::string e = err("version: 1\nlimits:\n  memory: 8GB\n");
+    QVERIFY2(has(e, ":3:11: key 'limits.memory'") && has(e, "unknown suffix 'GB'"), e.c_str());
+  }
+
+  void the_agent_section_is_only_allowed_in_agent_presets() {
+    QVERIFY(has(err("version: 1\nagent: {data_dir: ~/.x}\n"), "key 'agent': unknown key"));
+    QCOMPARE(err("version: 1\nagent: {data_dir: ~/.x}\n", kTierAgent), std::string("OK"));
+  }
+};
+
+QTEST_APPLESS_MAIN(LayerParserTest)
+#include "layer_parser_test.moc"
