@@ -1,0 +1,190 @@
+// Lockdown, dangerous repository writes, approvals and signatures: refusals exit 126 naming
+// the tier and key.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/approvals.h"
+#include "engine/engine.h"
+#include "engine/signing.h"
+#include "tests/engine/engine_test_env.h"
+
+using namespace paddock;
+using paddock::test::EngineEnv;
+using paddock::test::has_deny;
+
+namespace {
+Error eval_err(const Inputs& in) {
+  auto r = evaluate(in);
+  if (r.ok()) qFatal("evaluate unexpectedly succeeded");
+  return r.error();
+}
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+}  // namespace
+
+class EvaluateSecurityTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void an_immutable_system_layer_locks_the_whole_never_overridable_set() {
+    EngineEnv env;
+    env.system("version: 1\nsecurity: {immutable: true}\nlimits: {memory: 4GiB}\nnetwork: {mode: \"off\"}\n");
+    struct Case {
+      const char* user_yaml;
+      const char* key;
+    } cases[] = {
+        {"filesystem: {allow_read: [/srv]}", "filesystem.allow_read[0]"},
+        {"filesystem: {allow_write: [$PROJECT]}", "filesystem.allow_write[0]"},
+        {"network: {allow_domains: [a.example.com]}", "network.allow_domains[0]"},
+        {"network: {presets: [npm]}", "network.presets[0]"},
+        {"environment: {pass_through: [FOO]}", "environment.pass_through[0]"},
+        {"limits: {memory: 8GiB}", "limits.memory"},
+        {"limits: {processes: 10}", "limits.processes"},
+        {"security: {immutable: false}", "security.immutable"},
+        {"filesystem: {tmpfs_tmp: false}", "filesystem.tmpfs_tmp"},
+        {"network: {mode: ask}", "network.mode"},
+        {"unix_sockets: {allow: [/run/x.sock]}", "unix_sockets.allow[0]"}};
+    for (const auto& c : cases) {
+      env.user(std::string("version: 1\n") + c.user_yaml + "\n");
+      const auto err = eval_err(env.inputs());
+      QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+      QVERIFY2(has(err.message, "key '" + std::string(c.key) + "'") && has(err.message, "tier user-global"), err.message.c_str());
+    }
+    env.user("version: 1\nlimits: {memory: 1GiB}\nfilesystem: {deny: [/opt]}\n");
+    auto ok = evaluate(env.inputs());
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    QCOMPARE(*ok->ir.resources.memory_bytes, std::int64_t(1) << 30);
+    QVERIFY(ok->layers[0].immutable);
+    auto in = env.inputs();
+    in.allow_writes = {env.project};
+    QVERIFY(has(eval_err(in).message, "--allow-write[0]"));
+    in = env.inputs();
+    in.net = NetMode::kAllowlist;
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    in = env.inputs();
+    in.limits = "mem=16GiB";
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    in = env.inputs();
+    in.agent = "codex";  // shipped tiers are part of the installation, but the system forces off
+    auto agent = evaluate(in);
+    QVERIFY(agent.ok());
+    QCOMPARE(agent->ir.egress.mode, NetMode::kOff);
+  }
+
+  void security_keys_outside_the_system_tier_are_ignored_with_a_warning() {
+    EngineEnv env;
+    env.user("version: 1\nsecurity: {immutable: true}\n");
+    auto in = env.inputs();
+    in.allow_reads = {env.root};
+    auto r = evaluate(in);
+    QVERIFY(r.ok());
+    QVERIFY(has(r->ir.warnings.front(), "honoured from the system-global policy only"));
+  }
+
+  void a_repository_layer_granting_write_to_home_or_a_system_root_is_refused() {
+    EngineEnv env;
+    std::filesystem::create_directories(env.home + "/.config");
+    env.write(env.home + "/.bashrc", "");
+    for (const char* grant : {"~", "$HOME", "/usr/local", "/", "~/.bashrc", "~/.config", "$PROJECT/..", "/etc/*"}) {
+      env.repo(std::string("version: 1\nfilesystem:\n  allow_write: [\"") + grant + "\"]\n");
+      const auto err = eval_err(env.inputs());
+      QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+      QVERIFY2(has(err.message, "policy.yaml:3:17: key 'filesystem.allow_write[0]': tier repository may not grant write"),
+               (std::string(grant) + ": " + err.message).c_str());
+    }
+    env.write(env.project + "/.paddock/local.yaml", "version: 1\nfilesystem: {allow_write: [\"~\"]}\n");
+    env.repo("version: 1\n");
+    QCOMPARE(eval_err(env.inputs()).code, ErrorCode::kPolicyBlocked);
+    std::filesystem::remove(env.project + "/.paddock/local.yaml");
+    // The same grant from the user's own tier is the user's decision (lint R1 flags it).
+    env.user("version: 1\nfilesystem: {allow_write: [\"~\"]}\n");
+    auto r = evaluate(env.inputs());
+    QVERIFY(r.ok());
+    QCOMPARE(r->lint.front().rule, std::string("R1"));
+  }
+
+  void unapproved_repository_layers_warn_in_explain_and_block_a_run_until_approved() {
+    EngineEnv env;
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/x]}\n");
+    auto in = env.inputs();
+    auto e = evaluate(in);
+    QVERIFY(e.ok());
+    bool warned = false;
+    for (const auto& w : e->ir.warnings) warned = warned || has(w, "unapproved repository layer");
+    QVERIFY(warned);
+    for (const auto& l : e->layers)
+      if (l.tier == "repository") {
+        QCOMPARE(l.approval, ApprovalState::kUnapproved);
+        QVERIFY(l.adds.contains("filesystem.deny"));
+      }
+    in.require_approvals = true;
+    auto err = eval_err(in);
+    QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+    QVERIFY2(has(err.message, "paddock approve --project " + env.project), err.message.c_str());
+    QVERIFY(record_approvals(env.home + "/.local/state/paddock", env.project, e->layers).ok());
+    auto ok = evaluate(in);
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    // Changing one byte makes it a different layer: unapproved again.
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/y]}\n");
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    // The approvals file lives under XDG_STATE_HOME when set.
+    in.environment["XDG_STATE_HOME"] = env.root + "/state";
+    auto e2 = evaluate(env.inputs());
+    QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
+    QVERIFY(evaluate(in).ok());
+  }
+
+  void require_signed_enforces_a_verified_signature_on_every_later_layer() {
+    EngineEnv env;
+    env.system("version: 1\nsecurity: {require_signed: true}\n");
+    env.repo("version: 1\n");
+    auto err = eval_err(env.inputs());
+    QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+    QVERIFY2(has(err.message, "tier repository is not signed"), err.message.c_str());
+    const std::string cfg = env.home + "/.config/paddock";
+    auto k = keygen(cfg);
+    QVERIFY(k.ok());
+    QVERIFY(sign_file(env.project + "/.paddock/policy.yaml", cfg).ok());
+    auto ok = evaluate(env.inputs());
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    for (const auto& l : ok->layers)
+      if (l.tier == "repository") QCOMPARE(l.signature, SignatureState::kVerified);
+    // A modified file fails.
+    env.repo("version: 1\n#\n");
+    QVERIFY(has(eval_err(env.inputs()).message, "does not verify"));
+    // A malformed signature fails.
+    env.repo("version: 1\n");
+    env.write(env.project + "/.paddock/policy.yaml.sig", "zz\n");
+    QCOMPARE(eval_err(env.inputs()).code, ErrorCode::kPolicyBlocked);
+    // A signature by an untrusted key fails.
+    const KeyPair other = generate_keypair();
+    env.write(env.project + "/.paddock/policy.yaml.sig", *sign_bytes("version: 1\n", other.secret_hex) + "\n");
+    QCOMPARE(eval_err(env.inputs()).code, ErrorCode::kPolicyBlocked);
+    // Trusted keys in the system dir count too.
+    env.write(env.system_dir + "/trusted_keys", "# admin\n" + other.public_hex + "\n");
+    QVERIFY(evaluate(env.inputs()).ok());
+  }
+
+  void a_bad_signature_fails_even_without_require_signed() {
+    EngineEnv env;
+    env.repo("version: 1\n");
+    env.write(env.project + "/.paddock/policy.yaml.sig", std::string(128, 'a') + "\n");
+    QCOMPARE(eval_err(env.inputs()).code, ErrorCode::kPolicyBlocked);
+  }
+
+  void signatures_verify_only_the_exact_bytes() {
+    const KeyPair k = generate_keypair();
+    auto sig = sign_bytes("abc", k.secret_hex);
+    QVERIFY(sig.ok());
+    QVERIFY(verify_bytes("abc", *sig, {k.public_hex}));
+    QVERIFY(!verify_bytes("abd", *sig, {k.public_hex}));
+    QVERIFY(!verify_bytes("abc", *sig + "00", {k.public_hex}));
+    QVERIFY(!verify_bytes("abc", *sig, {}));
+    std::string flipped = *sig;
+    flipped[0] = flipped[0] == 'a' ? 'b' : 'a';
+    QVERIFY(!verify_bytes("abc", flipped, {k.public_hex}));
+  }
+};
+
+QTEST_GUILESS_MAIN(EvaluateSecurityTest)
+#include "evaluate_security_test.moc"
