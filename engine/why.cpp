@@ -68,15 +68,6 @@ WhyAnswer why_path(const Evaluation& e, std::string q) {
     w.reason = "denied: " + d->path + " is masked (deny beats every allow)";
     return w;
   }
-  if (f.tmp_isolated && path_within(w.subject, "/tmp")) {
-    w.allowed = true;
-    w.access = "write";
-    w.tier = "invariant";
-    w.rule = "fs.tmp_isolated";
-    decide_from(w, e, "fs.tmp_isolated", "added");
-    w.reason = "allowed: /tmp is a private, empty directory for the session (not the host's /tmp)";
-    return w;
-  }
   if (const std::string r = longest_within(w.subject, f.write_roots); !r.empty()) {
     w.allowed = true;
     if (const DenyEntry* d = deny_within(w.subject, f.deny_write)) {
@@ -95,6 +86,14 @@ WhyAnswer why_path(const Evaluation& e, std::string q) {
     w.access = "read";
     decide_from(w, e, "fs.read_roots:" + r, "added");
     w.reason = "read only: under read root " + r;
+    return w;
+  }
+  if (f.tmp_isolated && path_within(w.subject, "/tmp")) {
+    // The host's /tmp is not reachable: the sandbox sees a private, empty /tmp instead.
+    w.access = "none";
+    decide_from(w, e, "fs.tmp_isolated", "added");
+    if (w.tier.empty()) w.tier = "default";
+    w.reason = "denied: not granted; /tmp inside the sandbox is a private, empty directory (not the host's /tmp)";
     return w;
   }
   w.access = "none";
