@@ -1,5 +1,6 @@
 #include "helpers/linux/mount_view.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -203,6 +204,32 @@ Status apply_step(const MountStep& step) {
   return refused("unknown mount step");
 }
 
+// Merged-/usr systems reach /bin, /lib, /lib64 (the ELF interpreter path) through top-level
+// symlinks that the plan, holding canonical paths only, never names. Recreate each host top-level
+// symlink where the view has nothing of that name: a symlink grants nothing by itself, its target
+// is reachable only if a bind put it in the view.
+Status copy_top_level_symlinks() {
+  DIR* d = ::opendir(kOld);
+  if (!d) return sys_error("opendir", "/");
+  Status result;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_type != DT_LNK) continue;
+    std::string src = std::string(kOld) + "/" + e->d_name, dst = std::string(kNew) + "/" + e->d_name;
+    struct stat st {};
+    if (::lstat(dst.c_str(), &st) == 0) continue;
+    char target[4096];
+    ssize_t n = ::readlink(src.c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = 0;
+    if (::symlink(target, dst.c_str()) != 0) {
+      result = sys_error("symlink", std::string("/") + e->d_name);
+      break;
+    }
+  }
+  ::closedir(d);
+  return result;
+}
+
 }  // namespace
 
 Status build_mount_view(const std::vector<MountStep>& steps) {
@@ -227,6 +254,7 @@ Status build_mount_view(const std::vector<MountStep>& steps) {
   for (const auto& step : steps)
     if (auto s = apply_step(step); !s) return s;
 
+  if (auto s = copy_top_level_symlinks(); !s) return s;
   // Enter the new root and drop every path to the host's.
   if (::umount2(kOld, MNT_DETACH) != 0) return sys_error("detach host root", kOld);
   if (::chdir(kNew) != 0) return sys_error("chdir", kNew);

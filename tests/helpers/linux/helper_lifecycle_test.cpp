@@ -1,0 +1,197 @@
+// Session lifecycle of the real helper: stop (control socket) and timeout kill setsid'ed and
+// double-forked descendants; SIGKILL of the helper leaves zero processes; process and memory
+// limits hold. Each case as root and as uid 65534.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/helpers/linux/sandbox_fixture.h"
+
+using namespace paddock;
+using namespace paddock::test;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+QByteArray dump(const ProcessResult& r) {
+  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
+}
+
+// Waits (bounded, not a timing assertion) until pred holds.
+template <class Pred>
+bool eventually(Pred pred, int seconds = 20) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+// Starts argv in the background with stdout/stderr to files; returns the pid.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      ::dup2(fileno(f), 1);
+      ::dup2(fileno(f), 2);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::string control(const std::string& socket_path, const std::string& line) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(s);
+    return "connect failed";
+  }
+  std::string msg = line + "\n";
+  (void)::write(s, msg.data(), msg.size());
+  char buf[512];
+  ssize_t n = ::read(s, buf, sizeof buf);
+  ::close(s);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+}
+
+// A shell that leaves a setsid'ed and a double-forked sleeper behind, each tagged by marker.
+std::vector<std::string> escaping_tree(const std::string& marker) {
+  return {"/bin/sh", "-c",
+          "setsid sleep 1000." + marker + " & (sleep 1000." + marker + " &) ; sleep 1000." + marker};
+}
+
+}  // namespace
+
+class HelperLifecycleTest : public QObject {
+  Q_OBJECT
+
+ private:
+  SandboxFixture fixture_;
+  int marker_seq_ = 0;
+
+  void add_uid_rows() {
+    QTest::addColumn<uint>("uid");
+    QTest::newRow("root") << 0u;
+    QTest::newRow("uid65534") << 65534u;
+  }
+
+  bool setup_row() {
+    QFETCH(uint, uid);
+    remove_fixture(fixture_);
+    fixture_ = make_fixture(uid);
+    return !fixture_.root.empty();
+  }
+
+  // Where this uid has no cgroup to put the limit in, the plan is refused before anything runs
+  // (fail closed, exit 125, no output from the agent): the reason to skip, or "".
+  static std::string no_mechanism(const ProcessResult& r) {
+    if (r.exit_code == 125 && r.out.empty() && r.err.find("no mechanism") != std::string::npos)
+      return "refused (exit 125) as it must be for this uid on this machine: " + r.err;
+    return {};
+  }
+
+  std::string new_marker() { return std::to_string(::getpid() % 100000) + std::to_string(++marker_seq_) + "7"; }
+
+ private slots:
+  void cleanup() { remove_fixture(fixture_); fixture_ = {}; }
+
+  void setsid_and_double_forked_children_die_at_timeout_data() { add_uid_rows(); }
+  void setsid_and_double_forked_children_die_at_timeout() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    std::string marker = new_marker();
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), {"--timeout", "2"});
+    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));  // helper + 3 sleeps
+    int code = wait_exit(pid);
+    QVERIFY2(code == 124, slurp(fixture_.root + "/log").c_str());
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) == 0; }));
+    QVERIFY(slurp(h.session_dir + "/events.jsonl").find("\"wall_time\"") != std::string::npos);
+    QVERIFY(slurp(h.session_dir + "/report.json").find("\"timeout\"") != std::string::npos);
+  }
+
+  void setsid_and_double_forked_children_die_at_stop_data() { add_uid_rows(); }
+  void setsid_and_double_forked_children_die_at_stop() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    std::string marker = new_marker();
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
+    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
+    QVERIFY(std::filesystem::exists(h.control_socket));
+    QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
+    int code = wait_exit(pid);
+    QVERIFY2(code == 128 + SIGTERM || code == 128 + SIGKILL, slurp(fixture_.root + "/log").c_str());
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) == 0; }));
+    QVERIFY(!std::filesystem::exists(h.control_socket));
+    QVERIFY(slurp(h.session_dir + "/report.json").find("\"stopped\"") != std::string::npos);
+  }
+
+  void sigkill_of_the_helper_leaves_zero_processes_data() { add_uid_rows(); }
+  void sigkill_of_the_helper_leaves_zero_processes() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    std::string marker = new_marker();
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
+    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
+    // setpriv execs the helper, so pid is the helper itself.
+    ::kill(pid, SIGKILL);
+    QCOMPARE(wait_exit(pid), 128 + SIGKILL);
+    QVERIFY(eventually([&] { return count_processes_with("1000." + marker) == 0; }));
+  }
+
+  void the_process_limit_holds_data() { add_uid_rows(); }
+  void the_process_limit_holds() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.processes = 16;
+    auto r = run_helper(fixture_, ir, {fixture_.probe_tool(), "forks", "200"});
+    if (auto why = no_mechanism(r); !why.empty()) QSKIP(why.c_str());
+    QVERIFY2(r.exit_code == 0, dump(r));
+    auto pos = r.out.find("forked:");
+    QVERIFY2(pos != std::string::npos, dump(r));
+    int forked = std::stoi(r.out.substr(pos + 7));
+    QVERIFY2(forked < 16, dump(r));
+  }
+
+  void the_memory_limit_holds_data() { add_uid_rows(); }
+  void the_memory_limit_holds() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.memory_bytes = 256ll << 20;
+    auto small = run_helper(fixture_, ir, {fixture_.probe_tool(), "alloc", "16"});
+    if (auto why = no_mechanism(small); !why.empty()) QSKIP(why.c_str());
+    QVERIFY2(small.out.find("alloc:ok") != std::string::npos, dump(small));
+    auto r = run_helper(fixture_, ir, {fixture_.probe_tool(), "alloc", "1024"});
+    QVERIFY2(r.out.find("alloc:ok") == std::string::npos, dump(r));
+  }
+};
+
+QTEST_GUILESS_MAIN(HelperLifecycleTest)
+#include "helper_lifecycle_test.moc"

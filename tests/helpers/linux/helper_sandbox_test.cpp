@@ -1,0 +1,230 @@
+// The Linux helper's boundary, black-box: the real paddock-helper on the real kernel, each case
+// as root and as uid 65534 (setpriv). Every case would fail if the mechanism were missing.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/helpers/linux/sandbox_fixture.h"
+
+using namespace paddock;
+using namespace paddock::test;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The helper's output, for assertion messages.
+QByteArray dump(const ProcessResult& r) {
+  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
+}
+
+}  // namespace
+
+class HelperSandboxTest : public QObject {
+  Q_OBJECT
+
+ private:
+  SandboxFixture fixture_;
+
+  void add_uid_rows() {
+    QTest::addColumn<uint>("uid");
+    QTest::newRow("root") << 0u;
+    QTest::newRow("uid65534") << 65534u;
+  }
+
+  // Fresh fixture for the row's uid (skips the row if the kernel cannot run it).
+  bool setup_row() {
+    QFETCH(uint, uid);
+    remove_fixture(fixture_);
+    fixture_ = make_fixture(uid);
+    return !fixture_.root.empty();
+  }
+
+  ProcessResult probe(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> cmd = {fixture_.probe_tool()};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    return run_helper(fixture_, base_ir(fixture_), cmd, extra);
+  }
+
+ private slots:
+  void cleanup() { remove_fixture(fixture_); fixture_ = {}; }
+
+  void writes_inside_the_project_land_and_writes_outside_are_denied_data() { add_uid_rows(); }
+  void writes_inside_the_project_land_and_writes_outside_are_denied() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    auto in = probe({"write", fixture_.project + "/src/new.txt"});
+    QVERIFY2(in.out.find("write:ok") != std::string::npos, dump(in));
+    QCOMPARE(slurp(fixture_.project + "/src/new.txt"), std::string("written-in-sandbox\n"));
+    for (const std::string& target : {fixture_.outside + "/new.txt", fixture_.home + "/new.txt",
+                                      std::string("/etc/paddock-test-file"), std::string("/usr/paddock-test"),
+                                      fixture_.root + "/state/not-granted.txt"}) {
+      auto out = probe({"write", target});
+      QVERIFY2(out.exit_code == 0 && out.out.find("write:E") != std::string::npos,
+               (target + "\n" + dump(out).toStdString()).c_str());
+      QVERIFY2(!std::filesystem::exists(target), target.c_str());
+    }
+  }
+
+  void secrets_read_as_empty_or_absent_even_through_symlinks_data() { add_uid_rows(); }
+  void secrets_read_as_empty_or_absent_even_through_symlinks() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    for (const std::string& path :
+         {fixture_.home + "/.ssh/id_rsa", fixture_.home + "/.aws/credentials", fixture_.project + "/.env",
+          fixture_.project + "/link-to-env", fixture_.project + "/link-to-ssh", std::string("/etc/shadow")}) {
+      auto r = probe({"read", path});
+      QVERIFY2(r.exit_code == 0, dump(r));
+      QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+      QVERIFY2(r.out.find("read:ok:0:") != std::string::npos || r.out.find("read:E") != std::string::npos,
+               dump(r));
+      if (path == "/etc/shadow") QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));
+    }
+    // The grants themselves still read: the masks are narrow.
+    auto ok = probe({"read", fixture_.project + "/src/main.txt"});
+    QVERIFY2(ok.out.find("hello from the project") != std::string::npos, dump(ok));
+    auto notes = probe({"read", fixture_.home + "/notes.txt"});
+    QVERIFY2(notes.out.find("plain notes") != std::string::npos, dump(notes));
+  }
+
+  void a_masked_file_cannot_be_renamed_or_hard_linked_away_data() { add_uid_rows(); }
+  void a_masked_file_cannot_be_renamed_or_hard_linked_away() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string env = fixture_.project + "/.env";
+    auto r = run_helper(fixture_, base_ir(fixture_),
+                        {"/bin/sh", "-c", "mv " + env + " " + fixture_.project + "/moved; ln " + env + " " +
+                                              fixture_.project + "/hard; cat " + fixture_.project +
+                                              "/moved " + fixture_.project + "/hard; true"});
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    QCOMPARE(slurp(env), std::string("SECRET-DOTENV\n"));
+  }
+
+  void host_secrets_in_the_environment_are_absent_data() { add_uid_rows(); }
+  void host_secrets_in_the_environment_are_absent() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    RunOptions o;
+    o.env_override = {{"AWS_SECRET_ACCESS_KEY", "HOSTSECRET1"}, {"GITHUB_TOKEN", "HOSTSECRET2"},
+                      {"PADDOCK_UNLISTED", "HOSTSECRET3"}};
+    auto r = run_helper(fixture_, base_ir(fixture_), {"/usr/bin/env"}, {}, o);
+    QVERIFY2(r.exit_code == 0, dump(r));
+    QVERIFY2(r.out.find("HOSTSECRET") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find("HOME=" + fixture_.home) != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("LANG=C.UTF-8") != std::string::npos, dump(r));  // passed by name
+  }
+
+  void net_off_cannot_reach_a_server_on_the_host_loopback_data() { add_uid_rows(); }
+  void net_off_cannot_reach_a_server_on_the_host_loopback() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QVERIFY(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(s, 4) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    int port = ntohs(a.sin_port);
+    // Control: the same probe outside the sandbox connects.
+    auto direct = run_process({fixture_.probe_tool(), "connect", std::to_string(port)});
+    QVERIFY2(direct.out.find("connect:ok") != std::string::npos, dump(direct));
+    auto r = probe({"connect", std::to_string(port)});
+    ::close(s);
+    QVERIFY2(r.exit_code == 0 && r.out.find("connect:E") != std::string::npos, dump(r));
+  }
+
+  void forbidden_socket_families_fail_with_eafnosupport_data() { add_uid_rows(); }
+  void forbidden_socket_families_fail_with_eafnosupport() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    auto r = probe({"sockets"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    for (const char* allowed : {"socket_unix:ok", "socket_inet:ok"})
+      QVERIFY2(r.out.find(allowed) != std::string::npos, dump(r));
+    for (const char* fam : {"netlink", "packet", "key", "alg", "vsock", "bluetooth", "family200"})
+      QVERIFY2(r.out.find(std::string("socket_") + fam + ":EAFNOSUPPORT") != std::string::npos, dump(r));
+  }
+
+  void forbidden_syscalls_fail_with_eperm_data() { add_uid_rows(); }
+  void forbidden_syscalls_fail_with_eperm() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    auto r = probe({"syscalls"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    for (const char* name :
+         {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "mount", "umount2", "pivot_root",
+          "bpf", "perf_event_open", "kexec_load", "init_module", "finit_module", "delete_module", "keyctl",
+          "userfaultfd", "io_uring_setup", "ioctl_tiocsti", "ioctl_tiocsti_high_bits", "ioctl_tioclinux",
+          "unshare_user", "setns"})
+      QVERIFY2(r.out.find(std::string(name) + ":EPERM\n") != std::string::npos,
+               (std::string(name) + " not EPERM\n" + dump(r).toStdString()).c_str());
+  }
+
+  void tmp_is_private_data() { add_uid_rows(); }
+  void tmp_is_private() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string host_marker = "/tmp/paddock-host-only-" + std::to_string(::getpid());
+    std::ofstream(host_marker) << "host\n";
+    const std::string inside = "/tmp/paddock-inside-" + std::to_string(::getpid());
+    auto r = run_helper(fixture_, base_ir(fixture_),
+                        {"/bin/sh", "-c", "ls -a /tmp; echo made > " + inside + " && echo wrote"});
+    std::filesystem::remove(host_marker);
+    QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("paddock-host-only") == std::string::npos, dump(r));
+    QVERIFY(!std::filesystem::exists(inside));
+  }
+
+  void the_agents_exit_code_and_signal_come_back_data() { add_uid_rows(); }
+  void the_agents_exit_code_and_signal_come_back() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    QCOMPARE(probe({"exit", "7"}).exit_code, 7);
+    QCOMPARE(probe({"kill", "15"}).exit_code, 128 + 15);
+    auto missing = run_helper(fixture_, base_ir(fixture_), {"no-such-command-paddock"});
+    QVERIFY2(missing.exit_code == 127, dump(missing));
+    auto not_exec = run_helper(fixture_, base_ir(fixture_), {fixture_.project + "/src/main.txt"});
+    QVERIFY2(not_exec.exit_code == 126, dump(not_exec));
+  }
+
+  void a_plan_hash_mismatch_exits_103_before_anything_runs_data() { add_uid_rows(); }
+  void a_plan_hash_mismatch_exits_103_before_anything_runs() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_),
+                                        {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
+    for (auto& a : h.argv)
+      if (a == h.plan_hash) a = "sha256:" + std::string(64, '0');
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 103, dump(r));
+    QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
+    QVERIFY(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos);
+    QVERIFY(!std::filesystem::exists(h.session_dir + "/attestation.json"));
+  }
+
+  void the_attestation_is_stored_before_exec_with_the_ir_hash_data() { add_uid_rows(); }
+  void the_attestation_is_stored_before_exec_with_the_ir_hash() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"});
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 0, dump(r));
+    auto att = nlohmann::json::parse(slurp(h.session_dir + "/attestation.json"));
+    QCOMPARE(att.at("ir_hash").get<std::string>(), ir_hash(ir));
+    QCOMPARE(att.at("plan_hash").get<std::string>(), h.plan_hash);
+    QVERIFY(att.at("abi").get<int>() >= 0);
+    std::string events = slurp(h.session_dir + "/events.jsonl");
+    auto started = events.find("\"session_started\""), attest = events.find("\"attestation\""),
+         ended = events.find("\"session_ended\"");
+    QVERIFY2(started != std::string::npos && attest != std::string::npos && ended != std::string::npos &&
+                 started < attest && attest < ended,
+             events.c_str());
+    auto report = nlohmann::json::parse(slurp(h.session_dir + "/report.json"));
+    QCOMPARE(report.at("exit_code").get<int>(), 0);
+    QVERIFY(report.at("usage").contains("cpu_ms") && report.at("usage").at("pids").get<long>() >= 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(HelperSandboxTest)
+#include "helper_sandbox_test.moc"

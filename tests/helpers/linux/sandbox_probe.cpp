@@ -1,0 +1,160 @@
+// sandbox_probe: a tiny program the helper tests run INSIDE the sandbox to try things the
+// boundary must stop, printing one "what:result" line each (result "ok" or the errno name).
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+static void result(const std::string& what, long rc) {
+  printf("%s:%s\n", what.c_str(), rc >= 0 ? "ok" : strerrorname_np(errno));
+}
+
+static int cmd_read(const char* path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    printf("read:%s\n", strerrorname_np(errno));
+    return 0;
+  }
+  char buf[256];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (n < 0) {
+    printf("read:%s\n", strerrorname_np(errno));
+    return 0;
+  }
+  buf[n] = 0;
+  printf("read:ok:%zd:%s\n", n, buf);
+  return 0;
+}
+
+static int cmd_write(const char* path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    printf("write:%s\n", strerrorname_np(errno));
+    return 0;
+  }
+  ssize_t n = write(fd, "written-in-sandbox\n", 19);
+  close(fd);
+  result("write", n == 19 ? 0 : -1);
+  return 0;
+}
+
+static int cmd_connect(int port) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return result("connect", -1), 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  result("connect", connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a));
+  return 0;
+}
+
+static int cmd_sockets() {
+  const std::pair<const char*, int> fams[] = {
+      {"unix", AF_UNIX},    {"inet", AF_INET},  {"inet6", AF_INET6}, {"netlink", AF_NETLINK},
+      {"packet", AF_PACKET}, {"key", AF_KEY},   {"alg", AF_ALG},     {"vsock", AF_VSOCK},
+      {"bluetooth", AF_BLUETOOTH}, {"family200", 200}};
+  for (const auto& [name, fam] : fams) {
+    int type = (fam == AF_NETLINK || fam == AF_PACKET || fam == AF_KEY) ? SOCK_RAW
+               : fam == AF_ALG                                          ? SOCK_SEQPACKET
+                                                                        : SOCK_STREAM;
+    int s = socket(fam, type, 0);
+    result(std::string("socket_") + name, s);
+    if (s >= 0) close(s);
+  }
+  return 0;
+}
+
+static int cmd_syscalls() {
+  char buf[8];
+  iovec local{buf, sizeof buf}, remote{buf, sizeof buf};
+  result("ptrace", ptrace(PTRACE_TRACEME, 0, nullptr, nullptr));
+  result("process_vm_readv", syscall(SYS_process_vm_readv, getppid(), &local, 1, &remote, 1, 0));
+  result("process_vm_writev", syscall(SYS_process_vm_writev, getppid(), &local, 1, &remote, 1, 0));
+  result("pidfd_getfd", syscall(SYS_pidfd_getfd, 0, 0, 0));
+  result("mount", mount("none", "/tmp", "tmpfs", 0, nullptr));
+  result("umount2", umount2("/tmp", MNT_DETACH));
+  result("pivot_root", syscall(SYS_pivot_root, ".", "."));
+  result("bpf", syscall(SYS_bpf, 0, nullptr, 0));
+  result("perf_event_open", syscall(SYS_perf_event_open, nullptr, 0, -1, -1, 0));
+  result("kexec_load", syscall(SYS_kexec_load, 0, 0, nullptr, 0));
+  result("init_module", syscall(SYS_init_module, nullptr, 0, ""));
+  result("finit_module", syscall(SYS_finit_module, -1, "", 0));
+  result("delete_module", syscall(SYS_delete_module, "paddock_none", 0));
+  result("keyctl", syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
+  result("userfaultfd", syscall(SYS_userfaultfd, 0));
+  result("io_uring_setup", syscall(SYS_io_uring_setup, 1, nullptr));
+  char c = 'x';
+  result("ioctl_tiocsti", ioctl(0, TIOCSTI, &c));
+  result("ioctl_tiocsti_high_bits", syscall(SYS_ioctl, 0, 0x100000000ull | TIOCSTI, &c));
+  char sub = 0;
+  result("ioctl_tioclinux", ioctl(0, TIOCLINUX, &sub));
+  result("unshare_user", unshare(CLONE_NEWUSER));
+  result("setns", syscall(SYS_setns, 0, 0));
+  return 0;
+}
+
+static int cmd_forks(int n) {
+  std::vector<pid_t> kids;
+  int ok = 0;
+  for (int i = 0; i < n; ++i) {
+    pid_t p = fork();
+    if (p == 0) {
+      pause();
+      _exit(0);
+    }
+    if (p < 0) break;
+    kids.push_back(p);
+    ++ok;
+  }
+  printf("forked:%d\n", ok);
+  fflush(stdout);
+  for (pid_t p : kids) kill(p, SIGKILL);
+  for (pid_t p : kids) waitpid(p, nullptr, 0);
+  return 0;
+}
+
+static int cmd_alloc(long mib) {
+  std::size_t size = static_cast<std::size_t>(mib) << 20;
+  char* p = static_cast<char*>(malloc(size));
+  if (!p) {
+    printf("alloc:failed\n");
+    return 0;
+  }
+  for (std::size_t i = 0; i < size; i += 4096) p[i] = 1;
+  printf("alloc:ok\n");
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (argc < 2) return 2;
+  std::string cmd = argv[1];
+  if (cmd == "read" && argc == 3) return cmd_read(argv[2]);
+  if (cmd == "write" && argc == 3) return cmd_write(argv[2]);
+  if (cmd == "connect" && argc == 3) return cmd_connect(atoi(argv[2]));
+  if (cmd == "sockets") return cmd_sockets();
+  if (cmd == "syscalls") return cmd_syscalls();
+  if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
+  if (cmd == "alloc" && argc == 3) return cmd_alloc(atol(argv[2]));
+  if (cmd == "exit" && argc == 3) return atoi(argv[2]);
+  if (cmd == "kill" && argc == 3) return raise(atoi(argv[2]));
+  return 2;
+}
