@@ -1,9 +1,166 @@
+// `paddock plan [INPUTS] [--backend linux|macos|windows] [--json]` (DESIGN §10): compiles the
+// effective policy for a backend and prints the steps, the capability vector, the losses and the
+// check() verdict. A refused plan is still printed, then the command exits 125 with the one-line
+// reason on stderr, exactly as `paddock run` would refuse it.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
 #include "app/cli/commands.h"
+#include "app/cli/helper_process.h"
+#include "app/cli/inputs_options.h"
+#include "backends/backend.h"
 
 namespace paddock::cli {
+namespace {
 
-// Registers: plan (capability/plan issue). Until those land, the commands do not exist and the CLI answers
-// "unknown command" with exit 2.
-void add_plan_command(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+using nlohmann::json;
+
+struct PlanFlags {
+  std::string backend;  // "" = this OS
+  bool json = false;
+};
+
+// The facts the plan compiler needs. Linux: the same helper that will enforce the plan probes the
+// kernel (so `plan` and `run` cannot disagree). macOS and Windows plans need no probe.
+Result<json> probe_for(backends::BackendId b, CliContext& ctx) {
+  if (b != backends::BackendId::kLinux) return json::object();
+  auto helper = run_helper_capture(ctx.helper_path(), {"probe"});
+  if (!helper.ok()) return helper.error();
+  json probe = json::parse(helper->out, nullptr, /*allow_exceptions=*/false);
+  if (helper->exit_code != 0 || probe.is_discarded())
+    return refused("paddock-helper probe failed (exit " + std::to_string(helper->exit_code) +
+                   "); run '" + ctx.helper_path().string() + " probe' to see why");
+  return probe;
+}
+
+std::string join(const json& list, const char* sep = " ") {
+  std::string out;
+  for (const auto& v : list) {
+    if (!out.empty()) out += sep;
+    out += v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return out;
+}
+
+// One readable line (or a few) per step; anything unexpected is printed as compact JSON.
+void print_step(std::ostream& o, int n, const json& step) {
+  const std::string name = step.value("step", "");
+  const json& v = step["value"];
+  o << "  " << n << ". ";
+  if (name == "mount") {
+    o << "mount " << v["op"].get<std::string>() << " " << v["target"].get<std::string>();
+    if (!v["source"].get<std::string>().empty() && v["source"] != v["target"])
+      o << " <- " << v["source"].get<std::string>();
+    o << "\n";
+  } else if (name == "namespaces") {
+    std::string on;
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (it.value().get<bool>()) on += " " + it.key();
+    o << "namespaces (new):" << on << "\n";
+  } else if (name == "landlock") {
+    o << "landlock ABI " << v["abi"] << ": handles " << join(v["handled_fs"]);
+    if (!v["handled_net"].empty()) o << "; net " << join(v["handled_net"]);
+    if (!v["scoped"].empty()) o << "; scoped " << join(v["scoped"]);
+    o << "\n";
+    for (const auto& r : v["path_rules"])
+      o << "       allow " << r["path"].get<std::string>() << ": " << join(r["access"]) << "\n";
+    for (const auto& r : v["net_rules"])
+      o << "       allow port " << r["port"] << ": " << join(r["access"]) << "\n";
+  } else if (name == "seccomp") {
+    o << "seccomp (default allow): " << v["rules"].size() << " deny rules; socket families "
+      << join(v["socket_families_allowed"]) << "\n";
+  } else if (name == "rlimits") {
+    o << "rlimits:";
+    for (const auto& r : v) o << " " << r["resource"].get<std::string>() << "=" << r["value"];
+    o << "\n";
+  } else if (name == "env") {
+    o << "env: set";
+    for (auto it = v["set"].begin(); it != v["set"].end(); ++it) o << " " << it.key();
+    o << "; pass " << (v["pass"].empty() ? "(none)" : join(v["pass"])) << "\n";
+  } else if (name == "seatbelt") {
+    o << "seatbelt profile (" << v["profile"].get<std::string>().size() << " bytes), parameters:\n";
+    for (auto it = v["params"].begin(); it != v["params"].end(); ++it)
+      o << "       " << it.key() << " = " << it.value().get<std::string>() << "\n";
+  } else if (name == "appcontainer") {
+    o << "appcontainer " << v["container_name"].get<std::string>() << ", capabilities: "
+      << (v["capabilities"].empty() ? "none (no network)" : join(v["capabilities"])) << "\n";
+    for (const auto& g : v["grants"])
+      o << "       grant " << g["access"].get<std::string>() << " " << g["path"].get<std::string>() << "\n";
+    for (const auto& d : v["denies"])
+      o << "       deny " << d["access"].get<std::string>() << " " << d["path"].get<std::string>() << "\n";
+    o << "       job " << v["job"].dump() << "\n";
+  } else {
+    o << name << " " << v.dump() << "\n";
+  }
+}
+
+void print_plan(std::ostream& o, const BackendPlan& plan, const Status& verdict) {
+  o << "backend:   " << plan.backend;
+  if (plan.probe.contains("landlock_abi")) o << " (Landlock ABI " << plan.probe["landlock_abi"] << ")";
+  o << "\nir_hash:   " << plan.ir_hash << "\nplan_hash: " << plan_hash(plan) << "\n\nsteps:\n";
+  int n = 0;
+  for (const auto& s : plan.steps) print_step(o, ++n, s);
+  o << "\ncapabilities:\n";
+  for (const auto& c : plan.capability_vector) {
+    o << "  " << to_string(c.support);
+    for (std::size_t i = std::string(to_string(c.support)).size(); i < 12; ++i) o << ' ';
+    o << c.field;
+    if (c.needs != Needs::kNone) o << " [needs " << to_string(c.needs) << "]";
+    if (!c.mechanism.empty()) o << " (" << c.mechanism << ")";
+    o << "\n";
+  }
+  o << "\nlosses:\n";
+  if (plan.losses.empty()) o << "  none\n";
+  for (const auto& l : plan.losses) o << "  - " << l << "\n";
+  o << "\ntaint: " << (plan.taint.empty() ? "none" : join(json(plan.taint), ", ")) << "\n";
+  o << "check: " << (verdict.ok() ? "ok" : "refused: " + verdict.error().message) << "\n";
+}
+
+int plan_command(const InputsOptions& o, const PlanFlags& f, CliContext& ctx) {
+  backends::BackendId backend = backends::host_backend();
+  if (!f.backend.empty()) {
+    auto b = backends::backend_from_string(f.backend);
+    if (!b.ok()) { print_error(b.error().message); return b.error().exit_code(); }
+    backend = *b;
+  }
+  auto in = to_engine_inputs(o, ctx);
+  if (!in.ok()) { print_error(in.error().message); return in.error().exit_code(); }
+  in->os = backends::to_string(backend);  // resolve the policy for the OS it will run on
+  auto ev = evaluate(*in);
+  if (!ev.ok()) { print_error(ev.error().message); return ev.error().exit_code(); }
+  auto probe = probe_for(backend, ctx);
+  if (!probe.ok()) { print_error(probe.error().message); return probe.error().exit_code(); }
+  auto plan = backends::compile(ev->ir, backend, *probe);
+  if (!plan.ok()) { print_error(plan.error().message); return plan.error().exit_code(); }
+  const Status verdict = backends::check(*plan);
+  if (f.json) {
+    json out = {{"plan", to_json(*plan)}, {"plan_hash", plan_hash(*plan)},
+                {"check", verdict.ok() ? json{{"ok", true}, {"refusal", nullptr}}
+                                       : json{{"ok", false}, {"refusal", verdict.error().message}}}};
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_plan(std::cout, *plan, verdict);
+  }
+  if (!verdict.ok()) {
+    print_error(verdict.error().message);
+    return verdict.error().exit_code();
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("plan", "Compile the effective policy for a backend: steps, capabilities, losses");
+  auto o = add_inputs_options(cmd);
+  auto f = std::make_shared<PlanFlags>();
+  cmd->add_option("--backend", f->backend, "linux, macos or windows (default: this OS)")
+      ->check(CLI::IsMember({"linux", "macos", "windows"}));
+  cmd->add_flag("--json", f->json, "{plan, plan_hash, check} as JSON");
+  cmd->callback([&ctx, o, f] { ctx.exit_code = plan_command(*o, *f, ctx); });
+}
 
 }  // namespace paddock::cli
