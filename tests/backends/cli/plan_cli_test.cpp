@@ -1,0 +1,78 @@
+// `paddock plan` end to end: the real CLI, the real engine, and (for linux) the real helper probe.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/plan.h"
+#include "tests/support/process_runner.h"
+
+using nlohmann::json;
+using paddock::test::run_process;
+
+class PlanCliTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir project_;
+
+  paddock::test::ProcessResult plan(std::vector<std::string> extra) {
+    std::vector<std::string> argv = {paddock::test::paddock_bin(), "plan", "--project",
+                                     project_.path().toStdString()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    paddock::test::RunOptions o;
+    o.env_override["XDG_CONFIG_HOME"] = project_.path().toStdString() + "/.cfg";
+    o.env_override["XDG_STATE_HOME"] = project_.path().toStdString() + "/.state";
+    return run_process(argv, o);
+  }
+
+ private slots:
+  void the_linux_plan_prints_steps_capabilities_losses_and_the_verdict() {
+    auto r = plan({"--backend", "linux"});
+    QVERIFY2(r.exit_code == 0 || r.exit_code == 125, r.err.c_str());
+    for (const char* s : {"plan_hash: sha256:", "steps:", "landlock ABI", "capabilities:", "losses:", "check: "})
+      QVERIFY2(r.out.find(s) != std::string::npos, s);
+  }
+
+  void the_json_plan_is_deterministic_and_its_hash_recomputes() {
+    auto a = plan({"--backend", "linux", "--json"});
+    auto b = plan({"--backend", "linux", "--json"});
+    QCOMPARE(a.out, b.out);
+    json j = json::parse(a.out);
+    auto p = paddock::plan_from_json(j["plan"]);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
+    QCOMPARE(paddock::plan_hash(*p), j["plan_hash"].get<std::string>());
+    QCOMPARE(j["check"]["ok"].get<bool>(), a.exit_code == 0);
+  }
+
+  void a_domain_mode_on_windows_is_refused_with_exit_125_and_one_line() {
+    auto r = plan({"--backend", "windows", "--json", "--net", "allowlist", "--allow-domain", "example.org"});
+    QCOMPARE(r.exit_code, 125);
+    json j = json::parse(r.out);
+    QCOMPARE(j["check"]["ok"].get<bool>(), false);
+    bool mentions = false;
+    for (const auto& line : j["plan"]["refusals"])
+      mentions |= line.get<std::string>().find("egress.mode=allowlist") != std::string::npos;
+    QVERIFY(mentions);
+    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+    QVERIFY(r.err.rfind("paddock: ", 0) == 0);
+  }
+
+  void the_macos_plan_carries_the_seatbelt_profile_with_parameters() {
+    auto r = plan({"--backend", "macos", "--json"});
+    json j = json::parse(r.out);
+    QCOMPARE(j["plan"]["backend"].get<std::string>(), std::string("macos"));
+    const auto& step = j["plan"]["steps"][0];
+    QCOMPARE(step["step"].get<std::string>(), std::string("seatbelt"));
+    const std::string profile = step["value"]["profile"].get<std::string>();
+    QVERIFY(profile.find("(deny default)") != std::string::npos);
+    QVERIFY(profile.find(project_.path().toStdString()) == std::string::npos);
+  }
+
+  void an_unknown_backend_is_a_usage_error() {
+    auto r = plan({"--backend", "freebsd"});
+    QCOMPARE(r.exit_code, 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(PlanCliTest)
+#include "plan_cli_test.moc"
