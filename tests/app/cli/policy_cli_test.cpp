@@ -1,0 +1,151 @@
+// explain, hash, lint, approve and the signing commands, black-box through the paddock binary.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/process_runner.h"
+
+using paddock::test::run_process;
+using paddock::test::RunOptions;
+
+namespace {
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+struct World {
+  QTemporaryDir tmp;
+  std::string root = std::filesystem::canonical(tmp.path().toStdString()).string();
+  std::string home = root + "/home", project = root + "/project";
+  World() {
+    std::filesystem::create_directories(home);
+    std::filesystem::create_directories(project);
+  }
+  void write(const std::string& p, const std::string& text) const {
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+  }
+  paddock::test::ProcessResult run(std::vector<std::string> args, const std::string& stdin_data = "") const {
+    args.insert(args.begin(), paddock::test::paddock_bin());
+    RunOptions o;
+    o.cwd = project;
+    o.env_override = {{"HOME", home}, {"PADDOCK_SYSTEM_DIR", root + "/etc"}};
+    o.env_unset = {"XDG_CONFIG_HOME", "XDG_STATE_HOME", "SSH_AUTH_SOCK"};
+    o.stdin_data = stdin_data;
+    return run_process(args, o);
+  }
+};
+
+}  // namespace
+
+class PolicyCliTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void explain_canonical_hashes_to_paddock_hash() {
+    World w;
+    auto canon = w.run({"explain", "--canonical", "--agent", "codex"});
+    QCOMPARE(canon.exit_code, 0);
+    auto hash = w.run({"hash", "--agent", "codex"});
+    QCOMPARE(hash.exit_code, 0);
+    RunOptions so;
+    so.stdin_data = canon.out;
+    auto sum = run_process({"sha256sum"}, so);
+    QCOMPARE("sha256:" + sum.out.substr(0, 64) + "\n", hash.out);
+  }
+
+  void explain_json_has_ir_hash_provenance_warnings_and_lint() {
+    World w;
+    auto r = w.run({"explain", "--json"});
+    QCOMPARE(r.exit_code, 0);
+    for (const char* k : {"\"ir\"", "\"ir_hash\"", "\"provenance\"", "\"warnings\"", "\"lint\""})
+      QVERIFY2(r.out.find(k) != std::string::npos, k);
+  }
+
+  void explain_why_answers_with_the_deciding_rule() {
+    World w;
+    auto r = w.run({"explain", "--why", "/etc/shadow"});
+    QCOMPARE(r.exit_code, 0);
+    QVERIFY2(r.out.find("DENIED") != std::string::npos && r.out.find("builtin-profile") != std::string::npos, r.out.c_str());
+    r = w.run({"explain", "--why", "api.openai.com", "--agent", "codex", "--json"});
+    QVERIFY2(r.out.find("\"allowed\": true") != std::string::npos, r.out.c_str());
+  }
+
+  void a_bad_layer_is_one_line_with_file_line_column_and_exit_2() {
+    World w;
+    w.write(w.project + "/.paddock/policy.yaml", "version: 1\nfilesystem:\n  allow_raed: []\n");
+    auto r = w.run({"explain"});
+    QCOMPARE(r.exit_code, 2);
+    QCOMPARE(count_lines(r.err), 1);
+    QVERIFY2(r.err.find(w.project + "/.paddock/policy.yaml:3:3: key 'filesystem.allow_raed'") != std::string::npos, r.err.c_str());
+    QVERIFY(r.out.empty());
+  }
+
+  void a_bad_flag_value_is_exit_2() {
+    World w;
+    QCOMPARE(w.run({"hash", "--net", "open"}).exit_code, 2);
+    QCOMPARE(w.run({"hash", "--limits", "mem=4GB"}).exit_code, 2);
+    QCOMPARE(w.run({"hash", "--profile", "nope"}).exit_code, 2);
+  }
+
+  void a_lockdown_refusal_is_one_line_naming_tier_and_key_with_exit_126() {
+    World w;
+    w.write(w.root + "/etc/policy.yaml", "version: 1\nsecurity: {immutable: true}\n");
+    auto r = w.run({"explain", "--allow-read", "/srv"});
+    QCOMPARE(r.exit_code, 126);
+    QCOMPARE(count_lines(r.err), 1);
+    QVERIFY2(r.err.find("tier cli-flags") != std::string::npos && r.err.find("--allow-read[0]") != std::string::npos, r.err.c_str());
+  }
+
+  void lint_strict_exits_1_on_any_finding_and_0_when_clean() {
+    World w;
+    auto clean = w.run({"lint", "--strict"});
+    QCOMPARE(clean.exit_code, 0);
+    auto r = w.run({"lint", "--strict", "--profile", "permissive"});
+    QCOMPARE(r.exit_code, 1);
+    QVERIFY(r.out.find("R2:") != std::string::npos);
+    QCOMPARE(w.run({"lint", "--profile", "permissive"}).exit_code, 0);
+  }
+
+  void approve_shows_what_a_layer_adds_and_records_it() {
+    World w;
+    w.write(w.project + "/.paddock/policy.yaml", "version: 1\nnetwork: {allow_domains: [pypi.org]}\n");
+    auto before = w.run({"explain"});
+    QCOMPARE(before.exit_code, 0);
+    QVERIFY(before.out.find("NOT APPROVED") != std::string::npos);
+    auto a = w.run({"approve"});
+    QCOMPARE(a.exit_code, 0);
+    QVERIFY2(a.out.find("network.allow_domains: [\"pypi.org\"]") != std::string::npos, a.out.c_str());
+    QVERIFY(std::filesystem::exists(w.home + "/.local/state/paddock/approvals.json"));
+    auto after = w.run({"explain"});
+    QVERIFY(after.out.find("NOT APPROVED") == std::string::npos);
+    QVERIFY(after.out.find("approved") != std::string::npos);
+    QVERIFY(w.run({"approve"}).out.find("nothing to approve") != std::string::npos);
+  }
+
+  void keygen_sign_and_verify_signature_round_trip_and_detect_changes() {
+    World w;
+    QCOMPARE(w.run({"keygen"}).exit_code, 0);
+    QVERIFY(std::filesystem::exists(w.home + "/.config/paddock/signing_key"));
+    const auto perms = std::filesystem::status(w.home + "/.config/paddock/signing_key").permissions();
+    QCOMPARE(perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all), std::filesystem::perms::none);
+    w.write(w.project + "/team.yaml", "version: 1\n");
+    QCOMPARE(w.run({"sign", "team.yaml"}).exit_code, 0);
+    QVERIFY(std::filesystem::exists(w.project + "/team.yaml.sig"));
+    QCOMPARE(w.run({"verify-signature", "team.yaml"}).exit_code, 0);
+    w.write(w.project + "/team.yaml", "version: 1\n# changed\n");
+    auto bad = w.run({"verify-signature", "team.yaml"});
+    QCOMPARE(bad.exit_code, 126);
+    QCOMPARE(count_lines(bad.err), 1);
+    w.write(w.project + "/team.yaml.sig", "not hex\n");
+    QCOMPARE(w.run({"verify-signature", "team.yaml"}).exit_code, 126);
+    QCOMPARE(w.run({"keygen"}).exit_code, 2);  // never overwrites a key
+  }
+};
+
+QTEST_GUILESS_MAIN(PolicyCliTest)
+#include "policy_cli_test.moc"
