@@ -1,0 +1,70 @@
+// The broker inside a real session: `paddock run --net allowlist` (paddock-helper creates the
+// proxy socket in the sandbox's namespace and hands it to EgressRelay), curl inside the sandbox.
+// Only refusals that need no lookup are exercised (unlisted names, IP literals): the session's
+// broker uses the host resolver, and tests never resolve real names. The allowed path through the
+// same socket-passing shape is covered by broker_netns_test with the resolver seam.
+#include <QtTest>
+
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include "tests/helpers/broker/broker_fixture.h"
+#include "tests/support/process_runner.h"
+
+using namespace paddock::broker::test;
+
+class BrokerHelperTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void a_sandboxed_curl_is_refused_with_the_rule_and_cannot_go_around_the_relay() {
+    const QString curl = QStandardPaths::findExecutable("curl");
+    if (curl.isEmpty()) QSKIP("curl not installed");
+    if (!QFile::exists(QString::fromStdString(paddock::test::paddock_bin())) ||
+        !QFile::exists(QString::fromStdString(paddock::test::helper_bin())))
+      QSKIP("paddock or paddock-helper not built in this tree");
+    EchoServer host_side;  // on the HOST's loopback: must be unreachable from the sandbox
+    QTemporaryDir project, state;
+    const std::string dir = project.path().toStdString();
+    const std::string script = dir + "/net.sh";
+    std::ofstream(script) << "#!/bin/sh\n"
+                          << "echo \"proxy=$HTTPS_PROXY all=$ALL_PROXY no=[$NO_PROXY]\"\n"
+                          << "curl -sv --max-time 10 https://notlisted.example.org/ 2>&1 | grep -E '^< (HTTP|X-Paddock)'\n"
+                          << "curl -sS --max-time 10 -x socks5h://127.0.0.1:3128 https://10.0.0.1/ 2>&1; echo \"socks_rc=$?\"\n"
+                          << "curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:" << host_side.port()
+                          << "/ 2>&1; echo \"direct_rc=$?\"\n";
+    QFile::setPermissions(QString::fromStdString(script), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    paddock::test::RunOptions o;
+    o.env_override["XDG_STATE_HOME"] = state.filePath("state").toStdString();
+    o.env_override["XDG_RUNTIME_DIR"] = state.filePath("run").toStdString();
+    o.env_override["XDG_CONFIG_HOME"] = state.filePath("config").toStdString();
+    QDir().mkpath(state.filePath("run"));
+    o.timeout_ms = 60000;
+    auto r = paddock::test::run_process({paddock::test::paddock_bin(), "run", "--project", dir, "--net", "allowlist",
+                                         "--allow-domain", "api.example.com", "--", script}, o);
+    const std::string all = r.out + "\n--- stderr ---\n" + r.err;
+    if (r.exit_code == 125 || r.exit_code == 126) QSKIP(("the session was refused here: " + r.err).c_str());
+    QVERIFY2(r.exit_code == 0, all.c_str());
+    QVERIFY2(r.out.find("proxy=http://127.0.0.1:3128") != std::string::npos, all.c_str());
+    QVERIFY2(r.out.find("no=[]") != std::string::npos, all.c_str());
+    QVERIFY2(r.out.find("< HTTP/1.1 403 Forbidden") != std::string::npos, all.c_str());
+    QVERIFY2(r.out.find("< X-Paddock-Rule: egress.domains: notlisted.example.org not listed") != std::string::npos,
+             all.c_str());
+    QVERIFY2(r.out.find("socks_rc=97") != std::string::npos, all.c_str());  // SOCKS reply 0x02
+    QVERIFY2(r.out.find("direct_rc=7") != std::string::npos, all.c_str());  // no route to the host's loopback
+    QCOMPARE(host_side.accepted(), 0);
+
+    // The broker's events are in the session's events.jsonl.
+    QDirIterator it(state.filePath("state"), {"events.jsonl"}, QDir::Files, QDirIterator::Subdirectories);
+    QVERIFY(it.hasNext());
+    QFile events(it.next());
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    QByteArray log = events.readAll();
+    QVERIFY2(log.contains("\"rule\":\"egress.domains: notlisted.example.org not listed\""), log.constData());
+    QVERIFY2(log.contains("\"rule\":\"host: 10.0.0.1 is an IP literal; only host names are brokered\""), log.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(BrokerHelperTest)
+#include "broker_helper_test.moc"
