@@ -89,9 +89,11 @@ int rlimit_id(const std::string& name) {
   }
   std::vector<std::string> envs;
   for (auto it = env["set"].begin(); it != env["set"].end(); ++it)
-    envs.push_back(it.key() + "=" + it.value().get<std::string>());
+    if (it.key() != "TMPDIR")  // the session's private directory below replaces it
+      envs.push_back(it.key() + "=" + it.value().get<std::string>());
   for (const auto& name : env["pass"])
-    if (const char* v = getenv(name.get<std::string>().c_str())) envs.push_back(name.get<std::string>() + "=" + v);
+    if (name != "TMPDIR")
+      if (const char* v = getenv(name.get<std::string>().c_str())) envs.push_back(name.get<std::string>() + "=" + v);
   envs.push_back("TMPDIR=" + tmpdir);
   std::vector<char*> envp, argv;
   for (auto& e : envs) envp.push_back(e.data());
