@@ -6,6 +6,7 @@
 #include "backends/backend.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/capability.h"
+#include "helpers/linux/egress_relay.h"
 #include "tests/backends/fixtures.h"
 
 using namespace paddock;
@@ -56,6 +57,8 @@ class LinuxPlanTest : public QObject {
     auto p = plan_of(relay_ir(), probe_abi(7));
     QVERIFY(p.proxy.enabled);
     QCOMPARE(p.proxy.port_in_sandbox, 3128);
+    // The backend repeats the helper's constant (backends may not include helpers): same value.
+    QCOMPARE(p.proxy.port_in_sandbox, paddock::helper::kSandboxProxyPort);
     QCOMPARE(p.proxy.mode, std::string("allowlist"));
     for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
