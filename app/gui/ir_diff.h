@@ -1,0 +1,22 @@
+// Grants added and removed between two frozen IRs, field by field (the Diff tab): what a change
+// to a layer does to the policy the helper will enforce.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace paddock::gui {
+
+struct IrChange {
+  std::string field;   // IR field path, e.g. "fs.write_roots", "egress.mode", "resources.memory_bytes"
+  std::string value;   // the entry or the new value in words
+  bool added = false;  // false: removed (for scalar changes: the old value is a removed row)
+  bool operator==(const IrChange&) const = default;
+};
+
+// Every difference, in IR field order; lists compare as sets, scalars as old -> new pairs.
+std::vector<IrChange> diff_ir(const FrozenIr& before, const FrozenIr& after);
+
+}  // namespace paddock::gui

@@ -1,0 +1,194 @@
+#include "layer_document.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include "atomic_save.h"
+#include "yaml_text_edit.h"
+
+namespace paddock::gui {
+namespace {
+
+constexpr int kUndoDepth = 500;
+
+std::vector<std::string> to_std(const QStringList& l) {
+  std::vector<std::string> out;
+  for (const auto& s : l) out.push_back(s.toStdString());
+  return out;
+}
+
+}  // namespace
+
+LayerDocument::LayerDocument(QObject* parent) : QObject(parent) {}
+
+QString LayerDocument::newLayerTemplate(const QString& kind) {
+  const bool local = kind == "local";
+  return QString(
+             "version: 1\n"
+             "metadata:\n"
+             "  name: %1\n"
+             "  description: %2\n"
+             "# Keys the form does not show can be added here; the form keeps them.\n"
+             "filesystem:\n"
+             "  allow_write: []\n")
+      .arg(local ? "local" : "repository",
+           local ? "my own overrides for this checkout (not committed)"
+                 : "policy shipped with this repository");
+}
+
+void LayerDocument::setError(const QString& e) {
+  if (e == error_) return;
+  error_ = e;
+  emit errorStringChanged();
+}
+
+void LayerDocument::replaceText(const QString& text) {
+  if (text == text_) return;
+  undo_.append(text_);
+  if (undo_.size() > kUndoDepth) undo_.removeFirst();
+  text_ = text;
+  ++revision_;
+  emit textChanged();
+}
+
+void LayerDocument::setText(const QString& text) {
+  setError({});
+  replaceText(text);
+}
+
+bool LayerDocument::open(const QString& path, const QString& tier) {
+  QFile f(path);
+  QString content;
+  bool exists = false;
+  if (f.exists()) {
+    if (QFileInfo(path).isSymLink()) {
+      setError(tr("%1 is a symlink; a policy file must not be one").arg(path));
+      return false;
+    }
+    if (!f.open(QIODevice::ReadOnly)) {
+      setError(tr("cannot read %1: %2").arg(path, f.errorString()));
+      return false;
+    }
+    content = QString::fromUtf8(f.readAll());
+    exists = true;
+  } else {
+    content = newLayerTemplate(tier == "local-override" ? "local" : "repository");
+  }
+  path_ = path;
+  tier_ = tier;
+  text_ = content;
+  saved_ = exists ? content : QString();
+  exists_ = exists;
+  undo_.clear();
+  ++revision_;
+  setError({});
+  emit pathChanged();
+  emit savedChanged();
+  emit textChanged();
+  return true;
+}
+
+bool LayerDocument::createInProject(const QString& project, const QString& kind) {
+  if (kind != "repository" && kind != "local") {
+    setError(tr("unknown layer kind '%1' (repository or local)").arg(kind));
+    return false;
+  }
+  const QString file = project + "/.paddock/" + (kind == "local" ? "local.yaml" : "policy.yaml");
+  return open(file, kind == "local" ? "local-override" : "repository");
+}
+
+void LayerDocument::close() {
+  path_.clear();
+  tier_.clear();
+  text_.clear();
+  saved_.clear();
+  exists_ = false;
+  undo_.clear();
+  ++revision_;
+  setError({});
+  emit pathChanged();
+  emit savedChanged();
+  emit textChanged();
+}
+
+bool LayerDocument::save() {
+  if (path_.isEmpty()) return false;
+  const QString err = save_file_atomically(path_, text_.toUtf8());
+  if (!err.isEmpty()) {
+    setError(err);
+    return false;
+  }
+  saved_ = text_;
+  exists_ = true;
+  setError({});
+  emit savedChanged();
+  emit textChanged();  // dirty changed
+  emit saved(path_);
+  return true;
+}
+
+void LayerDocument::undo() {
+  if (undo_.isEmpty()) return;
+  text_ = undo_.takeLast();
+  ++revision_;
+  setError({});
+  emit textChanged();
+}
+
+void LayerDocument::revert() {
+  if (!dirty()) return;
+  replaceText(exists_ ? saved_ : newLayerTemplate(tier_ == "local-override" ? "local" : "repository"));
+}
+
+QStringList LayerDocument::list(const QString& section, const QString& key) const {
+  auto r = read_yaml_sequence(text_.toStdString(), section.toStdString(), key.toStdString());
+  QStringList out;
+  if (r.ok())
+    for (const auto& s : *r) out << QString::fromStdString(s);
+  return out;
+}
+
+bool LayerDocument::setList(const QString& section, const QString& key, const QStringList& values) {
+  auto r = set_yaml_sequence(text_.toStdString(), section.toStdString(), key.toStdString(), to_std(values));
+  if (!r.ok()) {
+    setError(QString::fromStdString(r.error().message));
+    return false;
+  }
+  setError({});
+  replaceText(QString::fromStdString(*r));
+  return true;
+}
+
+bool LayerDocument::addItem(const QString& section, const QString& key, const QString& value) {
+  const QString v = value.trimmed();
+  if (v.isEmpty()) return false;
+  QStringList l = list(section, key);
+  if (l.contains(v)) return true;
+  l << v;
+  return setList(section, key, l);
+}
+
+bool LayerDocument::removeItem(const QString& section, const QString& key, int index) {
+  QStringList l = list(section, key);
+  if (index < 0 || index >= l.size()) return false;
+  l.removeAt(index);
+  return setList(section, key, l);
+}
+
+QString LayerDocument::scalar(const QString& section, const QString& key) const {
+  auto r = read_yaml_scalar(text_.toStdString(), section.toStdString(), key.toStdString());
+  return r.ok() ? QString::fromStdString(*r) : QString();
+}
+
+bool LayerDocument::setScalar(const QString& section, const QString& key, const QString& value) {
+  auto r = set_yaml_scalar(text_.toStdString(), section.toStdString(), key.toStdString(), value.trimmed().toStdString());
+  if (!r.ok()) {
+    setError(QString::fromStdString(r.error().message));
+    return false;
+  }
+  setError({});
+  replaceText(QString::fromStdString(*r));
+  return true;
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,71 @@
+#include "projects_model.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QUrl>
+
+namespace paddock::gui {
+
+int ProjectsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(paths_.size());
+}
+
+QVariant ProjectsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const QString& p = paths_[index.row()];
+  switch (role) {
+    case Qt::DisplayRole:
+    case PathRole: return p;
+    case NameRole: return QFileInfo(p).fileName();
+    case ExistsRole: return QFileInfo(p).isDir();
+    case HasLayerRole: return QFileInfo::exists(p + "/.paddock/policy.yaml");
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> ProjectsModel::roleNames() const {
+  return {{PathRole, "path"}, {NameRole, "name"}, {ExistsRole, "exists"}, {HasLayerRole, "hasLayer"}};
+}
+
+void ProjectsModel::setPaths(const QStringList& paths) {
+  beginResetModel();
+  paths_ = paths;
+  endResetModel();
+  emit countChanged();
+}
+
+QString ProjectsModel::canonicalProject(const QString& path_or_url, QString* error) {
+  QString path = path_or_url;
+  if (path.startsWith("file:")) path = QUrl(path).toLocalFile();
+  const QFileInfo info(path);
+  if (path.isEmpty() || !info.exists()) {
+    *error = tr("%1 does not exist").arg(path);
+    return {};
+  }
+  if (!info.isDir()) {
+    *error = tr("%1 is not a folder; drop or pick the project's folder").arg(path);
+    return {};
+  }
+  return info.canonicalFilePath();
+}
+
+int ProjectsModel::add(const QString& canonical) {
+  if (int i = static_cast<int>(paths_.indexOf(canonical)); i >= 0) return i;
+  const int row = static_cast<int>(paths_.size());
+  beginInsertRows({}, row, row);
+  paths_ << canonical;
+  endInsertRows();
+  emit countChanged();
+  return row;
+}
+
+bool ProjectsModel::remove(int row) {
+  if (row < 0 || row >= paths_.size()) return false;
+  beginRemoveRows({}, row, row);
+  paths_.removeAt(row);
+  endRemoveRows();
+  emit countChanged();
+  return true;
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,41 @@
+#include "warnings_model.h"
+
+namespace paddock::gui {
+
+int WarningsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant WarningsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const auto& r = rows_[static_cast<size_t>(index.row())];
+  switch (role) {
+    case Qt::DisplayRole:
+    case MessageRole: return r.message;
+    case KindRole: return r.kind;
+    case RuleRole: return r.rule;
+    case SourceRole: return r.source;
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> WarningsModel::roleNames() const {
+  return {{KindRole, "kind"}, {MessageRole, "message"}, {RuleRole, "rule"}, {SourceRole, "source"}};
+}
+
+void WarningsModel::setEvaluation(const Evaluation& e) {
+  std::vector<Row> rows;
+  // Taint first: it changes what the sandbox is worth.
+  for (const auto& t : e.ir.taint) rows.push_back({"taint", QString::fromStdString(t), {}, {}});
+  for (const auto& l : e.lint)
+    rows.push_back({"lint", QString::fromStdString(l.message), QString::fromStdString(l.rule),
+                    QString::fromStdString(l.tier + (l.file.empty() ? "" : " " + l.file))});
+  for (const auto& w : e.ir.warnings) rows.push_back({"warning", QString::fromStdString(w), {}, {}});
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+  emit countChanged();
+  setStatus(ModelStatus::Ready);
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,118 @@
+// The layer editor: a form and the YAML text, two views on one document; parse errors inline at
+// line:column while typing; Save (atomic), Undo, Revert.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Paddock
+
+Pane {
+    id: editor
+    required property PolicyComposer composer
+    required property LayerDocument document
+    required property string project
+    padding: 6
+
+    readonly property bool errorHere: composer.status === ModelStatus.Error
+                                      && composer.errorFile === document.path
+    readonly property bool errorElsewhere: composer.status === ModelStatus.Error && !errorHere
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 6
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                text: editor.document.loaded ? editor.document.tier + qsTr(" layer") : qsTr("Layer editor")
+                font.bold: true
+                font.pixelSize: 15
+            }
+            Label {
+                visible: editor.document.dirty
+                text: qsTr("● unsaved")
+                color: "#ef6c00"
+            }
+            Label {
+                visible: editor.document.loaded && !editor.document.existsOnDisk
+                text: qsTr("(new file)")
+                opacity: 0.7
+            }
+            Item { Layout.fillWidth: true }
+            Button {
+                objectName: "undoButton"
+                text: qsTr("Undo")
+                enabled: editor.document.canUndo
+                onClicked: editor.document.undo()
+            }
+            Button {
+                objectName: "saveButton"
+                text: qsTr("Save")
+                highlighted: editor.document.dirty
+                enabled: editor.document.loaded && (editor.document.dirty || !editor.document.existsOnDisk)
+                         && !editor.errorHere
+                onClicked: editor.document.save()
+                ToolTip.visible: hovered && editor.errorHere
+                ToolTip.text: qsTr("Fix the error first: a layer that does not parse is never saved")
+            }
+        }
+        Label {
+            Layout.fillWidth: true
+            visible: editor.document.loaded
+            text: editor.document.path
+            font.family: "monospace"
+            font.pixelSize: 11
+            elide: Text.ElideMiddle
+            opacity: 0.8
+        }
+
+        Label {
+            objectName: "editorError"
+            Layout.fillWidth: true
+            visible: editor.errorHere || editor.errorElsewhere || editor.document.errorString.length > 0
+            text: editor.document.errorString.length > 0 ? editor.document.errorString
+                : editor.errorHere ? qsTr("line %1, column %2: ").arg(editor.composer.errorLine)
+                                     .arg(editor.composer.errorColumn)
+                                     + editor.composer.errorString.replace(/^.*?:\d+:\d+:\s*/, "")
+                : editor.composer.errorString
+            color: "#c62828"
+            wrapMode: Text.Wrap
+            padding: 6
+            background: Rectangle {
+                color: Qt.rgba(0.78, 0.16, 0.16, 0.08)
+                radius: 4
+            }
+        }
+
+        StatusPlaceholder {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            status: ModelStatus.Ready
+            empty: !editor.document.loaded
+            emptyText: qsTr("Click an editable tier (user, repository, local) to edit it, or create a layer.")
+        }
+
+        TabBar {
+            id: tabs
+            objectName: "editorTabs"
+            Layout.fillWidth: true
+            visible: editor.document.loaded
+            TabButton { text: qsTr("Form") }
+            TabButton { text: qsTr("YAML") }
+        }
+        StackLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            visible: editor.document.loaded
+            currentIndex: tabs.currentIndex
+            LayerForm {
+                document: editor.document
+                project: editor.project
+            }
+            YamlView {
+                document: editor.document
+                errorLine: editor.errorHere ? editor.composer.errorLine : 0
+                errorColumn: editor.errorHere ? editor.composer.errorColumn : 0
+            }
+        }
+    }
+}

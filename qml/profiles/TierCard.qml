@@ -1,0 +1,100 @@
+// One tier: name, file, applies (and the condition that decided), signature, lock, approval.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Frame {
+    id: card
+    required property int index
+    required property string tier
+    required property string file
+    required property bool exists
+    required property bool applies
+    required property string condition
+    required property string signature
+    required property bool immutable
+    required property string approval
+    required property bool editable
+    property string openFile
+    signal openRequested(string file, string tier)
+    signal approveRequested(int row)
+
+    readonly property bool isOpen: openFile === file
+    opacity: exists ? 1.0 : 0.55
+    padding: 8
+
+    background: Rectangle {
+        radius: 6
+        color: card.isOpen ? Qt.rgba(0.12, 0.53, 0.90, 0.12) : card.palette.base
+        border.color: card.isOpen ? "#1e88e5" : card.palette.mid
+        border.width: card.isOpen ? 2 : 1
+    }
+
+    MouseArea {
+        anchors.fill: parent
+        enabled: card.editable
+        cursorShape: card.editable ? Qt.PointingHandCursor : Qt.ArrowCursor
+        onClicked: card.openRequested(card.file, card.tier)
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 3
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                text: (card.index + 1) + ". " + card.tier
+                font.bold: true
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: card.immutable
+                text: "🔒 " + qsTr("immutable")
+                color: "#6a1b9a"
+                font.pixelSize: 11
+            }
+            Badge {
+                text: !card.exists ? qsTr("absent") : card.applies ? qsTr("applies") : qsTr("skipped")
+                tint: !card.exists ? "#9e9e9e" : card.applies ? "#2e7d32" : "#757575"
+            }
+        }
+        Label {
+            Layout.fillWidth: true
+            text: card.file
+            font.family: "monospace"
+            font.pixelSize: 11
+            elide: Text.ElideMiddle
+            ToolTip.visible: fileHover.hovered
+            ToolTip.text: card.file
+            HoverHandler { id: fileHover }
+        }
+        Label {
+            Layout.fillWidth: true
+            visible: card.condition.length > 0
+            text: qsTr("when: ") + card.condition
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            opacity: 0.8
+        }
+        RowLayout {
+            visible: card.exists && card.tier !== "cli-flags"
+            spacing: 6
+            Badge {
+                text: qsTr("signature: ") + card.signature
+                tint: card.signature === "verified" ? "#2e7d32" : card.signature === "failed" ? "#c62828" : "#607d8b"
+            }
+            Badge {
+                visible: card.approval !== "not needed"
+                text: card.approval
+                tint: card.approval === "approved" ? "#2e7d32" : "#ef6c00"
+            }
+            Button {
+                objectName: "approveButton"
+                visible: card.approval === "unapproved"
+                text: qsTr("Review & approve…")
+                flat: true
+                onClicked: card.approveRequested(card.index)
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// The tier stack as cards, weakest tier first; click an editable card to open it.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Paddock
+
+Pane {
+    id: pane
+    required property PolicyComposer composer
+    required property LayerDocument document
+    required property string project
+    padding: 6
+
+    ApproveDialog {
+        id: approveDialog
+        composer: pane.composer
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 6
+
+        Label {
+            text: qsTr("Tier stack")
+            font.bold: true
+            font.pixelSize: 15
+        }
+        Label {
+            Layout.fillWidth: true
+            text: qsTr("Weakest first; later tiers add to or narrow earlier ones. Deny always wins.")
+            wrapMode: Text.Wrap
+            opacity: 0.7
+            font.pixelSize: 11
+        }
+        RowLayout {
+            Button {
+                objectName: "newRepositoryLayer"
+                text: qsTr("New repository layer")
+                enabled: !pane.document.loaded || pane.document.path !== pane.project + "/.paddock/policy.yaml"
+                onClicked: pane.document.createInProject(pane.project, "repository")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr(".paddock/policy.yaml — committed with the code; needs approval")
+            }
+            Button {
+                objectName: "newLocalLayer"
+                text: qsTr("New local layer")
+                enabled: !pane.document.loaded || pane.document.path !== pane.project + "/.paddock/local.yaml"
+                onClicked: pane.document.createInProject(pane.project, "local")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr(".paddock/local.yaml — your own overrides for this checkout")
+            }
+        }
+
+        StatusPlaceholder {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            status: pane.composer.layers.status
+            errorString: pane.composer.layers.errorString
+            empty: pane.composer.layers.count === 0
+            noneText: qsTr("Evaluating…")
+        }
+
+        ListView {
+            id: stack
+            objectName: "tierStack"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            visible: pane.composer.layers.count > 0
+            clip: true
+            spacing: 6
+            model: pane.composer.layers
+            delegate: TierCard {
+                width: stack.width - 8
+                openFile: pane.document.path
+                onOpenRequested: function(file, tier) { pane.document.open(file, tier) }
+                onApproveRequested: function(row) { approveDialog.ask(row) }
+            }
+            ScrollBar.vertical: ScrollBar {}
+        }
+    }
+}

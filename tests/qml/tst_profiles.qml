@@ -1,0 +1,81 @@
+// A new user's path through the Profiles page: the project is there, the agent is picked; they
+// tighten a path in the form and see the diff and the hash change; a typo shows line:column.
+import QtQuick
+import QtTest
+import Paddock
+
+Item {
+    id: root
+    width: 1280
+    height: 780
+
+    ProfilesPage {
+        id: page
+        anchors.fill: parent
+    }
+
+    TestCase {
+        name: "ProfilesPage"
+        when: windowShown
+
+        function composer() { return findChild(page, "composer") }
+
+        function test_1_the_project_loads_with_its_tier_stack_and_ir() {
+            const c = composer()
+            verify(c !== null)
+            tryCompare(c, "status", ModelStatus.Ready, 20000)
+            verify(c.irHash.indexOf("sha256:") === 0)
+            verify(c.layers.count >= 8)
+            verify(c.irJson.indexOf("/dist") > 0)
+            compare(c.document.tier, "repository")
+        }
+
+        function test_2_tightening_a_path_in_the_form_changes_the_ir_diff_and_hash() {
+            const c = composer()
+            tryCompare(c, "status", ModelStatus.Ready, 20000)
+            tryCompare(c, "busy", false, 20000)
+            const before = c.irHash
+            // The form's remove button for the second writable path ($PROJECT/dist).
+            const remove = findChild(page, "remove_allow_write_1")
+            verify(remove !== null)
+            mouseClick(remove)
+            tryVerify(function() { return c.irHash !== before }, 20000)
+            tryCompare(c, "busy", false, 20000)
+            compare(c.diff.hashBefore, before)
+            compare(c.diff.hashAfter, c.irHash)
+            verify(c.diff.count > 0)
+            verify(c.irJson.indexOf("/dist\"") < 0)
+            verify(c.document.dirty)
+            verify(c.document.text.indexOf("# keep me") >= 0)
+            const hashLabel = findChild(page, "hashAfter")
+            compare(hashLabel.text, c.irHash)
+        }
+
+        function test_3_undo_brings_the_saved_hash_back() {
+            const c = composer()
+            c.document.undo()
+            tryVerify(function() { return !c.busy && c.irHash === c.baselineHash }, 20000)
+            compare(c.diff.count, 0)
+        }
+
+        function test_4_a_typo_is_shown_at_line_and_column() {
+            const c = composer()
+            c.document.text = c.document.text + "  allow_evrything: true\n"
+            tryCompare(c, "status", ModelStatus.Error, 20000)
+            verify(c.errorLine > 0)
+            const banner = findChild(page, "editorError")
+            verify(banner.visible)
+            verify(banner.text.indexOf("line " + c.errorLine + ", column " + c.errorColumn) === 0)
+            c.document.undo()
+            tryCompare(c, "status", ModelStatus.Ready, 20000)
+        }
+
+        function test_5_why_names_the_deciding_tier() {
+            const c = composer()
+            tryCompare(c, "status", ModelStatus.Ready, 20000)
+            const a = c.why(c.project + "/build/out.o")
+            compare(a.tier, "repository")
+            compare(a.allowed, true)
+        }
+    }
+}
