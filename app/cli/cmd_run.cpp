@@ -1,9 +1,229 @@
+// run, sessions, stop, verify (DESIGN §9, §10). `run` refuses everything it can before any fork
+// (bad input 2, unapproved or dangerous layers 126, tainted plans and plans the kernel cannot
+// enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
+// recompiles and verifies the plan itself before it applies anything.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
 #include "app/cli/commands.h"
+#include "app/cli/helper_process.h"
+#include "app/cli/inputs_options.h"
+#include "app/cli/run_duration.h"
+#include "app/cli/session_store.h"
+#include "backends/backend.h"
+#include "engine/engine.h"
+#include "engine/plan.h"
 
 namespace paddock::cli {
+namespace {
 
-// Registers: run, sessions, stop, verify (Linux helper issue). Until those land, the commands do not exist and the CLI answers
-// "unknown command" with exit 2.
-void add_session_commands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+using nlohmann::json;
+
+struct RunFlags {
+  bool allow_tainted = false;
+  bool git_ssh = false;
+  std::string timeout;
+  std::vector<std::string> command;
+};
+
+int fail(const Error& e) {
+  print_error(e.message);
+  return e.exit_code();
+}
+
+Result<json> probe_kernel(CliContext& ctx) {
+  auto out = run_helper_capture(ctx.helper_path(), {"probe"});
+  if (!out.ok()) return out.error();
+  json probe = json::parse(out->out, nullptr, false);
+  if (out->exit_code != 0 || probe.is_discarded())
+    return refused("paddock-helper probe failed (exit " + std::to_string(out->exit_code) + "); run '" +
+                   ctx.helper_path().string() + " probe' to see why");
+  return probe;
+}
+
+// Runs the helper as our child and waits. SIGINT/SIGQUIT from the terminal reach the agent
+// directly (same process group), so we ignore them; SIGTERM/SIGHUP are passed to the helper,
+// which stops the session. If we are SIGKILLed, the helper dies with us (PR_SET_PDEATHSIG).
+int run_helper_and_wait(const std::string& helper, const std::vector<std::string>& args) {
+  pid_t pid = ::fork();
+  if (pid < 0) return fail(refused(std::string("fork: ") + std::strerror(errno)));
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(helper.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(helper.c_str(), argv.data());
+    std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(errno) << "\n";
+    _exit(125);
+  }
+  static pid_t child = 0;
+  child = pid;
+  struct sigaction forward {};
+  forward.sa_handler = [](int sig) { ::kill(child, sig); };
+  ::sigemptyset(&forward.sa_mask);
+  ::sigaction(SIGTERM, &forward, nullptr);
+  ::sigaction(SIGHUP, &forward, nullptr);
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGQUIT, SIG_IGN);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
+  if (f.command.empty()) return fail(bad_input("run: no command given; usage: paddock run [INPUTS] -- CMD [ARGS...]"));
+  auto in = to_engine_inputs(o, ctx);
+  if (!in.ok()) return fail(in.error());
+  in->require_approvals = true;
+  in->git_ssh = f.git_ssh;
+  std::optional<long> timeout;
+  if (!f.timeout.empty()) {
+    auto secs = parse_duration_secs(f.timeout);
+    if (!secs.ok()) return fail(secs.error());
+    timeout = *secs;
+    in->timeout_secs = *secs;
+  }
+  auto ev = evaluate(*in);
+  if (!ev.ok()) return fail(ev.error());
+  if (!ev->ir.taint.empty() && !f.allow_tainted)
+    return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
+                        "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
+  auto probe = probe_kernel(ctx);
+  if (!probe.ok()) return fail(probe.error());
+  auto plan = backends::compile(ev->ir, backends::BackendId::kLinux, *probe);
+  if (!plan.ok()) return fail(plan.error());
+  if (auto s = backends::check(*plan); !s.ok()) return fail(s.error());
+  const std::string hash = plan_hash(*plan);
+
+  SessionStore store(ctx);
+  auto id = SessionStore::new_id();
+  if (!id.ok()) return fail(id.error());
+  auto dir = store.create(*id);
+  if (!dir.ok()) return fail(dir.error());
+  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"ir.json", canonical_bytes(ev->ir)},
+                                    {"plan.json", to_json(*plan).dump(2) + "\n"},
+                                    {"probe.json", probe->dump() + "\n"}})
+    if (auto s = write_file_atomic(*dir + "/" + name, bytes); !s.ok()) {
+      (void)write_file_atomic(*dir + "/report.json",
+                              json{{"session_id", *id}, {"status", "failed"}, {"exit_code", 125},
+                                   {"error", s.error().message}}.dump(2) + "\n");
+      return fail(s.error());
+    }
+
+  std::vector<std::string> args = {"run", "--ir", *dir + "/ir.json", "--plan-hash", hash, "--session-dir", *dir,
+                                   "--session-id", *id, "--control-socket", store.control_socket(*id),
+                                   "--probe", *dir + "/probe.json"};
+  if (timeout) args.insert(args.end(), {"--timeout", std::to_string(*timeout)});
+  if (f.allow_tainted) args.push_back("--allow-tainted");
+  args.push_back("--");
+  args.insert(args.end(), f.command.begin(), f.command.end());
+  return run_helper_and_wait(ctx.helper_path().string(), args);
+}
+
+int sessions(bool as_json, CliContext& ctx) {
+  SessionStore store(ctx);
+  json all = json::array();
+  for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
+  if (as_json) {
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  if (all.empty()) std::cout << "no sessions\n";
+  for (const auto& s : all) {
+    std::string cmd;
+    for (const auto& a : s["command"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+    std::cout << s["id"].get<std::string>() << "  " << s["status"].get<std::string>() << "  "
+              << (s["exit_code"].is_null() ? std::string("-") : s["exit_code"].dump()) << "  " << cmd << "\n";
+  }
+  return 0;
+}
+
+int stop(const std::string& id, CliContext& ctx) {
+  if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
+  SessionStore store(ctx);
+  auto reply = control_request(store.control_socket(id), {{"cmd", "stop"}});
+  if (!reply.ok()) return fail(bad_input("session " + id + " is not running (see 'paddock sessions')"));
+  if (!reply->value("ok", false)) return fail(internal_error("session " + id + " refused stop: " + reply->dump()));
+  std::cout << "stopping session " << id << "\n";
+  return 0;
+}
+
+Error mismatch(const std::string& what) { return {ErrorCode::kVerifyMismatch, what}; }
+
+// Recomputes the IR hash from the stored bytes and the plan hash from that IR with the stored
+// probe, and compares both with the attestation the helper sent before exec.
+int verify(const std::string& id, CliContext& ctx) {
+  if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
+  SessionStore store(ctx);
+  const std::string dir = store.session_dir(id);
+  auto ir_bytes = read_whole_file(dir + "/ir.json");
+  if (!ir_bytes.ok()) return fail(bad_input("no session " + id + " (" + ir_bytes.error().message + ")"));
+  auto att_bytes = read_whole_file(dir + "/attestation.json");
+  if (!att_bytes.ok()) return fail(mismatch("session " + id + " has no attestation: the helper never reported ready"));
+  auto plan_bytes = read_whole_file(dir + "/plan.json");
+  if (!plan_bytes.ok()) return fail(mismatch("session " + id + ": plan.json is missing"));
+
+  json att_json = json::parse(*att_bytes, nullptr, false);
+  auto att = attestation_from_json(att_json);
+  if (att_json.is_discarded() || !att.ok()) return fail(mismatch("session " + id + ": attestation.json does not parse"));
+  json ir_json = json::parse(*ir_bytes, nullptr, false);
+  if (ir_json.is_discarded()) return fail(mismatch("session " + id + ": ir.json is no longer valid JSON"));
+  auto ir = ir_from_json(ir_json);
+  if (!ir.ok()) return fail(mismatch("session " + id + ": ir.json no longer reads as an IR: " + ir.error().message));
+  // The stored bytes must be exactly the canonical bytes: a changed byte anywhere fails here.
+  if (canonical_bytes(*ir) != *ir_bytes) return fail(mismatch("session " + id + ": ir.json is not the canonical IR it was"));
+  const std::string ir_h = sha256_hex(*ir_bytes);
+  if (ir_h != att->ir_hash)
+    return fail(mismatch("session " + id + ": ir_hash " + ir_h + " differs from the attested " + att->ir_hash));
+
+  json plan_json = json::parse(*plan_bytes, nullptr, false);
+  auto stored_plan = plan_json.is_discarded() ? Result<BackendPlan>(bad_input("not JSON")) : plan_from_json(plan_json);
+  if (!stored_plan.ok()) return fail(mismatch("session " + id + ": plan.json does not parse"));
+  auto plan = backends::compile(*ir, backends::BackendId::kLinux, stored_plan->probe);
+  if (!plan.ok()) return fail(mismatch("session " + id + ": the plan no longer compiles: " + plan.error().message));
+  const std::string plan_h = plan_hash(*plan);
+  if (plan_h != att->plan_hash)
+    return fail(mismatch("session " + id + ": plan_hash " + plan_h + " differs from the attested " + att->plan_hash));
+  if (plan_hash(*stored_plan) != plan_h)
+    return fail(mismatch("session " + id + ": plan.json differs from the plan compiled from ir.json"));
+  std::cout << "verified session " << id << "\n  ir_hash   " << ir_h << "\n  plan_hash " << plan_h << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_session_commands(CLI::App& app, CliContext& ctx) {
+  auto* run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
+  auto inputs = add_inputs_options(run_cmd);
+  auto flags = std::make_shared<RunFlags>();
+  run_cmd->add_flag("--allow-tainted", flags->allow_tainted, "Run even if an environment switch weakened the policy");
+  run_cmd->add_flag("--git-ssh", flags->git_ssh, "Route git's ssh through the egress broker");
+  run_cmd->add_option("--timeout", flags->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (exit 124)");
+  run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]");
+  run_cmd->callback([&ctx, inputs, flags] { ctx.exit_code = run(*inputs, *flags, ctx); });
+
+  auto* sessions_cmd = app.add_subcommand("sessions", "List sessions");
+  auto as_json = std::make_shared<bool>(false);
+  sessions_cmd->add_flag("--json", *as_json, "Machine-readable output");
+  sessions_cmd->callback([&ctx, as_json] { ctx.exit_code = sessions(*as_json, ctx); });
+
+  auto* stop_cmd = app.add_subcommand("stop", "Stop a running session");
+  auto stop_id = std::make_shared<std::string>();
+  stop_cmd->add_option("id", *stop_id, "Session id")->required();
+  stop_cmd->callback([&ctx, stop_id] { ctx.exit_code = stop(*stop_id, ctx); });
+
+  auto* verify_cmd = app.add_subcommand("verify", "Recompute a session's hashes and compare with its attestation");
+  auto verify_id = std::make_shared<std::string>();
+  verify_cmd->add_option("--session", *verify_id, "Session id")->required();
+  verify_cmd->callback([&ctx, verify_id] { ctx.exit_code = verify(*verify_id, ctx); });
+}
 
 }  // namespace paddock::cli
