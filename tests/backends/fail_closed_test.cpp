@@ -173,6 +173,16 @@ class FailClosedTest : public QObject {
                           "PID namespaces", why), why.c_str());
   }
 
+  void git_over_ssh_is_refused_because_nothing_routes_it_yet() {
+    FrozenIr ir = minimal_ir();
+    ir.egress.mode = NetMode::kAllowlist;
+    ir.egress.domains = {"github.com"};
+    ir.egress.git_ssh = true;
+    std::string why;
+    QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)),
+                          "egress.git_ssh", why), why.c_str());
+  }
+
   void an_ir_value_no_matrix_knows_is_refused_not_ignored() {
     FrozenIr ir = minimal_ir();
     ir.process.exec_scope = "anything_goes";
