@@ -202,7 +202,8 @@ LaunchResult run_in_app_container(const WindowsSpec& spec, const std::vector<std
       return r;
   }
   for (const auto& d : spec.denies) {
-    const DWORD rights = d.access == "all" ? GENERIC_ALL : kWriteRights;
+    // Specific rights, not GENERIC_ALL: generic bits stored in an ACE are not mapped at access check.
+    const DWORD rights = d.access == "all" ? FILE_ALL_ACCESS : kWriteRights;
     const DWORD inherit = d.kind == "dir" ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE;
     if (!acl.add(wide(d.path), sid.sid, rights, DENY_ACCESS, inherit, r.error)) return r;
   }
