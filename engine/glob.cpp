@@ -1,7 +1,6 @@
 #include "engine/glob.h"
 
 #include <algorithm>
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -74,8 +73,7 @@ struct Walker {
   std::size_t visited = 0;
   Status status;
 
-  void walk(const fs::path& dir, std::vector<std::string_view>& rel, std::deque<std::string>& storage,
-            const std::vector<Compiled*>& active) {
+  void walk(const fs::path& dir, std::vector<std::string_view>& rel, const std::vector<Compiled*>& active) {
     std::error_code ec;
     fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
     if (ec) return;  // unreadable directory: nothing we could grant or deny inside is visible
@@ -87,8 +85,10 @@ struct Walker {
         return;
       }
       const fs::directory_entry& e = *it;
-      storage.push_back(e.path().filename().string());
-      rel.push_back(storage.back());
+      // The entry (and its path) stays put until increment(): a view of its name is enough.
+      const std::string& native = e.path().native();
+      const auto slash = native.rfind('/');
+      rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
       for (Compiled* c : active) {
         if (!matches(*c, rel)) continue;
         if (c->job->matches.size() >= kGlobMatchBudget) {
@@ -104,10 +104,9 @@ struct Walker {
         std::vector<Compiled*> next;
         for (Compiled* c : active)
           if (may_descend(*c, rel)) next.push_back(c);
-        if (!next.empty()) walk(e.path(), rel, storage, next);
+        if (!next.empty()) walk(e.path(), rel, next);
       }
       rel.pop_back();
-      storage.pop_back();
     }
   }
 };
@@ -191,8 +190,7 @@ Status expand_globs(std::vector<GlobJob>& jobs) {
     if (!fs::is_directory(base, ec)) continue;  // no match = empty set
     Walker w;
     std::vector<std::string_view> rel;
-    std::deque<std::string> storage;  // rel views point into it; deque never moves elements
-    w.walk(base, rel, storage, group);
+    w.walk(base, rel, group);
     if (!w.status.ok()) return w.status;
   }
   for (auto& j : jobs) std::sort(j.matches.begin(), j.matches.end());
