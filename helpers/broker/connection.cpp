@@ -195,6 +195,15 @@ void Connection::allowed(const PolicyDecision& decision) {
   rule_ = decision.rule;
   auto resolver = core_.options().resolver;
   auto exec = client_.get_executor();
+  if (!resolver->may_block()) {
+    try {
+      auto r = resolver->resolve(host_);
+      if (r.ok()) return on_resolved(std::move(r.value()), "");
+      return on_resolved({}, r.error().message);
+    } catch (const std::exception& e) {
+      return on_resolved({}, std::string("resolver failed: ") + e.what());
+    }
+  }
   asio::post(core_.lookups(), [self = shared_from_this(), resolver, exec, host = host_] {
     std::vector<IpAddress> answers;
     std::string error;

@@ -19,6 +19,8 @@ class Resolver {
   // Blocking; called on the broker's lookup threads, never on the I/O threads. Must be
   // thread-safe. Returns every address of the answer (A and AAAA), or an error line.
   virtual Result<std::vector<IpAddress>> resolve(const std::string& host) = 0;
+  // False for in-memory tables: the broker then answers on the I/O thread, sparing a hop.
+  virtual bool may_block() const { return true; }
 };
 
 // getaddrinfo(host, AF_UNSPEC, SOCK_STREAM) on the host, with AI_ADDRCONFIG off so the vetting
@@ -34,6 +36,7 @@ class StaticResolver : public Resolver {
  public:
   void add(const std::string& host, const IpAddress& ip);
   Result<std::vector<IpAddress>> resolve(const std::string& host) override;
+  bool may_block() const override { return false; }
 
  private:
   std::mutex mu_;
