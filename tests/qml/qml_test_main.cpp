@@ -45,7 +45,7 @@ class Setup : public QObject {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     const QString project = QFileInfo(root + "/project").canonicalFilePath();
     write(project + "/.paddock/policy.yaml",
-          "version: 1\n# keep me\nfilesystem:\n  allow_write:\n    - $PROJECT/build\n    - $PROJECT/dist\n");
+          "version: 1\n# keep me\nfilesystem:\n  deny:\n    - $PROJECT/secrets\n  allow_write:\n    - $PROJECT/build\n");
     write(root + "/config/paddock/gui.json",
           QString(R"({"version":1,"projects":[{"path":"%1"}],"current_project":"%1","current_agent":"claude-code","custom_agents":[]})")
               .arg(project).toUtf8());
@@ -57,6 +57,8 @@ class Setup : public QObject {
     QQuickStyle::setStyle("Fusion");
     g_previous = qInstallMessageHandler(capture);
   }
+  // The module's qmldir is at qrc:/Paddock/qmldir.
+  void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath("qrc:/"); }
   void cleanupTestCase() {
     if (g_qml_warnings.isEmpty()) return;
     std::fprintf(stderr, "FAIL: %d QML warning(s):\n%s\n", static_cast<int>(g_qml_warnings.size()),

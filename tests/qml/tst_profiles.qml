@@ -26,7 +26,8 @@ Item {
             tryCompare(c, "status", ModelStatus.Ready, 20000)
             verify(c.irHash.indexOf("sha256:") === 0)
             verify(c.layers.count >= 8)
-            verify(c.irJson.indexOf("/dist") > 0)
+            verify(c.irJson.indexOf("/secrets") > 0)
+            verify(c.irJson.indexOf("/dist\"") < 0)
             compare(c.document.tier, "repository")
         }
 
@@ -35,17 +36,20 @@ Item {
             tryCompare(c, "status", ModelStatus.Ready, 20000)
             tryCompare(c, "busy", false, 20000)
             const before = c.irHash
-            // The form's remove button for the second writable path ($PROJECT/dist).
-            const remove = findChild(page, "remove_allow_write_1")
-            verify(remove !== null)
-            mouseClick(remove)
+            // Tighten: type a path into the form's "Denied" list and press Enter.
+            const input = findChild(page, "input_deny")
+            verify(input !== null)
+            input.forceActiveFocus()
+            input.text = "$PROJECT/dist"
+            keyClick(Qt.Key_Return)
             tryVerify(function() { return c.irHash !== before }, 20000)
             tryCompare(c, "busy", false, 20000)
             compare(c.diff.hashBefore, before)
             compare(c.diff.hashAfter, c.irHash)
             verify(c.diff.count > 0)
-            verify(c.irJson.indexOf("/dist\"") < 0)
+            verify(c.irJson.indexOf("/dist\"") > 0)
             verify(c.document.dirty)
+            compare(input.text, "")
             verify(c.document.text.indexOf("# keep me") >= 0)
             const hashLabel = findChild(page, "hashAfter")
             compare(hashLabel.text, c.irHash)
@@ -73,9 +77,9 @@ Item {
         function test_5_why_names_the_deciding_tier() {
             const c = composer()
             tryCompare(c, "status", ModelStatus.Ready, 20000)
-            const a = c.why(c.project + "/build/out.o")
+            const a = c.why(c.project + "/secrets/key.txt")
             compare(a.tier, "repository")
-            compare(a.allowed, true)
+            compare(a.allowed, false)
         }
     }
 }

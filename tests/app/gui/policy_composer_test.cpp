@@ -17,6 +17,8 @@ const char* kRepoLayer =
     "version: 1\n"
     "# keep this comment\n"
     "filesystem:\n"
+    "  deny:\n"
+    "    - $PROJECT/secrets\n"
     "  allow_write:\n"
     "    - $PROJECT/build\n"
     "    - $PROJECT/dist\n";
@@ -89,7 +91,7 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(m.data(m.index(repo), TierStackModel::EditableRole).toBool(), true);
     QCOMPARE(m.data(m.index(row_of(m, "local-override")), TierStackModel::ExistsRole).toBool(), false);
     QCOMPARE(m.data(m.index(row_of(m, "builtin-profile")), TierStackModel::EditableRole).toBool(), false);
-    QVERIFY(c.irJson().contains(project_->path() + "/build") || c.irJson().contains("/build"));
+    QVERIFY2(c.irJson().contains(canonicalProject() + "/secrets"), qPrintable(c.irJson()));
     QVERIFY(c.irHash().startsWith("sha256:"));
   }
 
@@ -104,20 +106,20 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(c.baselineHash(), before);
     QCOMPARE(c.diff()->rowCount(), 0);
 
-    QVERIFY(doc.removeItem("filesystem", "allow_write", 1));  // $PROJECT/dist
+    QVERIFY(doc.addItem("filesystem", "deny", "$PROJECT/dist"));  // tighten: no more access to dist
     QVERIFY(wait_evaluated(c));
     QVERIFY(c.irHash() != before);
     QCOMPARE(c.diff()->hashBefore(), before);
     QCOMPARE(c.diff()->hashAfter(), c.irHash());
     bool removed_dist = false;
     for (const auto& ch : c.diff()->changes())
-      if (ch.field == "fs.write_roots" && !ch.added && ch.value == (canonicalProject() + "/dist").toStdString())
+      if (ch.field == "fs.deny" && ch.added && ch.value == (canonicalProject() + "/dist").toStdString())
         removed_dist = true;
     QVERIFY2(removed_dist, qPrintable(c.irJson()));
     QVERIFY(!QFileInfo(layerPath()).lastModified().isNull());  // nothing saved yet
     QFile f(layerPath());
     QVERIFY(f.open(QIODevice::ReadOnly));
-    QVERIFY(f.readAll().contains("dist"));
+    QVERIFY(!f.readAll().contains("deny:\n    - $PROJECT/secrets\n    - $PROJECT/dist"));
 
     // Saving moves the baseline: the diff is empty again and the hash stays.
     const QString after = c.irHash();
@@ -134,12 +136,12 @@ class PolicyComposerTest : public QObject {
     c.setDocument(&doc);
     c.setProject(canonicalProject());
     QVERIFY(wait_evaluated(c));
-    doc.setText(QString(kRepoLayer) + "  allow_everything: true\n");
+    doc.setText(QString(kRepoLayer) + "  allow_everything: true\n");  // line 9
     QVERIFY(wait_evaluated(c));
     QCOMPARE(c.status(), ModelStatus::Error);
     QVERIFY2(c.errorFile() == doc.path() || QFileInfo(c.errorFile()).canonicalFilePath() == QFileInfo(doc.path()).canonicalFilePath(),
              qPrintable(c.errorString()));
-    QCOMPARE(c.errorLine(), 7);
+    QCOMPARE(c.errorLine(), 9);
     QVERIFY(c.errorColumn() >= 1);
     QVERIFY(c.irJson().isEmpty());
     QCOMPARE(c.diff()->status(), ModelStatus::Error);
@@ -160,7 +162,7 @@ class PolicyComposerTest : public QObject {
     QVERIFY(wait_evaluated(c));
     for (int i = 0; i < 12; ++i) {
       QVERIFY(QDir().mkpath(project_->path() + "/out" + QString::number(i)));
-      QVERIFY(doc.addItem("filesystem", "allow_write", "$PROJECT/out" + QString::number(i)));
+      QVERIFY(doc.addItem("filesystem", "deny", "$PROJECT/out" + QString::number(i)));
       QCoreApplication::processEvents();
     }
     QVERIFY(settle(c));
@@ -195,11 +197,11 @@ class PolicyComposerTest : public QObject {
     PolicyComposer c;
     c.setProject(canonicalProject());
     QVERIFY(wait_evaluated(c));
-    const QVariantMap a = c.why(canonicalProject() + "/build/x.o");
+    const QVariantMap a = c.why(canonicalProject() + "/secrets/token.txt");
     QCOMPARE(a.value("kind").toString(), QString("path"));
-    QCOMPARE(a.value("allowed").toBool(), true);
-    QCOMPARE(a.value("access").toString(), QString("write"));
+    QCOMPARE(a.value("allowed").toBool(), false);
     QCOMPARE(a.value("tier").toString(), QString("repository"));
+    QVERIFY(a.value("rule").toString().contains("deny"));
   }
 
  private:
