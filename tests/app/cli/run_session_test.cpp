@@ -1,0 +1,332 @@
+// `paddock run`, sessions, stop and verify end to end: the real CLI, engine, helper and kernel.
+// Each case runs as root and as uid 65534 (setpriv) with its own HOME and XDG dirs.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/process_runner.h"
+
+using namespace paddock::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+QByteArray dump(const ProcessResult& r) {
+  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
+}
+
+template <class Pred>
+bool eventually(Pred pred, int seconds = 20) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+int count_processes_with(const std::string& marker) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::string cmd = slurp(e.path().string() + "/cmdline");
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    std::string stat = slurp(e.path().string() + "/stat");
+    auto rp = stat.rfind(')');
+    bool zombie = rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z';
+    if (!zombie && cmd.find(marker) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+class RunSessionTest : public QObject {
+  Q_OBJECT
+
+  std::string root_, home_, project_;
+  uid_t uid_ = 0;
+  RunOptions opts_;
+
+  void add_uid_rows() {
+    QTest::addColumn<uint>("uid");
+    QTest::newRow("root") << 0u;
+    QTest::newRow("uid65534") << 65534u;
+  }
+
+  void setup_row() {
+    QFETCH(uint, uid);
+    setup_row_for(uid);
+  }
+
+  void setup_row_for(uid_t uid) {
+    uid_ = uid;
+    char tmpl[] = "/tmp/paddock-run-XXXXXX";
+    QVERIFY(::mkdtemp(tmpl));
+    root_ = tmpl;
+    ::chmod(root_.c_str(), 0755);
+    home_ = root_ + "/home";
+    project_ = home_ + "/proj";
+    for (const auto& d : {home_ + "/.ssh", project_ + "/src", root_ + "/state", root_ + "/run", root_ + "/config"})
+      fs::create_directories(d);
+    ::chmod((root_ + "/run").c_str(), 0700);
+    put(project_ + "/src/main.txt", "hello from the project\n");
+    opts_ = {};
+    opts_.cwd = project_;
+    opts_.env_override = {{"HOME", home_}, {"XDG_STATE_HOME", root_ + "/state"},
+                          {"XDG_RUNTIME_DIR", root_ + "/run"}, {"XDG_CONFIG_HOME", root_ + "/config"}};
+    opts_.env_unset = {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"};
+    if (uid_ != 0)
+      opts_.prefix = {"setpriv", "--reuid=" + std::to_string(uid_), "--regid=" + std::to_string(uid_), "--clear-groups"};
+  }
+
+  // Hands the tree to the uid under test (after the test wrote its files).
+  void chown_all() {
+    ::lchown(root_.c_str(), uid_, uid_);
+    for (const auto& e : fs::recursive_directory_iterator(root_)) ::lchown(e.path().c_str(), uid_, uid_);
+  }
+
+  // The default profile sets memory and process limits; an unprivileged user with no writable
+  // cgroup cannot have them enforced, so `run` refuses (125) — checked once below. Every other
+  // unprivileged row uses the permissive profile (no limits; the secret masks are the same).
+  std::vector<std::string> with_profile(std::vector<std::string> args) {
+    if (uid_ != 0 && !args.empty() && (args[0] == "run" || args[0] == "hash"))
+      args.insert(args.begin() + 1, {"--profile", "permissive"});
+    return args;
+  }
+
+  ProcessResult paddock(std::vector<std::string> args, RunOptions extra = {}) {
+    RunOptions o = opts_;
+    for (const auto& [k, v] : extra.env_override) o.env_override[k] = v;
+    args = with_profile(args);
+    args.insert(args.begin(), paddock_bin());
+    return run_process(args, o);
+  }
+
+  std::vector<std::string> session_ids() {
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root_ + "/state/paddock/sessions", ec))
+      ids.push_back(e.path().filename().string());
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+  std::string session_dir(const std::string& id) { return root_ + "/state/paddock/sessions/" + id; }
+
+  pid_t spawn_paddock(std::vector<std::string> args) {
+    args = with_profile(args);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::chdir(project_.c_str()) != 0) _exit(126);
+      for (const auto& [k, v] : opts_.env_override) ::setenv(k.c_str(), v.c_str(), 1);
+      std::vector<std::string> argv = opts_.prefix;
+      argv.push_back(paddock_bin());
+      argv.insert(argv.end(), args.begin(), args.end());
+      std::vector<char*> a;
+      for (auto& s : argv) a.push_back(s.data());
+      a.push_back(nullptr);
+      int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 1);
+      ::execvp(a[0], a.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  static int wait_exit(pid_t pid) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+
+ private slots:
+  void cleanup() {
+    std::error_code ec;
+    if (!root_.empty()) fs::remove_all(root_, ec);
+    root_.clear();
+  }
+
+  void run_returns_the_agents_exit_code_and_the_contract_codes_data() { add_uid_rows(); }
+  void run_returns_the_agents_exit_code_and_the_contract_codes() {
+    setup_row();
+    chown_all();
+    auto seven = paddock({"run", "--", "sh", "-c", "exit 7"});
+    QVERIFY2(seven.exit_code == 7, dump(seven));
+    auto sig = paddock({"run", "--", "sh", "-c", "kill -TERM $$"});
+    QVERIFY2(sig.exit_code == 128 + SIGTERM, dump(sig));
+    auto missing = paddock({"run", "--", "no-such-command-paddock"});
+    QVERIFY2(missing.exit_code == 127, dump(missing));
+    auto timeout = paddock({"run", "--timeout", "1", "--", "sleep", "30"});
+    QVERIFY2(timeout.exit_code == 124, dump(timeout));
+    auto no_cmd = paddock({"run"});
+    QVERIFY2(no_cmd.exit_code == 2, dump(no_cmd));
+    QCOMPARE(std::count(no_cmd.err.begin(), no_cmd.err.end(), '\n'), 1L);
+    auto bad_timeout = paddock({"run", "--timeout", "soon", "--", "true"});
+    QVERIFY2(bad_timeout.exit_code == 2, dump(bad_timeout));
+  }
+
+  void secret_shaped_files_are_unreadable_through_paddock_run_data() { add_uid_rows(); }
+  void secret_shaped_files_are_unreadable_through_paddock_run() {
+    setup_row();
+    put(home_ + "/.ssh/id_rsa", "SECRET-SSH\n");
+    for (const char* name : {".env", ".ENV.production", "PRIVATE.PEM", "x.KDBX", "server.key", "cert.P12"})
+      put(project_ + "/" + name, std::string("SECRET-") + name + "\n");
+    fs::create_hard_link(project_ + "/.env", project_ + "/innocent-hardlink.txt");
+    fs::create_symlink(home_ + "/.ssh/id_rsa", project_ + "/ssh-link");
+    fs::create_symlink(project_ + "/PRIVATE.PEM", project_ + "/pem-link");
+    chown_all();
+    auto r = paddock({"run", "--", "sh", "-c",
+                      "cat .env .ENV.production PRIVATE.PEM x.KDBX server.key cert.P12 innocent-hardlink.txt "
+                      "ssh-link pem-link " + home_ + "/.ssh/id_rsa /etc/shadow; cat src/main.txt"});
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find("hello from the project") != std::string::npos, dump(r));
+  }
+
+  void hash_matches_the_attestation_and_verify_detects_one_changed_byte_data() { add_uid_rows(); }
+  void hash_matches_the_attestation_and_verify_detects_one_changed_byte() {
+    setup_row();
+    chown_all();
+    auto hash = paddock({"hash"});
+    QVERIFY2(hash.exit_code == 0, dump(hash));
+    auto r = paddock({"run", "--", "true"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    auto ids = session_ids();
+    QCOMPARE(ids.size(), std::size_t(1));
+    json att = json::parse(slurp(session_dir(ids[0]) + "/attestation.json"));
+    QCOMPARE(att["ir_hash"].get<std::string>() + "\n", hash.out);
+    auto ok = paddock({"verify", "--session", ids[0]});
+    QVERIFY2(ok.exit_code == 0, dump(ok));
+    // Flip one byte inside a string value (still valid JSON): verify must notice.
+    const std::string ir_path = session_dir(ids[0]) + "/ir.json";
+    std::string bytes = slurp(ir_path);
+    auto pos = bytes.find("/proj");
+    QVERIFY(pos != std::string::npos);
+    bytes[pos + 1] = 'q';
+    ::chmod(ir_path.c_str(), 0644);
+    put(ir_path, bytes);
+    auto bad = paddock({"verify", "--session", ids[0]});
+    QVERIFY2(bad.exit_code == 103, dump(bad));
+    auto unknown = paddock({"verify", "--session", "../etc"});
+    QVERIFY2(unknown.exit_code == 2, dump(unknown));
+  }
+
+  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree_data() { add_uid_rows(); }
+  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree() {
+    setup_row();
+    chown_all();
+    const std::string marker = "1000." + std::to_string(::getpid()) + "3";
+    pid_t pid = spawn_paddock({"run", "--", "sh", "-c", "setsid sleep " + marker + " & sleep " + marker});
+    QVERIFY(eventually([&] { return count_processes_with(marker) >= 3; }));
+    std::string id;
+    QVERIFY(eventually([&] {
+      auto s = paddock({"sessions", "--json"});
+      json j = json::parse(s.out, nullptr, false);
+      if (!j.is_array() || j.empty() || j[0]["status"] != "running") return false;
+      id = j[0]["id"].get<std::string>();
+      return true;
+    }));
+    auto stop = paddock({"stop", id});
+    QVERIFY2(stop.exit_code == 0, dump(stop));
+    int code = wait_exit(pid);
+    QVERIFY2(code == 128 + SIGTERM || code == 128 + SIGKILL, std::to_string(code).c_str());
+    QVERIFY(eventually([&] { return count_processes_with(marker) == 0; }));
+    json list = json::parse(paddock({"sessions", "--json"}).out);
+    QCOMPARE(list[0]["status"].get<std::string>(), std::string("stopped"));
+    std::string events = slurp(session_dir(id) + "/events.jsonl");
+    QVERIFY2(events.find("\"session_ended\"") != std::string::npos && events.find("\"cpu_ms\"") != std::string::npos,
+             events.c_str());
+    auto again = paddock({"stop", id});
+    QVERIFY2(again.exit_code == 2, dump(again));
+  }
+
+  void sigkill_of_paddock_leaves_zero_processes_data() { add_uid_rows(); }
+  void sigkill_of_paddock_leaves_zero_processes() {
+    setup_row();
+    chown_all();
+    const std::string marker = "1000." + std::to_string(::getpid()) + "5";
+    pid_t pid = spawn_paddock({"run", "--", "sh", "-c", "(sleep " + marker + " &); sleep " + marker});
+    QVERIFY(eventually([&] { return count_processes_with(marker) >= 3; }));
+    ::kill(pid, SIGKILL);
+    wait_exit(pid);
+    QVERIFY(eventually([&] { return count_processes_with(marker) == 0; }));
+  }
+
+  void a_tainted_policy_runs_only_with_allow_tainted_data() { add_uid_rows(); }
+  void a_tainted_policy_runs_only_with_allow_tainted() {
+    setup_row();
+    fs::create_directories(root_ + "/sys");
+    chown_all();
+    RunOptions taint;
+    taint.env_override = {{"PADDOCK_SYSTEM_DIR", root_ + "/sys"}};
+    auto refused = paddock({"run", "--", "true"}, taint);
+    QVERIFY2(refused.exit_code == 125 && refused.err.find("--allow-tainted") != std::string::npos, dump(refused));
+    QVERIFY(session_ids().empty());
+    auto allowed = paddock({"run", "--allow-tainted", "--", "true"}, taint);
+    QVERIFY2(allowed.exit_code == 0, dump(allowed));
+    json att = json::parse(slurp(session_dir(session_ids().at(0)) + "/attestation.json"));
+    QVERIFY2(!att["taint"].empty(), att.dump().c_str());
+  }
+
+  void an_unapproved_repository_layer_is_refused_with_the_approve_command_data() { add_uid_rows(); }
+  void an_unapproved_repository_layer_is_refused_with_the_approve_command() {
+    setup_row();
+    fs::create_directories(project_ + "/.paddock");
+    put(project_ + "/.paddock/policy.yaml", "version: 1\nfilesystem:\n  deny: [secret-dir]\n");
+    chown_all();
+    auto r = paddock({"run", "--", "true"});
+    QVERIFY2(r.exit_code == 126 && r.err.find("paddock approve") != std::string::npos, dump(r));
+    QVERIFY(session_ids().empty());
+  }
+
+  void limits_without_a_mechanism_are_refused_before_anything_runs() {
+    uid_ = 65534;
+    setup_row_for(65534);
+    chown_all();
+    RunOptions o = opts_;
+    auto r = run_process({paddock_bin(), "run", "--profile", "permissive", "--limits", "procs=64", "--", "sh", "-c", "echo ran > ran.txt"}, o);
+    if (r.exit_code == 0) QSKIP("this uid has a writable cgroup here: the limit is enforceable");
+    QVERIFY2(r.exit_code == 125 && r.err.find("processes") != std::string::npos, dump(r));
+    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);
+    QVERIFY(!fs::exists(project_ + "/ran.txt"));
+    QVERIFY(session_ids().empty());
+  }
+
+  void a_missing_helper_is_one_line_and_exit_125_data() { add_uid_rows(); }
+  void a_missing_helper_is_one_line_and_exit_125() {
+    setup_row();
+    fs::create_directories(root_ + "/prefix/bin");
+    fs::create_directories(root_ + "/prefix/share");
+    fs::copy_file(paddock_bin(), root_ + "/prefix/bin/paddock");
+    fs::copy(PADDOCK_BUILD_DATA, root_ + "/prefix/share/paddock", fs::copy_options::recursive);
+    chown_all();
+    auto r = run_process({root_ + "/prefix/bin/paddock", "run", "--", "true"}, opts_);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);
+    QVERIFY(session_ids().empty());
+  }
+};
+
+QTEST_GUILESS_MAIN(RunSessionTest)
+#include "run_session_test.moc"
