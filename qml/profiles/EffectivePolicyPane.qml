@@ -37,6 +37,7 @@ Pane {
             font.pixelSize: 11
             text: pane.composer.status === ModelStatus.Error ? qsTr("(no IR: the inputs do not evaluate)")
                   : "ir_hash " + pane.composer.irHash
+            onTextChanged: cursorPosition = 0
         }
 
         TabBar {

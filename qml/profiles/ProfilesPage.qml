@@ -99,14 +99,14 @@ Pane {
             orientation: Qt.Horizontal
 
             TierStackPane {
-                SplitView.preferredWidth: 300
+                SplitView.preferredWidth: 270
                 SplitView.minimumWidth: 220
                 composer: composer
                 document: doc
                 project: workspace.currentProject
             }
             LayerEditor {
-                SplitView.preferredWidth: 430
+                SplitView.preferredWidth: 380
                 SplitView.minimumWidth: 300
                 composer: composer
                 document: doc

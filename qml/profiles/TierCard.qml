@@ -23,22 +23,23 @@ Frame {
     opacity: exists ? 1.0 : 0.55
     padding: 8
 
+    // The click area lives in the background so the Frame keeps exactly one content child
+    // (its implicit size comes from it).
     background: Rectangle {
         radius: 6
         color: card.isOpen ? Qt.rgba(0.12, 0.53, 0.90, 0.12) : card.palette.base
         border.color: card.isOpen ? "#1e88e5" : card.palette.mid
         border.width: card.isOpen ? 2 : 1
-    }
-
-    MouseArea {
-        anchors.fill: parent
-        enabled: card.editable
-        cursorShape: card.editable ? Qt.PointingHandCursor : Qt.ArrowCursor
-        onClicked: card.openRequested(card.file, card.tier)
+        MouseArea {
+            anchors.fill: parent
+            enabled: card.editable
+            cursorShape: card.editable ? Qt.PointingHandCursor : Qt.ArrowCursor
+            onClicked: card.openRequested(card.file, card.tier)
+        }
     }
 
     ColumnLayout {
-        anchors.fill: parent
+        width: card.availableWidth
         spacing: 3
         RowLayout {
             Layout.fillWidth: true
@@ -77,9 +78,11 @@ Frame {
             opacity: 0.8
         }
         RowLayout {
-            visible: card.exists && card.tier !== "cli-flags"
+            visible: card.exists && card.tier !== "cli-flags" && card.file.indexOf("builtin:") !== 0
             spacing: 6
             Badge {
+                // Built-ins ship with the binary; only files on disk carry signatures.
+                visible: card.file.indexOf("builtin:") !== 0
                 text: qsTr("signature: ") + card.signature
                 tint: card.signature === "verified" ? "#2e7d32" : card.signature === "failed" ? "#c62828" : "#607d8b"
             }
@@ -88,13 +91,12 @@ Frame {
                 text: card.approval
                 tint: card.approval === "approved" ? "#2e7d32" : "#ef6c00"
             }
-            Button {
-                objectName: "approveButton"
-                visible: card.approval === "unapproved"
-                text: qsTr("Review & approve…")
-                flat: true
-                onClicked: card.approveRequested(card.index)
-            }
+        }
+        Button {
+            objectName: "approveButton"
+            visible: card.approval === "unapproved"
+            text: qsTr("Review and approve…")
+            onClicked: card.approveRequested(card.index)
         }
     }
 }

@@ -71,6 +71,33 @@ class MainWindowTest : public QObject {
                 .contains("No sessions yet"));
   }
 
+  // Renders every page offscreen to PNG (into $PADDOCK_SCREENSHOT_DIR when set, else a temp dir)
+  // and checks each is a real picture, not a blank window.
+  void each_page_renders_to_a_png() {
+    QTemporaryDir tmp;
+    const QString out = qEnvironmentVariableIsSet("PADDOCK_SCREENSHOT_DIR")
+                            ? qEnvironmentVariable("PADDOCK_SCREENSHOT_DIR") : tmp.path();
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    QCOMPARE(engine.rootObjects().size(), 1);
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    auto* nav = window->findChild<QObject*>("nav");
+    const QStringList pages = {"profiles", "sessions", "settings"};
+    for (int i = 0; i < pages.size(); ++i) {
+      nav->setProperty("currentIndex", i);
+      QTest::qWait(300);
+      const QImage img = window->grabWindow();
+      QVERIFY(!img.isNull());
+      QCOMPARE(img.size(), window->size() * window->devicePixelRatio());
+      QSet<QRgb> colours;
+      for (int y = 0; y < img.height(); y += 7)
+        for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+      QVERIFY2(colours.size() > 8, qPrintable(pages[i] + " rendered nearly blank"));
+      QVERIFY(img.save(out + "/offscreen-" + pages[i] + ".png"));
+    }
+  }
+
   void a_session_directory_appears_as_a_row_with_state_command_and_hash() {
     const QString dir = env_->state() + "/paddock/sessions/s-20261129-0001";
     QVERIFY(QDir().mkpath(dir));
