@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 
+#include <random>
 #include <set>
 
 #include "tests/helpers/broker/broker_fixture.h"
@@ -302,6 +303,32 @@ class BrokerConnectionTest : public QObject {
     QVERIFY(kinds.count("oversize_request"));
     QVERIFY(kinds.count("header_timeout"));
     QVERIFY(h.wait_idle());
+  }
+
+  void random_bytes_on_many_connections_never_take_the_broker_down() {
+    EchoServer echo;
+    BrokerHarness h;
+    h.resolver->script("api.example.com", {{"127.0.0.1"}});
+    QVERIFY2(h.start(allowlist({"api.example.com"}), {}, 0ms, 500ms), h.error.c_str());
+    std::mt19937 rng(20261130);  // fixed seed: the same inputs on every run
+    const std::vector<std::string> prefixes = {"", std::string("\x05"), std::string("\x05\x01\x00", 3),
+                                               std::string("\x05\x01\x00\x05\x01\x00\x03", 7), "CONNECT ",
+                                               "CONNECT api.example.com:", "GET "};
+    std::vector<std::unique_ptr<Client>> clients;  // all at once, so the timeouts overlap
+    for (int i = 0; i < 300; ++i) {
+      std::string bytes = prefixes[static_cast<size_t>(i) % prefixes.size()];
+      std::uniform_int_distribution<int> len(0, 3000), byte(0, 255);
+      for (int k = len(rng); k > 0; --k) bytes.push_back(static_cast<char>(byte(rng)));
+      auto c = std::make_unique<Client>();
+      QVERIFY(c->connect(h.port));
+      c->send(bytes);
+      if (i % 3 == 0) c->half_close();
+      clients.push_back(std::move(c));
+    }
+    for (auto& c : clients) c->read_to_eof(5s);
+    clients.clear();
+    QVERIFY(h.wait_idle(20s));
+    QCOMPARE(tunnel_echo(h.port, "api.example.com", echo.port(), "still alive"), std::string("still alive"));
   }
 
   void a_thousand_concurrent_connections_leave_no_fd_behind() {
