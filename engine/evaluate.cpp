@@ -47,6 +47,12 @@ Result<Evaluation> evaluate(const Inputs& in) {
     parsed.emplace_back(std::move(*l));
   }
   const Layer* system = (!sources.empty() && sources[0].tier == kTierSystem && parsed[0]) ? &*parsed[0] : nullptr;
+  if (system) {
+    // The system layer's lockdown and signing rule hold only when the layer itself applies.
+    auto cond = evaluate_when(system->when, ctx);
+    if (!cond.ok()) return cond.error();
+    if (!cond->holds) system = nullptr;
+  }
   const bool require_signed = system && system->require_signed.value_or(false);
 
   std::vector<std::string> keys;

@@ -47,12 +47,13 @@ Status IrBuilder::check_lockdown(const Layer& l) {
     return lock_error(l.net_mode_at, lock_at_, "change the network mode");
   for (int i = 0; i < kLimitCount; ++i) {
     const auto& v = l.limits[i];
-    if (v.value && (!lock_limits_[i] || *v.value > *lock_limits_[i]))
+    // Setting a limit where the system has none only tightens; raising the system's does not.
+    if (v.value && lock_limits_[i] && *v.value > *lock_limits_[i])
       return lock_error(v.at, lock_at_, "raise a limit above the system's");
   }
   for (const auto& [d, q] : l.quotas) {
     auto it = lock_quotas_.find(d.text);
-    if (it == lock_quotas_.end() || q > it->second) return lock_error(d.at, lock_at_, "raise a quota above the system's");
+    if (it != lock_quotas_.end() && q > it->second) return lock_error(d.at, lock_at_, "raise a quota above the system's");
   }
   return {};
 }
@@ -164,11 +165,7 @@ Status IrBuilder::add_cli_flags() {
       return lock_error(at("--net"), lock_at_, "change the network mode");
     net_cli_ = std::make_pair(*in_.net, at("--net"));
   }
-  // --net off is a request for off like any other; it is recorded through net_cli_ above.
-  if (auto s = check_lockdown(l); !s.ok()) return s;
-  const auto saved_mode = l.net_mode;
-  (void)saved_mode;
-  return add_layer(l);
+  return add_layer(l);  // add_layer applies the lockdown check to the flags too
 }
 
 void IrBuilder::record_adds(const Layer& l) {

@@ -39,7 +39,6 @@ class EvaluateSecurityTest : public QObject {
         {"network: {presets: [npm]}", "network.presets[0]"},
         {"environment: {pass_through: [FOO]}", "environment.pass_through[0]"},
         {"limits: {memory: 8GiB}", "limits.memory"},
-        {"limits: {processes: 10}", "limits.processes"},
         {"security: {immutable: false}", "security.immutable"},
         {"filesystem: {tmpfs_tmp: false}", "filesystem.tmpfs_tmp"},
         {"network: {mode: ask}", "network.mode"},
@@ -50,10 +49,11 @@ class EvaluateSecurityTest : public QObject {
       QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
       QVERIFY2(has(err.message, "key '" + std::string(c.key) + "'") && has(err.message, "tier user-global"), err.message.c_str());
     }
-    env.user("version: 1\nlimits: {memory: 1GiB}\nfilesystem: {deny: [/opt]}\n");
+    env.user("version: 1\nlimits: {memory: 1GiB, processes: 10}\nfilesystem: {deny: [/opt]}\n");
     auto ok = evaluate(env.inputs());
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     QCOMPARE(*ok->ir.resources.memory_bytes, std::int64_t(1) << 30);
+    QCOMPARE(*ok->ir.resources.processes, std::int64_t(10));  // a new limit only tightens
     QVERIFY(ok->layers[0].immutable);
     auto in = env.inputs();
     in.allow_writes = {env.project};
@@ -69,6 +69,15 @@ class EvaluateSecurityTest : public QObject {
     auto agent = evaluate(in);
     QVERIFY(agent.ok());
     QCOMPARE(agent->ir.egress.mode, NetMode::kOff);
+  }
+
+  void a_system_lockdown_whose_condition_does_not_hold_locks_nothing() {
+    EngineEnv env;
+    env.system("version: 1\nwhen: {os: macos}\nsecurity: {immutable: true}\n");
+    env.user("version: 1\nfilesystem: {allow_read: [/srv]}\n");
+    QVERIFY(evaluate(env.inputs()).ok());
+    env.system("version: 1\nwhen: {os: linux}\nsecurity: {immutable: true}\n");
+    QCOMPARE(eval_err(env.inputs()).code, ErrorCode::kPolicyBlocked);
   }
 
   void security_keys_outside_the_system_tier_are_ignored_with_a_warning() {
