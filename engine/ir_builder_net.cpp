@@ -121,6 +121,11 @@ Status IrBuilder::build_egress() {
     if (it == ir_.egress.quotas.end() || q.first < it->second) ir_.egress.quotas[*n] = q.first;
     prov_.add("egress.quotas:" + *n, q.second, "set", std::to_string(q.first));
   }
+  if (ir_.egress.mode == NetMode::kStrict)
+    for (const auto& d : ir_.egress.domains)
+      if (!ir_.egress.strict_ports.count(d))
+        warn("network mode strict: " + d + " has no strict_ports entry, so no port of it is reachable (add it with --allow-domain " +
+             d + ":443 or network.strict_ports)");
   ir_.egress.git_ssh = in_.git_ssh;
   return {};
 }

@@ -112,6 +112,19 @@ class EvaluateMergeTest : public QObject {
     }
   }
 
+  void strict_mode_warns_about_domains_without_ports() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.net = NetMode::kStrict;
+    in.allow_domains = {"a.example.com", "b.example.com:443"};
+    const auto e = eval_ok(in);
+    QCOMPARE(e.ir.warnings.size(), size_t(1));
+    QVERIFY2(e.ir.warnings[0].find("a.example.com has no strict_ports") != std::string::npos, e.ir.warnings[0].c_str());
+    QVERIFY(!why(e, "a.example.com").allowed);
+    QVERIFY(why(e, "b.example.com:443").allowed);
+    QVERIFY(!why(e, "b.example.com:80").allowed);
+  }
+
   void cidr_stays_separate_from_domains() {
     EngineEnv env;
     env.repo("version: 1\nnetwork: {allow_cidr: [10.0.0.0/8, \"fd00::/8\"]}\n");
