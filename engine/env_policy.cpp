@@ -113,6 +113,8 @@ void IrBuilder::build_env() {
     prov_.add("secrets.brokered_env:" + i.text, i.at, "added", i.text);
   }
   ir_.env.hard_deny = hard_deny_patterns();
+  for (const auto& h : ir_.env.hard_deny)
+    prov_.add_raw("env.hard_deny:" + h, Contribution{"invariant", "builtin:env-hard-deny", "added", "built-in hard-deny " + h});
 
   for (const auto& [name, value] : *ctx_.env) {
     (void)value;

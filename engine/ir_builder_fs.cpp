@@ -168,6 +168,7 @@ void IrBuilder::build_fs() {
   ir_.fs.tmp_isolated = tmpfs_true_.has_value() || !tmpfs_false_.has_value();
   if (tmpfs_true_) prov_.add("fs.tmp_isolated", tmpfs_true_->second, "set", "true");
   else if (tmpfs_false_) prov_.add("fs.tmp_isolated", tmpfs_false_->second, "set", "false");
+  else prov_.add_raw("fs.tmp_isolated", Contribution{"default", "", "set", "no tier chose: private /tmp"});
 }
 
 void IrBuilder::add_sockets() {

@@ -102,6 +102,9 @@ class WhyLintTest : public QObject {
     for (const auto& d : r->ir.fs.deny_write) QVERIFY2(p.contains("fs.deny_write:" + d.path), d.path.c_str());
     for (const auto& x : r->ir.egress.domains) QVERIFY2(p.contains("egress.domains:" + x), x.c_str());
     for (const auto& x : r->ir.env.passed_names) QVERIFY2(p.contains("env.passed_names:" + x), x.c_str());
+    for (const auto& x : r->ir.env.hard_deny) QVERIFY2(p.contains("env.hard_deny:" + x), x.c_str());
+    for (const auto& [k, v] : r->ir.env.set) QVERIFY2(p.contains("env.set:" + k), k.c_str());
+    QVERIFY(p.contains("fs.tmp_isolated"));
     QVERIFY(p.contains("egress.mode"));
     QVERIFY(p.contains("resources.memory_bytes"));
     // Removals are recorded too: NODE_AUTH_TOKEN matched NODE_* and was removed by deny.
