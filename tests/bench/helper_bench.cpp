@@ -1,0 +1,145 @@
+// helper_bench: start-up cost of a full sandbox (net off) running /bin/true, paired in one run
+// against bare /bin/true and against bubblewrap with every namespace unshared. Prints medians
+// and ratios (goals: helper <= 0.75x bwrap, `paddock run` end to end <= 1.5x bwrap, helper peak
+// RSS <= 8 MB). No timing asserts: the numbers are for people.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Sample {
+  double ms = 0;
+  long max_rss_kb = 0;
+  int code = 0;
+};
+
+Sample run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> a, e;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    for (const auto& s : env) e.push_back(const_cast<char*>(s.c_str()));
+    e.push_back(nullptr);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execve(a[0], a.data(), e.data());
+    _exit(127);
+  }
+  int st = 0;
+  rusage ru{};
+  wait4(pid, &st, 0, &ru);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  Sample s;
+  s.ms = static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e3 + static_cast<double>(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  s.max_rss_kb = ru.ru_maxrss;
+  s.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return s;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+int main() {
+  const std::string paddock = std::string(PADDOCK_BUILD_BIN) + "/paddock";
+  const std::string helper = std::string(PADDOCK_BUILD_LIBEXEC) + "/paddock-helper";
+  char tmpl[] = "/tmp/paddock-bench-XXXXXX";
+  if (!mkdtemp(tmpl)) return 1;
+  const std::string root = tmpl, home = root + "/home", project = home + "/proj";
+  fs::create_directories(project);
+  fs::create_directories(root + "/run");
+  const std::vector<std::string> env = {"HOME=" + home, "XDG_STATE_HOME=" + root + "/state",
+                                        "XDG_RUNTIME_DIR=" + root + "/run", "XDG_CONFIG_HOME=" + root + "/config",
+                                        "PATH=/usr/bin:/bin"};
+  // One real session gives the IR, probe and plan hash the direct helper runs reuse.
+  if (chdir(project.c_str()) != 0) return 1;
+  Sample first = run({paddock, "run", "--profile", "permissive", "--", "/bin/true"}, env);
+  if (first.code != 0) {
+    std::fprintf(stderr, "helper_bench: paddock run failed (exit %d); cannot measure\n", first.code);
+    return 1;
+  }
+  std::string session;
+  for (const auto& e : fs::directory_iterator(root + "/state/paddock/sessions")) session = e.path().string();
+  std::string att = slurp(session + "/attestation.json");
+  auto k = att.find("\"plan_hash\"");
+  auto q1 = att.find('"', att.find(':', k) + 1), q2 = att.find('"', q1 + 1);
+  const std::string plan_hash = att.substr(q1 + 1, q2 - q1 - 1);
+  const std::string scratch = root + "/scratch";
+  fs::create_directories(scratch);
+
+  const bool have_bwrap = access("/usr/bin/bwrap", X_OK) == 0;
+  const std::vector<std::string> bare = {"/bin/true"};
+  const std::vector<std::string> bwrap = {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                          "--unshare-all", "--die-with-parent", "/bin/true"};
+  // A fresh session directory per run, as in real use (replacing files costs more than creating).
+  auto direct = [&](int i) {
+    std::string dir = scratch + "/" + std::to_string(i);
+    fs::create_directories(dir);
+    return std::vector<std::string>{helper, "run", "--ir", session + "/ir.json", "--plan-hash", plan_hash,
+                                    "--session-dir", dir, "--session-id", "bench" + std::to_string(i),
+                                    "--probe", session + "/probe.json", "--", "/bin/true"};
+  };
+  const std::vector<std::string> e2e = {paddock, "run", "--profile", "permissive", "--", "/bin/true"};
+
+  const int rounds = 40;
+  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e;
+  long helper_rss = 0;
+  int failures = 0;
+  for (int i = 0; i < rounds; ++i) {  // interleaved, so drift hits every variant alike
+    t_bare.push_back(run(bare, env).ms);
+    if (have_bwrap) t_bwrap.push_back(run(bwrap, env).ms);
+    Sample h = run(direct(i), env);
+    failures += h.code != 0;
+    t_helper.push_back(h.ms);
+    helper_rss = std::max(helper_rss, h.max_rss_kb);
+    Sample p = run(e2e, env);
+    failures += p.code != 0;
+    t_e2e.push_back(p.ms);
+  }
+  const double mb = median(t_bare), mw = median(t_bwrap), mh = median(t_helper), me = median(t_e2e);
+  std::printf("helper_bench: %d rounds, medians (ms)\n", rounds);
+  std::printf("  /bin/true                      %8.3f\n", mb);
+  if (have_bwrap) std::printf("  bwrap --unshare-all /bin/true  %8.3f  (%.1fx bare)\n", mw, mw / mb);
+  std::printf("  paddock-helper (net off)       %8.3f  (%.1fx bare)\n", mh, mh / mb);
+  std::printf("  paddock run (end to end)       %8.3f  (%.1fx bare)\n", me, me / mb);
+  if (have_bwrap) {
+    std::printf("  ratio helper / bwrap           %8.2f  (goal <= 0.75)\n", mh / mw);
+    std::printf("  ratio paddock run / bwrap      %8.2f  (goal <= 1.5)\n", me / mw);
+  } else {
+    std::printf("  bwrap not installed (apt-get install bubblewrap): no bwrap ratios\n");
+  }
+  std::printf("  peak RSS of helper tree        %8.1f MB  (goal <= 8 MB)\n", static_cast<double>(helper_rss) / 1024.0);
+  if (failures) std::printf("  WARNING: %d sandboxed runs did not exit 0\n", failures);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  return failures ? 1 : 0;
+}
