@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <filesystem>
+#include <system_error>
 
 #include "engine/approvals.h"
 #include "engine/conditions.h"
@@ -123,6 +124,9 @@ Result<Evaluation> evaluate(const Inputs& in) {
     b.add_source(SourceLayer{s.tier, s.file, s.sha256});
     ev.layers.push_back(std::move(info));
   }
+  if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.agent_dir, ec))
+    b.warn("agent data directory " + ctx.agent_dir + " ($AGENT) does not exist, so it is not granted; create it "
+           "before launching if the agent needs to keep state there");
   auto built = b.finish();
   if (!built.ok()) return built.error();
   for (auto& info : ev.layers)

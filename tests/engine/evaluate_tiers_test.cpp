@@ -61,6 +61,16 @@ class EvaluateTiersTest : public QObject {
     }
   }
 
+  void a_missing_agent_data_directory_is_reported_not_granted() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.agent = "codex";
+    const auto e = eval_ok(in);
+    QVERIFY(!contains(e.ir.fs.write_roots, env.home + "/.codex"));
+    QCOMPARE(e.ir.warnings.size(), size_t(1));
+    QVERIFY2(e.ir.warnings[0].find("agent data directory " + env.home + "/.codex") == 0, e.ir.warnings[0].c_str());
+  }
+
   void every_tier_is_read_from_its_place_in_order() {
     EngineEnv env;
     env.system("version: 1\nfilesystem: {deny: [/opt/sys-deny]}\n");
