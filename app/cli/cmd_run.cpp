@@ -207,8 +207,14 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
   run_cmd->add_flag("--allow-tainted", flags->allow_tainted, "Run even if an environment switch weakened the policy");
   run_cmd->add_flag("--git-ssh", flags->git_ssh, "Route git's ssh through the egress broker");
   run_cmd->add_option("--timeout", flags->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (exit 124)");
+  // Repeatable INPUTS options take one value per occurrence here, so that "--allow-domain D --"
+  // can never swallow the "--" that starts the agent's command line.
+  for (const char* name : {"--policy", "--allow-domain", "--allow-read", "--allow-write"})
+    if (auto* opt = run_cmd->get_option_no_throw(name)) opt->allow_extra_args(false);
   run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]");
-  run_cmd->callback([&ctx, inputs, flags] { ctx.exit_code = run(*inputs, *flags, ctx); });
+  run_cmd->callback([&ctx, inputs, flags] {
+    ctx.exit_code = run(*inputs, *flags, ctx);
+  });
 
   auto* sessions_cmd = app.add_subcommand("sessions", "List sessions");
   auto as_json = std::make_shared<bool>(false);

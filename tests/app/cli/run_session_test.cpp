@@ -313,6 +313,27 @@ class RunSessionTest : public QObject {
     QVERIFY(session_ids().empty());
   }
 
+  void a_network_mode_gets_the_relay_which_refuses_unlisted_domains_data() { add_uid_rows(); }
+  void a_network_mode_gets_the_relay_which_refuses_unlisted_domains() {
+    setup_row();
+    chown_all();
+    if (::access("/usr/bin/python3", X_OK) != 0) QSKIP("python3 is not installed; it is the in-sandbox client here");
+    // Only the in-sandbox relay on 127.0.0.1:3128 is contacted; the name is refused by policy
+    // before any DNS lookup, so no traffic leaves the machine.
+    auto r = paddock({"run", "--net", "allowlist", "--allow-domain", "allowed.test", "--", "/usr/bin/python3", "-c",
+                      "import os,socket\n"
+                      "print(os.environ['HTTPS_PROXY'])\n"
+                      "s=socket.create_connection(('127.0.0.1',3128))\n"
+                      "s.sendall(b'CONNECT unlisted.test:443 HTTP/1.1\\r\\nHost: unlisted.test:443\\r\\n\\r\\n')\n"
+                      "print(s.recv(200).split(b'\\r\\n')[0].decode())\n"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    QVERIFY2(r.out.find("http://127.0.0.1:3128") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find(" 403 ") != std::string::npos, dump(r));
+    std::string events = slurp(session_dir(session_ids().at(0)) + "/events.jsonl");
+    QVERIFY2(events.find("\"net_request\"") != std::string::npos && events.find("unlisted.test") != std::string::npos,
+             events.c_str());
+  }
+
   void a_missing_helper_is_one_line_and_exit_125_data() { add_uid_rows(); }
   void a_missing_helper_is_one_line_and_exit_125() {
     setup_row();
