@@ -124,7 +124,17 @@ void IrBuilder::build_fs() {
           }
           (r.use == PathUse::kWrite ? ir_.fs.write_roots : ir_.fs.read_roots).push_back(p);
           break;
-        case PathUse::kDeny: ir_.fs.deny.push_back({p, kind_of(p)}); break;
+        case PathUse::kDeny:
+          // The shipped profiles deny other users' homes (/root); when that is the user's own
+          // home or contains the project (running as root), masking it would hide the very
+          // grants the session is for. Only shipped tiers get this exception, and it is reported.
+          if (is_builtin(r.item.at.tier) && (path_within(ctx_.home, p) || path_within(ctx_.project, p))) {
+            warn(r.item.at.file + ": built-in deny of " + p + " is not applied: it contains the user's home or the project");
+            prov_.add(key + ":" + p, r.item.at, "removed", r.item.text + " (contains the home or the project)");
+            continue;
+          }
+          ir_.fs.deny.push_back({p, kind_of(p)});
+          break;
         case PathUse::kDenyWrite: ir_.fs.deny_write.push_back({p, kind_of(p)}); break;
         case PathUse::kSocketAllow: ir_.egress.unix_socket_files.push_back(p); break;
       }

@@ -61,6 +61,22 @@ class EvaluateTiersTest : public QObject {
     }
   }
 
+  void a_built_in_deny_that_contains_the_users_own_home_is_not_applied_and_says_so() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.environment["HOME"] = "/root";  // running as root: the profile's /root deny is the home
+    in.agent = "claude-code";
+    auto e = eval_ok(in);
+    QVERIFY(!has_deny(e.ir, "/root"));
+    bool warned = false;
+    for (const auto& w : e.ir.warnings) warned = warned || w.find("built-in deny of /root is not applied") != std::string::npos;
+    QVERIFY(warned);
+    // A user-written deny of the home still holds: the exception is only for shipped tiers.
+    env.write(env.root + "/p.yaml", "version: 1\nfilesystem: {deny: [\"$HOME\"]}\n");
+    in.policy_files = {env.root + "/p.yaml"};
+    QVERIFY(has_deny(eval_ok(in).ir, "/root"));
+  }
+
   void a_missing_agent_data_directory_is_reported_not_granted() {
     EngineEnv env;
     auto in = env.inputs();
