@@ -95,7 +95,16 @@ void ControlServer::on_line(int fd, const std::string& line) {
   }
   std::string out = reply.dump() + "\n";
   (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (subscribe) events_.add_subscriber(fd);
+  if (subscribe) {
+    // Subscribe first, then replay: an ask raised in between may arrive twice (same id), but
+    // never not at all.
+    events_.add_subscriber(fd);
+    if (handlers_.replay)
+      for (const auto& e : handlers_.replay()) {
+        std::string l = e.dump() + "\n";
+        (void)::send(fd, l.data(), l.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      }
+  }
 }
 
 void ControlServer::drop(int fd) {

@@ -1,6 +1,6 @@
 // The session's live control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, mode 0600): JSON lines.
 //   {"cmd":"stop"}                                       -> {"ok":true}; the session is stopped
-//   {"cmd":"subscribe"}                                  -> {"ok":true}; then every event, one per line
+//   {"cmd":"subscribe"}                                  -> {"ok":true}; pending asks, then every event
 //   {"cmd":"ask_reply","id":ID,"decision":"allow_once|allow_session|deny"} -> {"ok":true|false}
 // Anything else gets {"ok":false,"error":...}. Served from the helper's poll loop (one thread).
 #pragma once
@@ -25,6 +25,8 @@ class ControlServer {
     std::function<void()> stop;
     // Returns false when no pending ask has that id.
     std::function<bool(const std::string& id, const std::string& decision)> ask_reply;
+    // Events a new subscriber gets first (pending asks); may be empty.
+    std::function<std::vector<nlohmann::json>()> replay;
   };
 
   ControlServer(EventLog& events, Handlers handlers) : events_(events), handlers_(std::move(handlers)) {}

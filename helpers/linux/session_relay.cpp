@@ -13,11 +13,13 @@ Status SessionRelay::start(UniqueFd listen_fd, const IrEgress& egress) {
   EventSink sink = [this](json e) { events_.emit(std::move(e)); };
   AskHandler ask = [this](const std::string& id, const std::string& host, int port,
                           std::function<void(AskDecision)> reply) {
+    json event = {{"event", "ask"}, {"id", id}, {"host", host}, {"port", port}, {"ts", utc_timestamp()}};
     {
       std::lock_guard<std::mutex> lock(mu_);
       pending_[id] = std::move(reply);
+      pending_events_[id] = event;
     }
-    events_.emit({{"event", "ask"}, {"id", id}, {"host", host}, {"port", port}});
+    events_.emit(event);
   };
   auto relay = EgressRelay::start(std::move(listen_fd), egress, std::move(sink), std::move(ask));
   if (!relay) return relay.error();
@@ -42,11 +44,19 @@ bool SessionRelay::answer(const std::string& id, const std::string& decision) {
     if (it == pending_.end()) return false;
     reply = std::move(it->second);
     pending_.erase(it);
+    pending_events_.erase(id);
   }
   reply(decision == "allow_once"      ? AskDecision::kAllowOnce
         : decision == "allow_session" ? AskDecision::kAllowSession
                                       : AskDecision::kDeny);
   return true;
+}
+
+std::vector<json> SessionRelay::pending_asks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<json> out;
+  for (const auto& [id, e] : pending_events_) out.push_back(e);
+  return out;
 }
 
 void SessionRelay::stop() {
@@ -59,6 +69,7 @@ void SessionRelay::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     left.swap(pending_);
+    pending_events_.clear();
   }
   for (auto& [id, reply] : left) reply(AskDecision::kDeny);
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine/ir.h"
 #include "engine/status.h"
@@ -30,12 +31,16 @@ class SessionRelay {
   Status start(UniqueFd listen_fd, const IrEgress& egress);
   // From the control socket: true when a pending ask had that id (it is answered and removed).
   bool answer(const std::string& id, const std::string& decision);
+  // The `ask` events still waiting for an answer: a subscriber that joins late (the app opened
+  // after the prompt was raised) is sent these first, so no prompt is invisible.
+  std::vector<nlohmann::json> pending_asks();
   void stop();
 
  private:
   EventLog& events_;
   std::mutex mu_;
   std::map<std::string, std::function<void(AskDecision)>> pending_;
+  std::map<std::string, nlohmann::json> pending_events_;
   std::unique_ptr<EgressRelay> relay_;
 };
 

@@ -113,7 +113,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   bool stop_requested = false;
   SessionRelay relay(events);
   ControlServer control(events, {[&] { stop_requested = true; },
-                                 [&](const std::string& id, const std::string& d) { return relay.answer(id, d); }});
+                                 [&](const std::string& id, const std::string& d) { return relay.answer(id, d); },
+                                 [&] { return relay.pending_asks(); }});
   if (!o.control_socket.empty())
     if (auto s = control.listen(o.control_socket); !s) return fail_session(o, 125, s.error().message);
 

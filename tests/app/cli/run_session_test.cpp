@@ -2,7 +2,9 @@
 // Each case runs as root and as uid 65534 (setpriv) with its own HOME and XDG dirs.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -331,6 +333,59 @@ class RunSessionTest : public QObject {
     QVERIFY2(r.out.find(" 403 ") != std::string::npos, dump(r));
     std::string events = slurp(session_dir(session_ids().at(0)) + "/events.jsonl");
     QVERIFY2(events.find("\"net_request\"") != std::string::npos && events.find("unlisted.test") != std::string::npos,
+             events.c_str());
+  }
+
+  void an_ask_is_raised_on_the_control_socket_and_its_answer_decides_data() { add_uid_rows(); }
+  void an_ask_is_raised_on_the_control_socket_and_its_answer_decides() {
+    setup_row();
+    chown_all();
+    if (::access("/usr/bin/python3", X_OK) != 0) QSKIP("python3 is not installed; it is the in-sandbox client here");
+    pid_t pid = spawn_paddock({"run", "--net", "ask", "--", "/usr/bin/python3", "-c",
+                               "import socket\n"
+                               "s=socket.create_connection(('127.0.0.1',3128))\n"
+                               "s.sendall(b'CONNECT unknown.test:443 HTTP/1.1\\r\\nHost: unknown.test:443\\r\\n\\r\\n')\n"
+                               "s.recv(200)\n"});
+    std::string id;
+    QVERIFY(eventually([&] {
+      auto ids = session_ids();
+      if (ids.empty()) return false;
+      id = ids[0];
+      return fs::exists(root_ + "/run/paddock/" + id + ".sock");
+    }));
+    // Subscribe (late is fine: pending asks are replayed), answer deny.
+    int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", (root_ + "/run/paddock/" + id + ".sock").c_str());
+    QVERIFY(::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    const std::string sub = "{\"cmd\":\"subscribe\"}\n";
+    QVERIFY(::write(s, sub.data(), sub.size()) == static_cast<ssize_t>(sub.size()));
+    std::string buf, ask_id;
+    char c;
+    while (ask_id.empty() && ::read(s, &c, 1) == 1) {
+      if (c != '\n') {
+        buf += c;
+        continue;
+      }
+      json ev = json::parse(buf, nullptr, false);
+      buf.clear();
+      if (ev.is_object() && ev.value("event", "") == "ask") ask_id = ev["id"].get<std::string>();
+    }
+    ::close(s);
+    QVERIFY(!ask_id.empty());
+    int c2 = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    QVERIFY(::connect(c2, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    const std::string answer = json{{"cmd", "ask_reply"}, {"id", ask_id}, {"decision", "deny"}}.dump() + "\n";
+    QVERIFY(::write(c2, answer.data(), answer.size()) == static_cast<ssize_t>(answer.size()));
+    char rbuf[64] = {};
+    QVERIFY(::read(c2, rbuf, sizeof rbuf - 1) > 0);
+    ::close(c2);
+    QCOMPARE(std::string(rbuf), std::string("{\"ok\":true}\n"));
+    QCOMPARE(wait_exit(pid), 0);
+    std::string events = slurp(session_dir(id) + "/events.jsonl");
+    QVERIFY2(events.find("\"decision\":\"deny\"") != std::string::npos &&
+                 events.find("no answer within") == std::string::npos,
              events.c_str());
   }
 
