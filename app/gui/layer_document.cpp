@@ -88,6 +88,10 @@ bool LayerDocument::open(const QString& path, const QString& tier) {
   return true;
 }
 
+bool LayerDocument::openExisting(const QString& path, const QString& tier) {
+  return QFileInfo::exists(path) && open(path, tier);
+}
+
 bool LayerDocument::createInProject(const QString& project, const QString& kind) {
   if (kind != "repository" && kind != "local") {
     setError(tr("unknown layer kind '%1' (repository or local)").arg(kind));

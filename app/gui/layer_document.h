@@ -39,6 +39,8 @@ class LayerDocument : public QObject {
 
   // Opens a layer file (a missing file opens as a new, unsaved layer with a template).
   Q_INVOKABLE bool open(const QString& path, const QString& tier);
+  // Opens the file only if it exists (a project's default layer); false leaves the editor as is.
+  Q_INVOKABLE bool openExisting(const QString& path, const QString& tier);
   // Opens (creating the text, not the file) `<project>/.paddock/policy.yaml` or `local.yaml`.
   Q_INVOKABLE bool createInProject(const QString& project, const QString& kind);
   Q_INVOKABLE void close();

@@ -24,13 +24,13 @@ Pane {
         document: doc
     }
 
-    // A project chosen: open its repository layer (or local layer) in the editor.
+    // A project chosen: open its repository layer, else its local layer, in the editor. A layer
+    // that is not on disk is not opened (an unsaved template would show up in the policy).
     function openDefaultLayer() {
-        if (workspace.currentProject.length === 0) {
+        const p = workspace.currentProject
+        if (p.length === 0 || (!doc.openExisting(p + "/.paddock/policy.yaml", "repository")
+                               && !doc.openExisting(p + "/.paddock/local.yaml", "local-override")))
             doc.close()
-            return
-        }
-        doc.open(workspace.currentProject + "/.paddock/policy.yaml", "repository")
     }
     Connections {
         target: workspace

@@ -137,6 +137,14 @@ class YamlTextEditTest : public QObject {
     QCOMPARE(QDir(dir.path() + "/.paddock").entryList(QDir::Files | QDir::Hidden).size(), 1);
   }
 
+  void a_missing_default_layer_is_not_opened_as_a_template() {
+    QTemporaryDir dir;
+    LayerDocument doc;
+    QVERIFY(!doc.openExisting(dir.path() + "/.paddock/policy.yaml", "repository"));
+    QVERIFY(!doc.loaded());
+    QVERIFY(doc.text().isEmpty());
+  }
+
   void undo_walks_back_through_unsaved_edits() {
     LayerDocument doc;
     QTemporaryDir dir;
