@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "helpers/common/atomic_file.h"
@@ -20,17 +21,24 @@ Status ControlServer::listen(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos || slash == 0) return refused("control socket path must be absolute: " + path);
   if (auto s = make_dirs(path.substr(0, slash), 0700); !s) return s;
+  // Bound and listening under a temporary name, then renamed into place: a client that sees
+  // the path (the GUI, `paddock stop`) can always connect, never racing bind() and listen().
+  const std::string staging = path + ".new";
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return refused("control socket path too long: " + path);
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (staging.size() >= sizeof addr.sun_path) return refused("control socket path too long: " + path);
+  std::memcpy(addr.sun_path, staging.c_str(), staging.size() + 1);
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0) return sys_error("control socket");
-  ::unlink(path.c_str());
+  ::unlink(staging.c_str());
   mode_t old = ::umask(0177);
   int rc = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   ::umask(old);
-  if (rc != 0 || ::listen(listen_fd_, 16) != 0) return sys_error("control socket bind", path);
+  if (rc != 0 || ::listen(listen_fd_, 16) != 0) return sys_error("control socket bind", staging);
+  if (::rename(staging.c_str(), path.c_str()) != 0) {
+    ::unlink(staging.c_str());
+    return sys_error("control socket rename", path);
+  }
   path_ = path;
   return Status::Ok();
 }
