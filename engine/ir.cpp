@@ -5,6 +5,8 @@
 
 #include <sodium.h>
 
+#include "engine/strict_json_reader.h"
+
 namespace paddock {
 namespace {
 
@@ -31,74 +33,11 @@ json deny_list(const std::vector<DenyEntry>& v) {
   return out;
 }
 
-// Strict reader: every object must have exactly the expected keys.
-class Reader {
+// The IR's reader: the shared strict reader plus deny entries.
+class Reader : public StrictJsonReader {
  public:
-  bool fail(const std::string& path, const std::string& what) {
-    if (error_.empty()) error_ = "IR field " + path + ": " + what;
-    return false;
-  }
-  const std::string& error() const { return error_; }
+  Reader() : StrictJsonReader("IR field ") {}
 
-  bool object(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
-    if (!j.is_object()) return fail(path, "expected an object");
-    std::set<std::string> allowed(keys.begin(), keys.end());
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (!allowed.count(it.key())) return fail(path + "." + it.key(), "unknown field");
-    for (const auto& k : allowed)
-      if (!j.contains(k)) return fail(path + "." + k, "missing field");
-    return true;
-  }
-  bool str(const json& j, const std::string& path, std::string& out) {
-    if (!j.is_string()) return fail(path, "expected a string");
-    out = j.get<std::string>();
-    return true;
-  }
-  bool boolean(const json& j, const std::string& path, bool& out) {
-    if (!j.is_boolean()) return fail(path, "expected true or false");
-    out = j.get<bool>();
-    return true;
-  }
-  bool integer(const json& j, const std::string& path, std::int64_t& out) {
-    if (!j.is_number_integer()) return fail(path, "expected an integer");
-    out = j.get<std::int64_t>();
-    return true;
-  }
-  bool int32(const json& j, const std::string& path, int& out) {
-    std::int64_t v = 0;
-    if (!integer(j, path, v)) return false;
-    if (v < 0 || v > 65535) return fail(path, "out of range 0..65535");
-    out = static_cast<int>(v);
-    return true;
-  }
-  bool opt_integer(const json& j, const std::string& path, std::optional<std::int64_t>& out) {
-    if (j.is_null()) { out.reset(); return true; }
-    std::int64_t v = 0;
-    if (!integer(j, path, v)) return false;
-    if (v < 0) return fail(path, "must not be negative");
-    out = v;
-    return true;
-  }
-  bool strings(const json& j, const std::string& path, std::vector<std::string>& out) {
-    if (!j.is_array()) return fail(path, "expected an array of strings");
-    out.clear();
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      std::string s;
-      if (!str(j[i], path + "[" + std::to_string(i) + "]", s)) return false;
-      out.push_back(std::move(s));
-    }
-    return true;
-  }
-  bool ints(const json& j, const std::string& path, std::vector<int>& out) {
-    if (!j.is_array()) return fail(path, "expected an array of integers");
-    out.clear();
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      int v = 0;
-      if (!int32(j[i], path + "[" + std::to_string(i) + "]", v)) return false;
-      out.push_back(v);
-    }
-    return true;
-  }
   bool denies(const json& j, const std::string& path, std::vector<DenyEntry>& out) {
     if (!j.is_array()) return fail(path, "expected an array");
     out.clear();
@@ -116,9 +55,6 @@ class Reader {
     }
     return true;
   }
-
- private:
-  std::string error_;
 };
 
 }  // namespace

@@ -1,48 +1,18 @@
 #include "engine/plan.h"
 
-#include <initializer_list>
-#include <set>
-
 #include "engine/ir.h"
+#include "engine/strict_json_reader.h"
 
 namespace paddock {
 namespace {
 
 using nlohmann::json;
 
-// Strict reading, like the IR reader: exactly the expected keys, each of the expected type.
-class PlanReader {
+// The plan's reader: the shared strict reader plus capability rows.
+class PlanReader : public StrictJsonReader {
  public:
-  bool fail(const std::string& path, const std::string& what) {
-    if (error_.empty()) error_ = path + ": " + what;
-    return false;
-  }
-  const std::string& error() const { return error_; }
+  PlanReader() : StrictJsonReader("") {}
 
-  bool object(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
-    if (!j.is_object()) return fail(path, "expected an object");
-    std::set<std::string> allowed(keys.begin(), keys.end());
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (!allowed.count(it.key())) return fail(path + "." + it.key(), "unknown field");
-    for (const auto& k : allowed)
-      if (!j.contains(k)) return fail(path + "." + k, "missing field");
-    return true;
-  }
-  bool str(const json& j, const std::string& path, std::string& out) {
-    if (!j.is_string()) return fail(path, "expected a string");
-    out = j.get<std::string>();
-    return true;
-  }
-  bool strings(const json& j, const std::string& path, std::vector<std::string>& out) {
-    if (!j.is_array()) return fail(path, "expected an array of strings");
-    out.clear();
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      std::string s;
-      if (!str(j[i], path + "[" + std::to_string(i) + "]", s)) return false;
-      out.push_back(std::move(s));
-    }
-    return true;
-  }
   bool capability(const json& j, const std::string& path, FieldCapability& c) {
     if (!object(j, path, {"field", "support", "needs", "loss", "mechanism"})) return false;
     std::string support, needs;
@@ -74,9 +44,6 @@ class PlanReader {
     }
     return true;
   }
-
- private:
-  std::string error_;
 };
 
 json capabilities_json(const std::vector<FieldCapability>& v) {
