@@ -17,10 +17,21 @@ ApplicationWindow {
         id: sessionsModel
     }
 
+    // Every running session's pending asks; an agent's connection waits on each one.
+    AskInbox {
+        id: askInbox
+        sessionDirs: sessionsModel.runningDirs
+        onAskRaised: (sessionId, host, port) => tray.notify(
+            qsTr("Paddock: an agent asks for %1:%2").arg(host).arg(port),
+            qsTr("Session %1. Answer in Paddock's Sessions page, or it is denied.").arg(sessionId))
+    }
+
     TrayIcon {
         id: tray
-        state: sessionsModel.runningCount > 0 ? TrayIcon.Running : TrayIcon.Idle
-        detail: sessionsModel.runningCount > 0
+        state: askInbox.count > 0 ? TrayIcon.NeedsAttention
+             : sessionsModel.runningCount > 0 ? TrayIcon.Running : TrayIcon.Idle
+        detail: askInbox.count > 0 ? qsTr("%n ask(s) waiting for an answer", "", askInbox.count)
+              : sessionsModel.runningCount > 0
                 ? qsTr("%n session(s) running", "", sessionsModel.runningCount) : ""
         onShowRequested: {
             window.show()
@@ -52,6 +63,7 @@ ApplicationWindow {
             SessionsPage {
                 objectName: "sessionsPage"
                 model: sessionsModel
+                inbox: askInbox
             }
             SettingsPage {
                 objectName: "settingsPage"

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QProcessEnvironment>
 
 namespace paddock::gui {
@@ -42,6 +43,13 @@ QString AppPaths::configDir() { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
 QString AppPaths::stateDir() { return xdg_dir("XDG_STATE_HOME", ".local/state"); }
 QString AppPaths::sessionsDir() { return stateDir() + "/sessions"; }
 QString AppPaths::guiConfigFile() { return configDir() + "/gui.json"; }
+
+QString AppPaths::controlSocketPath(const QString& sessionDir) {
+  const QString runtime = QProcessEnvironment::systemEnvironment().value("XDG_RUNTIME_DIR");
+  if (!runtime.isEmpty() && QDir::isAbsolutePath(runtime))
+    return runtime + "/paddock/" + QFileInfo(sessionDir).fileName() + ".sock";
+  return sessionDir + "/control.sock";
+}
 
 QString AppPaths::startPage() {
   return QProcessEnvironment::systemEnvironment().value("PADDOCK_GUI_START_PAGE", "profiles");

@@ -38,6 +38,9 @@ class AppPaths : public QObject {
   static QString stateDir();     // $XDG_STATE_HOME/paddock
   static QString sessionsDir();  // <state>/sessions
   static QString guiConfigFile();  // <config>/gui.json
+  // A session's control socket, by the CLI's rule: $XDG_RUNTIME_DIR/paddock/<id>.sock, or
+  // <session dir>/control.sock when there is no (absolute) runtime dir.
+  static QString controlSocketPath(const QString& sessionDir);
   static QString startPage();
   // The launch environment handed to the engine (it never calls getenv itself).
   static std::map<std::string, std::string> environment();

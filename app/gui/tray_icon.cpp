@@ -56,6 +56,10 @@ QString TrayIcon::toolTip() const {
   return detail_.isEmpty() ? base : base + " — " + detail_;
 }
 
+void TrayIcon::notify(const QString& title, const QString& message) {
+  if (icon_ && QSystemTrayIcon::supportsMessages()) icon_->showMessage(title, message);
+}
+
 void TrayIcon::refresh() {
   if (!icon_) return;
   const char* file = ":/Paddock/icons/paddock.png";

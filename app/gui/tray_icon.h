@@ -1,5 +1,6 @@
 // The tray icon (DESIGN §11): shows the app's state (idle / running / needs attention) and a
-// menu with Show and Quit. Created from QML; does nothing where the desktop has no tray.
+// menu with Show and Quit, and notifications for asks and failures. Created from QML; does
+// nothing where the desktop has no tray.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,8 @@ class TrayIcon : public QObject {
   void setDetail(const QString& d);
   bool available() const;
   QString toolTip() const;
+  // A desktop notification (an ask, a failure); a no-op where there is no tray.
+  Q_INVOKABLE void notify(const QString& title, const QString& message);
 
  signals:
   void stateChanged();

@@ -1,4 +1,4 @@
-// One session: id, state, command and the IR hash it was attested with.
+// One session: id, state, command and the IR hash it was attested with. Click to see its log.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -11,6 +11,18 @@ Frame {
     required property string irHash
     required property string started
     required property string problem
+    required property string dir
+    property bool selected: false
+    signal clicked()
+
+    background: Rectangle {
+        color: row.selected ? Qt.rgba(palette.highlight.r, palette.highlight.g, palette.highlight.b, 0.18) : "transparent"
+        border.color: row.selected ? palette.highlight : palette.mid
+        radius: 4
+    }
+    TapHandler {
+        onTapped: row.clicked()
+    }
 
     RowLayout {
         anchors.fill: parent

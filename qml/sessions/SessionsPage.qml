@@ -1,4 +1,5 @@
-// Sessions started from the GUI or the CLI: one row per directory under the sessions dir.
+// Sessions started from the GUI or the CLI: the asks waiting for an answer on top, the list of
+// sessions on the left, the selected session's live log on the right.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -7,7 +8,19 @@ import Paddock
 Pane {
     id: page
     required property SessionsModel model
+    required property AskInbox inbox
+    property string selectedDir: ""
     padding: 20
+
+    // Nothing chosen yet: show the newest session, so a live one is one click from the tray.
+    function selectNewest() {
+        if (page.selectedDir.length === 0 && page.model.count > 0) page.selectedDir = page.model.dirAt(0)
+    }
+    Connections {
+        target: page.model
+        function onCountChanged() { page.selectNewest() }
+    }
+    Component.onCompleted: selectNewest()
 
     ColumnLayout {
         anchors.fill: parent
@@ -27,10 +40,21 @@ Pane {
             }
         }
 
+        Repeater {
+            objectName: "askPrompts"
+            model: page.inbox
+            delegate: AskPrompt {
+                required property int index
+                Layout.fillWidth: true
+                onAnswered: (decision) => page.inbox.answer(index, decision)
+            }
+        }
+
         StatusPlaceholder {
             objectName: "sessionsPlaceholder"
             Layout.fillWidth: true
             Layout.fillHeight: true
+            visible: page.model.count === 0 || active
             status: page.model.status
             errorString: page.model.errorString
             empty: page.model.count === 0
@@ -38,17 +62,33 @@ Pane {
                             + "paddock run --project DIR -- COMMAND")
         }
 
-        ListView {
-            id: list
-            objectName: "sessionsList"
+        SplitView {
             Layout.fillWidth: true
             Layout.fillHeight: true
             visible: page.model.count > 0
-            clip: true
-            spacing: 6
-            model: page.model
-            delegate: SessionRow {
-                width: list.width
+
+            ListView {
+                id: list
+                objectName: "sessionsList"
+                SplitView.preferredWidth: 460
+                SplitView.minimumWidth: 280
+                clip: true
+                spacing: 6
+                model: page.model
+                delegate: SessionRow {
+                    width: list.width
+                    selected: dir === page.selectedDir
+                    onClicked: page.selectedDir = dir
+                }
+            }
+
+            SessionDetail {
+                objectName: "sessionDetail"
+                SplitView.fillWidth: true
+                SplitView.minimumWidth: 360
+                leftPadding: 12
+                sessionDir: page.selectedDir
+                visible: page.selectedDir.length > 0
             }
         }
     }

@@ -69,7 +69,8 @@ SessionRecord read_session_dir(const QString& dir, const QString& runtime_dir) {
     r.state = report.value("state").toString();
   } else if (!report.isEmpty() || ended) {
     r.state = "ended";
-  } else if (QFileInfo::exists(runtime_dir + "/paddock/" + r.id + ".sock")) {
+  } else if (QFileInfo::exists(runtime_dir.isEmpty() ? dir + "/control.sock"
+                                                      : runtime_dir + "/paddock/" + r.id + ".sock")) {
     r.state = "running";
   } else {
     // No report, no end event, no control socket: the supervisor is gone.

@@ -57,6 +57,17 @@ int SessionsModel::runningCount() const {
                                         [](const SessionRecord& r) { return r.state == "running"; }));
 }
 
+QString SessionsModel::dirAt(int row) const {
+  return row >= 0 && row < rowCount() ? rows_[static_cast<size_t>(row)].dir : QString();
+}
+
+QStringList SessionsModel::runningDirs() const {
+  QStringList out;
+  for (const SessionRecord& r : rows_)
+    if (r.state == "running") out << r.dir;
+  return out;
+}
+
 void SessionsModel::reload() {
   setStatus(ModelStatus::Loading);
   if (!watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
@@ -64,7 +75,8 @@ void SessionsModel::reload() {
   QDir dir(dir_);
   if (dir.exists()) {
     watcher_.addPath(dir_);
-    const QString runtime = QProcessEnvironment::systemEnvironment().value("XDG_RUNTIME_DIR");
+    QString runtime = QProcessEnvironment::systemEnvironment().value("XDG_RUNTIME_DIR");
+    if (!QDir::isAbsolutePath(runtime)) runtime.clear();  // the CLI ignores a relative one too
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
       const QString path = dir.filePath(name);
       watcher_.addPath(path);  // report.json appearing = the session ended

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include <QStringList>
+
 #include <QFileSystemWatcher>
 #include <QTimer>
 
@@ -17,6 +19,8 @@ class SessionsModel : public StatusListModel {
   QML_ELEMENT
   Q_PROPERTY(QString directory READ directory WRITE setDirectory NOTIFY directoryChanged)
   Q_PROPERTY(int runningCount READ runningCount NOTIFY countChanged)
+  // The directories of the running sessions (what the ask inbox subscribes to).
+  Q_PROPERTY(QStringList runningDirs READ runningDirs NOTIFY countChanged)
 
  public:
   enum Role { IdRole = Qt::UserRole + 1, StateRole, CommandRole, IrHashRole, StartedRole,
@@ -32,8 +36,11 @@ class SessionsModel : public StatusListModel {
   QString directory() const { return dir_; }
   void setDirectory(const QString& dir);
   int runningCount() const;
+  QStringList runningDirs() const;
 
   Q_INVOKABLE void reload();
+  // The directory of a row ("" when out of range): the page selects the newest session with it.
+  Q_INVOKABLE QString dirAt(int row) const;
 
  signals:
   void directoryChanged();

@@ -122,6 +122,19 @@ class MainWindowTest : public QObject {
     QCOMPARE(model->data(idx, role("command")).toString(), QString("claude --help"));
     QCOMPARE(model->data(idx, role("irHash")).toString(), QString("sha256:abc123"));
     QVERIFY(!root->findChild<QQuickItem*>("sessionsPlaceholder")->property("active").toBool());
+
+    // Selecting it shows its log, rendered without a single QML warning.
+    g_warnings.clear();
+    auto* page = root->findChild<QQuickItem*>("sessionsPage");
+    QVERIFY(page);
+    page->setProperty("selectedDir", dir);
+    auto* log = root->findChild<QQuickItem*>("eventLog");
+    QVERIFY(log);
+    QTRY_COMPARE(log->property("count").toInt(), 2);
+    QVERIFY(log->property("visible").toBool() || !page->isVisible());
+    QCOMPARE(root->findChild<QQuickItem*>("stopButton")->property("enabled").toBool(), false);
+    QTest::qWait(100);
+    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
     QDir(dir).removeRecursively();
   }
 

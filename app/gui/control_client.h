@@ -1,0 +1,42 @@
+// A client of one session's control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, DESIGN §9):
+// JSON lines both ways. The helper answers every command with {"ok":...}; after `subscribe` it
+// also sends every event as it happens ({"event":...}). Lines that do not parse are reported,
+// never guessed at.
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QLocalSocket>
+#include <QObject>
+#include <QString>
+
+namespace paddock::gui {
+
+class ControlClient : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit ControlClient(QObject* parent = nullptr);
+
+  // Connects (asynchronously) to the socket at `path`; `connected()` or `failed()` follows.
+  void open(const QString& path);
+  void close();
+  bool isOpen() const { return socket_.state() == QLocalSocket::ConnectedState; }
+  // Queued until the socket is connected; dropped (with `failed`) if it never connects.
+  void send(const QJsonObject& command);
+
+ signals:
+  void connected();
+  void message(const QJsonObject& line);
+  void failed(const QString& reason);
+  void closed();
+
+ private:
+  void onReadyRead();
+
+  QLocalSocket socket_;
+  QByteArray partial_;
+  QByteArray queued_;
+};
+
+}  // namespace paddock::gui

@@ -1,0 +1,74 @@
+#include "ask_inbox.h"
+
+namespace paddock::gui {
+
+AskInbox::AskInbox(QObject* parent) : QAbstractListModel(parent) {}
+AskInbox::~AskInbox() = default;
+
+int AskInbox::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant AskInbox::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Entry& e = rows_[static_cast<size_t>(index.row())];
+  switch (role) {
+    case SessionIdRole: return e.monitor->sessionId();
+    case SessionDirRole: return e.monitor->sessionDir();
+    case AskIdRole: return e.ask.value("id");
+    case HostRole: return e.ask.value("host");
+    case PortRole: return e.ask.value("port");
+    case RaisedRole: return e.ask.value("raised");
+    case TimeoutSecsRole: return e.monitor->askTimeoutSecs();
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> AskInbox::roleNames() const {
+  return {{SessionIdRole, "sessionId"}, {SessionDirRole, "sessionDir"}, {AskIdRole, "askId"},
+          {HostRole, "host"},           {PortRole, "port"},             {RaisedRole, "raised"},
+          {TimeoutSecsRole, "timeoutSecs"}};
+}
+
+void AskInbox::setSessionDirs(const QStringList& dirs) {
+  if (dirs == dirs_) return;
+  dirs_ = dirs;
+  // A session that stopped running takes its monitor (and its asks) with it; new ones start.
+  for (auto it = monitors_.begin(); it != monitors_.end();)
+    it = dirs_.contains(it->first) ? std::next(it) : monitors_.erase(it);
+  for (const QString& dir : dirs_) {
+    if (monitors_.count(dir)) continue;
+    auto m = std::make_unique<SessionMonitor>();
+    connect(m.get(), &SessionMonitor::pendingAsksChanged, this, &AskInbox::rebuild);
+    SessionMonitor* raw = m.get();
+    connect(m.get(), &SessionMonitor::askRaised, this,
+            [this, raw](const QString&, const QString& host, int port) { emit askRaised(raw->sessionId(), host, port); });
+    m->setSessionDir(dir);
+    monitors_[dir] = std::move(m);
+  }
+  emit sessionDirsChanged();
+  rebuild();
+}
+
+void AskInbox::answer(int row, const QString& decision) {
+  if (row < 0 || row >= rowCount()) return;
+  const Entry e = rows_[static_cast<size_t>(row)];
+  e.monitor->answerAsk(e.ask.value("id").toString(), decision);
+}
+
+void AskInbox::rebuild() {
+  std::vector<Entry> rows;
+  for (const auto& [dir, m] : monitors_)
+    for (const QVariant& a : m->pendingAsks()) rows.push_back({m.get(), a.toMap()});
+  // Oldest question first: it is the one closest to its timeout.
+  std::stable_sort(rows.begin(), rows.end(), [](const Entry& a, const Entry& b) {
+    return a.ask.value("raised").toLongLong() < b.ask.value("raised").toLongLong();
+  });
+  const int before = rowCount();
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+  if (before != rowCount()) emit countChanged();
+}
+
+}  // namespace paddock::gui

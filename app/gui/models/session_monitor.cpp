@@ -1,0 +1,278 @@
+#include "session_monitor.h"
+
+#include <algorithm>
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include "app_paths.h"
+
+namespace paddock::gui {
+namespace {
+
+// Everything an event says beyond the columns, as "key=value" in the file's key order.
+QString rest_of(const QJsonObject& ev, std::initializer_list<const char*> shown) {
+  QStringList parts;
+  for (auto it = ev.begin(); it != ev.end(); ++it) {
+    if (std::any_of(shown.begin(), shown.end(), [&](const char* k) { return it.key() == k; })) continue;
+    const QJsonValue v = it.value();
+    QString text = v.isString() ? v.toString()
+                 : v.isDouble() ? QString::number(v.toDouble(), 'g', 15)
+                 : v.isBool()   ? (v.toBool() ? "true" : "false")
+                                : QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                                                : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    parts << it.key() + "=" + text;
+  }
+  return parts.join("  ");
+}
+
+}  // namespace
+
+SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
+  connect(&client_, &ControlClient::connected, this, [this] { setLive(true); });
+  connect(&client_, &ControlClient::message, this, &SessionMonitor::onMessage);
+  connect(&client_, &ControlClient::closed, this, [this] {
+    setLive(false);
+    readNewLines();  // the last events (session_ended) were written before the socket closed
+    if (!asks_.empty()) {
+      asks_.clear();  // the session is gone; so are its questions
+      emit pendingAsksChanged();
+    }
+  });
+  connect(&client_, &ControlClient::failed, this, [this](const QString& reason) {
+    setLastError(reason);
+    if (!client_.isOpen()) setLive(false);
+  });
+  poll_.setInterval(1000);
+  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readNewLines);
+}
+
+int SessionMonitor::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant SessionMonitor::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Row& r = rows_[static_cast<size_t>(index.row())];
+  switch (role) {
+    case TimeRole: return r.time;
+    case KindRole: return r.kind;
+    case HostRole: return r.host;
+    case PortRole: return r.port;
+    case DecisionRole: return r.decision;
+    case RuleRole: return r.rule;
+    case IpRole: return r.ip;
+    case BytesTxRole: return r.tx;
+    case BytesRxRole: return r.rx;
+    case TextRole: return r.text;
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> SessionMonitor::roleNames() const {
+  return {{TimeRole, "time"},         {KindRole, "kind"},       {HostRole, "host"},
+          {PortRole, "port"},         {DecisionRole, "decision"}, {RuleRole, "rule"},
+          {IpRole, "ip"},             {BytesTxRole, "bytesTx"}, {BytesRxRole, "bytesRx"},
+          {TextRole, "text"}};
+}
+
+QString SessionMonitor::sessionId() const { return dir_.isEmpty() ? QString() : QFileInfo(dir_).fileName(); }
+
+QVariantList SessionMonitor::pendingAsks() const {
+  QVariantList out;
+  for (const Ask& a : asks_)
+    out.push_back(QVariantMap{{"id", a.id}, {"host", a.host}, {"port", a.port}, {"raised", a.raised}});
+  return out;
+}
+
+void SessionMonitor::setSessionDir(const QString& dir) {
+  if (dir == dir_) return;
+  dir_ = dir;
+  emit sessionDirChanged();
+  reload();
+}
+
+void SessionMonitor::reload() {
+  client_.close();
+  poll_.stop();
+  file_.close();
+  offset_ = 0;
+  partial_.clear();
+  beginResetModel();
+  rows_.clear();
+  endResetModel();
+  emit countChanged();
+  asks_.clear();
+  seen_asks_.clear();
+  emit pendingAsksChanged();
+  setLive(false);
+  setLastError({});
+  if (dir_.isEmpty()) {
+    setStatus(ModelStatus::None);
+    return;
+  }
+  setStatus(ModelStatus::Loading);
+  QFile ir(dir_ + "/ir.json");
+  if (ir.open(QIODevice::ReadOnly)) {
+    const auto egress = QJsonDocument::fromJson(ir.readAll()).object().value("egress").toObject();
+    ask_timeout_secs_ = egress.value("ask_timeout_secs").toInt(30);
+    emit sessionDirChanged();
+  }
+  // Subscribe before the first read: the subscription then sees every event the read misses.
+  const QString socket = AppPaths::controlSocketPath(dir_);
+  if (QFileInfo::exists(socket) && !QFileInfo::exists(dir_ + "/report.json")) {
+    client_.open(socket);
+    client_.send({{"cmd", "subscribe"}});
+  }
+  file_.setFileName(dir_ + "/events.jsonl");
+  readNewLines();
+  poll_.start();
+  setStatus(ModelStatus::Ready);
+}
+
+void SessionMonitor::readNewLines() {
+  if (!file_.isOpen() && !file_.open(QIODevice::ReadOnly)) return;  // not written yet
+  if (file_.size() < offset_) {  // replaced under us: start over rather than show a spliced log
+    setLastError(tr("events.jsonl was replaced while it was being read; reloaded"));
+    offset_ = 0;
+    partial_.clear();
+    beginResetModel();
+    rows_.clear();
+    endResetModel();
+  }
+  if (!file_.seek(offset_)) return;
+  const QByteArray chunk = file_.readAll();
+  offset_ += chunk.size();
+  partial_ += chunk;
+  std::vector<Row> added;
+  qsizetype nl;
+  // Only complete lines: the helper may be in the middle of appending the last one.
+  while ((nl = partial_.indexOf('\n')) >= 0) {
+    const QByteArray line = partial_.left(nl);
+    partial_.remove(0, nl + 1);
+    if (line.trimmed().isEmpty()) continue;
+    const auto doc = QJsonDocument::fromJson(line);
+    if (!doc.isObject()) {
+      Row bad;
+      bad.kind = "unreadable";
+      bad.text = tr("a line of events.jsonl is not JSON: %1").arg(QString::fromUtf8(line.left(200)));
+      added.push_back(bad);
+      continue;
+    }
+    added.push_back(toRow(doc.object()));
+  }
+  if (added.empty()) return;
+  const int first = rowCount();
+  beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
+  for (Row& r : added) rows_.push_back(std::move(r));
+  endInsertRows();
+  emit countChanged();
+}
+
+void SessionMonitor::onMessage(const QJsonObject& line) {
+  if (line.contains("ok")) {  // the answer to one of our commands
+    if (!line.value("ok").toBool()) setLastError(line.value("error").toString());
+    return;
+  }
+  const QString event = line.value("event").toString();
+  if (event == "ask") {
+    addAsk(line);
+  } else if (event == "net_request" && line.value("rule").toString().startsWith("ask: ")) {
+    // The broker settled an ask for this host:port (an answer from anywhere, or the timeout).
+    resolveAsks(line.value("host").toString(), line.value("port").toInt());
+  }
+  readNewLines();
+}
+
+void SessionMonitor::addAsk(const QJsonObject& ev) {
+  const QString id = ev.value("id").toString();
+  if (id.isEmpty()) return;
+  if (seen_asks_.contains(id)) return;
+  seen_asks_.insert(id);
+  Ask a{id, ev.value("host").toString(), ev.value("port").toInt(), QDateTime::currentMSecsSinceEpoch()};
+  asks_.push_back(a);
+  emit pendingAsksChanged();
+  emit askRaised(a.id, a.host, a.port);
+}
+
+void SessionMonitor::resolveAsks(const QString& host, int port) {
+  const auto before = asks_.size();
+  asks_.erase(std::remove_if(asks_.begin(), asks_.end(),
+                             [&](const Ask& a) { return a.host == host && a.port == port; }),
+              asks_.end());
+  if (asks_.size() != before) emit pendingAsksChanged();
+}
+
+void SessionMonitor::answerAsk(const QString& askId, const QString& decision) {
+  static const QStringList kDecisions{"allow_once", "allow_session", "deny"};
+  if (!kDecisions.contains(decision)) {
+    setLastError(tr("unknown answer '%1': expected allow_once, allow_session or deny").arg(decision));
+    return;
+  }
+  if (!live_) {
+    setLastError(tr("the session is not running; its asks were already denied"));
+    return;
+  }
+  client_.send({{"cmd", "ask_reply"}, {"id", askId}, {"decision", decision}});
+  // Gone from the list at once; the broker's net_request event confirms it in the log.
+  const auto before = asks_.size();
+  asks_.erase(std::remove_if(asks_.begin(), asks_.end(), [&](const Ask& a) { return a.id == askId; }),
+              asks_.end());
+  if (asks_.size() != before) emit pendingAsksChanged();
+}
+
+void SessionMonitor::stop() {
+  if (!live_) {
+    setLastError(tr("the session is not running"));
+    return;
+  }
+  client_.send({{"cmd", "stop"}});
+}
+
+void SessionMonitor::setLive(bool live) {
+  if (live == live_) return;
+  live_ = live;
+  emit liveChanged();
+}
+
+void SessionMonitor::setLastError(const QString& e) {
+  if (e == last_error_) return;
+  last_error_ = e;
+  emit lastErrorChanged();
+}
+
+SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
+  Row r;
+  r.time = ev.value("ts").toString();
+  r.kind = ev.value("event").toString();
+  r.host = ev.value("host").toString();
+  r.port = ev.value("port").toInt();
+  if (r.kind == "net_request") {
+    r.decision = ev.value("decision").toString();
+    r.rule = ev.value("rule").toString();
+    r.text = ev.value("reason").toString();
+  } else if (r.kind == "dns_resolved") {
+    QStringList ips;
+    for (const auto& ip : ev.value("ips").toArray()) ips << ip.toString();
+    r.ip = ips.join(", ");
+    r.decision = ev.value("verdict").toString();
+  } else if (r.kind == "net_egress") {
+    r.ip = ev.value("ip").toString();
+    r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
+    r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
+  } else if (r.kind == "attestation") {
+    // What was proven before exec, in one line; the whole record is attestation.json.
+    const QJsonObject a = ev.value("attestation").toObject();
+    r.text = QString("ir_hash=%1  plan_hash=%2  abi=%3")
+                 .arg(a.value("ir_hash").toString(), a.value("plan_hash").toString())
+                 .arg(a.value("abi").toInt());
+    const QJsonArray taint = a.value("taint").toArray();
+    if (!taint.isEmpty()) r.text += QString("  TAINTED (%1)").arg(taint.size());
+  } else {
+    r.text = rest_of(ev, {"ts", "event", "host", "port"});
+  }
+  return r;
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,102 @@
+// One session, live: its event log (DESIGN §9) as rows — the broker log among them — plus the
+// asks waiting for an answer, Stop, and the answers to asks.
+//
+// The log is read from events.jsonl, which is the session's record; the control socket is used
+// to learn *that* something happened (then the file's new lines are read), for the pending asks
+// (the helper replays them on subscribe) and to send stop / ask_reply. So the log shows every
+// event exactly once and in order, however the socket and the file interleave.
+#pragma once
+
+#include <vector>
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonObject>
+#include <QSet>
+#include <QTimer>
+#include <QVariantList>
+
+#include "control_client.h"
+#include "status_list_model.h"
+
+namespace paddock::gui {
+
+class SessionMonitor : public StatusListModel {
+  Q_OBJECT
+  QML_ELEMENT
+  Q_PROPERTY(QString sessionDir READ sessionDir WRITE setSessionDir NOTIFY sessionDirChanged)
+  Q_PROPERTY(QString sessionId READ sessionId NOTIFY sessionDirChanged)
+  // Connected to a running session's control socket.
+  Q_PROPERTY(bool live READ live NOTIFY liveChanged)
+  // [{id, host, port, raised (ms since epoch, local receipt)}], oldest first.
+  Q_PROPERTY(QVariantList pendingAsks READ pendingAsks NOTIFY pendingAsksChanged)
+  Q_PROPERTY(int askTimeoutSecs READ askTimeoutSecs NOTIFY sessionDirChanged)
+  // The last thing that went wrong talking to the session (a refused answer, a lost socket).
+  Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+
+ public:
+  enum Role { TimeRole = Qt::UserRole + 1, KindRole, HostRole, PortRole, DecisionRole, RuleRole,
+              IpRole, BytesTxRole, BytesRxRole, TextRole };
+  Q_ENUM(Role)
+
+  explicit SessionMonitor(QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QHash<int, QByteArray> roleNames() const override;
+
+  QString sessionDir() const { return dir_; }
+  void setSessionDir(const QString& dir);
+  QString sessionId() const;
+  bool live() const { return live_; }
+  QVariantList pendingAsks() const;
+  int askTimeoutSecs() const { return ask_timeout_secs_; }
+  QString lastError() const { return last_error_; }
+
+  // decision: allow_once | allow_session | deny.
+  Q_INVOKABLE void answerAsk(const QString& askId, const QString& decision);
+  Q_INVOKABLE void stop();
+  Q_INVOKABLE void reload();
+
+ signals:
+  void sessionDirChanged();
+  void liveChanged();
+  void pendingAsksChanged();
+  void lastErrorChanged();
+  void askRaised(const QString& askId, const QString& host, int port);
+
+ private:
+  struct Row {
+    QString time, kind, host, decision, rule, ip, text;
+    int port = 0;
+    qint64 tx = -1, rx = -1;
+  };
+  struct Ask {
+    QString id, host;
+    int port = 0;
+    qint64 raised = 0;
+  };
+
+  void readNewLines();  // appends the complete lines written since the last read
+  void onMessage(const QJsonObject& line);
+  void setLive(bool live);
+  void setLastError(const QString& e);
+  void addAsk(const QJsonObject& ev);
+  void resolveAsks(const QString& host, int port);
+  static Row toRow(const QJsonObject& ev);
+
+  QString dir_;
+  std::vector<Row> rows_;
+  std::vector<Ask> asks_;
+  QSet<QString> seen_asks_;  // an ask may arrive twice (replay + live) or after it was settled
+  QFile file_;
+  qint64 offset_ = 0;
+  QByteArray partial_;
+  ControlClient client_;
+  bool live_ = false;
+  int ask_timeout_secs_ = 30;
+  QString last_error_;
+  QTimer poll_;  // the file is also re-read now and then: events written with no subscriber
+};
+
+}  // namespace paddock::gui

@@ -1,0 +1,209 @@
+// The live session view: the log read from events.jsonl exactly once and in order while the
+// session runs, asks from the control socket, answers and stop sent back — first against a
+// scripted control socket (every protocol case), then against a real sandboxed agent whose ask
+// is denied from the inbox.
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app_paths.h"
+#include "ask_inbox.h"
+#include "gui_test_env.h"
+#include "session_monitor.h"
+#include "sessions_model.h"
+
+using paddock::gui::AskInbox;
+using paddock::gui::SessionMonitor;
+using paddock::gui::SessionsModel;
+
+namespace {
+
+void append(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::Append));
+  f.write(bytes);
+}
+
+QByteArray line(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n'; }
+
+QStringList kinds(const SessionMonitor& m) {
+  QStringList out;
+  for (int i = 0; i < m.rowCount(); ++i) out << m.data(m.index(i), SessionMonitor::KindRole).toString();
+  return out;
+}
+
+// Plays the helper's side of the control socket: replies ok, replays, records what it is sent.
+class FakeSession : public QObject {
+ public:
+  explicit FakeSession(const QString& path) {
+    QLocalServer::removeServer(path);
+    server.listen(path);
+    connect(&server, &QLocalServer::newConnection, this, [this] {
+      client = server.nextPendingConnection();
+      connect(client, &QLocalSocket::readyRead, this, [this] {
+        while (client->canReadLine()) {
+          const auto cmd = QJsonDocument::fromJson(client->readLine()).object();
+          received << cmd;
+          client->write(line({{"ok", true}}));
+          if (cmd.value("cmd").toString() == "subscribe")
+            for (const auto& ev : replay) client->write(line(ev));
+        }
+      });
+    });
+  }
+  void send(const QJsonObject& ev) { client->write(line(ev)); client->flush(); }
+
+  QLocalServer server;
+  QLocalSocket* client = nullptr;
+  QList<QJsonObject> received;
+  QList<QJsonObject> replay;
+};
+
+}  // namespace
+
+class SessionMonitorTest : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit SessionMonitorTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
+
+ private slots:
+  void initTestCase() { paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+
+  void the_log_shows_every_event_once_and_in_order_while_the_session_writes_and_broadcasts() {
+    const QString dir = env_->state() + "/paddock/sessions/s-log";
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(QDir().mkpath(env_->root() + "/runtime/paddock"));
+    const QString events = dir + "/events.jsonl";
+    append(events, line({{"event", "session_started"}, {"ts", "2026-11-30T02:00:00.000Z"}}));
+    append(events, line({{"event", "attestation"}, {"ts", "2026-11-30T02:00:00.001Z"}}));
+    FakeSession fake(paddock::gui::AppPaths::controlSocketPath(dir));
+    fake.replay << QJsonObject{{"event", "ask"}, {"id", "ask-1"}, {"host", "pypi.org"}, {"port", 443}};
+
+    SessionMonitor m;
+    QSignalSpy asked(&m, &SessionMonitor::askRaised);
+    m.setSessionDir(dir);
+    QCOMPARE(m.sessionId(), QString("s-log"));
+    QTRY_VERIFY(m.live());
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(m.pendingAsks().first().toMap().value("host").toString(), QString("pypi.org"));
+    QCOMPARE(fake.received.first().value("cmd").toString(), QString("subscribe"));
+    QCOMPARE(kinds(m), QStringList({"session_started", "attestation"}));
+
+    // The helper appends to the file, then broadcasts: the row comes from the file, once.
+    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443},
+                          {"decision", "allow"}, {"rule", "ask: pypi.org allowed once"},
+                          {"reason", "the user allowed it once"}, {"ts", "2026-11-30T02:00:01.000Z"}};
+    append(events, line(req));
+    fake.send(req);
+    QTRY_COMPARE(m.rowCount(), 3);
+    QCOMPARE(m.data(m.index(2), SessionMonitor::RuleRole).toString(), QString("ask: pypi.org allowed once"));
+    QCOMPARE(m.data(m.index(2), SessionMonitor::PortRole).toInt(), 443);
+    QVERIFY2(m.pendingAsks().isEmpty(), "the broker's ask verdict settles the pending ask");
+    // The same ask replayed again (subscribe racing an ask) is not asked twice.
+    fake.send(fake.replay.first());
+    QTest::qWait(50);
+    QCOMPARE(asked.size(), 1);
+
+    // Half a line is not shown until its end arrives; a broken line is shown as broken.
+    append(events, R"({"event":"net_egress","host":"pypi.org","ip":"151.101.0.223","port":443,)");
+    fake.send({{"event", "notice"}});
+    QTest::qWait(100);
+    QCOMPARE(m.rowCount(), 3);
+    append(events, "\"bytes_tx\":10,\"bytes_rx\":4096}\nnot json at all\n");
+    QTRY_COMPARE(m.rowCount(), 5);
+    QCOMPARE(m.data(m.index(3), SessionMonitor::IpRole).toString(), QString("151.101.0.223"));
+    QCOMPARE(m.data(m.index(3), SessionMonitor::BytesRxRole).toLongLong(), 4096);
+    QCOMPARE(m.data(m.index(4), SessionMonitor::KindRole).toString(), QString("unreadable"));
+
+    // Answers and stop go to the session as the documented commands.
+    fake.send({{"event", "ask"}, {"id", "ask-2"}, {"host", "evil.example"}, {"port", 443}});
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    m.answerAsk("ask-2", "deny");
+    QVERIFY(m.pendingAsks().isEmpty());
+    m.stop();
+    QTRY_COMPARE(fake.received.size(), 3);
+    QCOMPARE(fake.received[1], (QJsonObject{{"cmd", "ask_reply"}, {"id", "ask-2"}, {"decision", "deny"}}));
+    QCOMPARE(fake.received[2], (QJsonObject{{"cmd", "stop"}}));
+    m.answerAsk("ask-3", "maybe");
+    QVERIFY(m.lastError().contains("allow_once, allow_session or deny"));
+
+    // The session ends: not live any more, nothing left to answer.
+    fake.send({{"event", "ask"}, {"id", "ask-4"}, {"host", "a.example"}, {"port", 443}});
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    fake.client->disconnectFromServer();
+    QTRY_VERIFY(!m.live());
+    QVERIFY(m.pendingAsks().isEmpty());
+  }
+
+  void an_ended_session_shows_its_log_and_refuses_stop_in_words() {
+    const QString dir = env_->state() + "/paddock/sessions/s-ended";
+    QVERIFY(QDir().mkpath(dir));
+    append(dir + "/events.jsonl", line({{"event", "session_ended"}, {"exit_code", 0}}));
+    append(dir + "/report.json", "{}\n");
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QCOMPARE(kinds(m), QStringList({"session_ended"}));
+    QVERIFY(m.data(m.index(0), SessionMonitor::TextRole).toString().contains("exit_code=0"));
+    QVERIFY(!m.live());
+    m.stop();
+    QCOMPARE(m.lastError(), QString("the session is not running"));
+  }
+
+  void a_real_sandboxed_agents_ask_reaches_the_inbox_and_its_deny_reaches_the_agent() {
+    // Real `paddock run --net ask`: curl inside asks the broker for a domain no policy lists;
+    // the inbox (as the tray and Sessions page use it) denies it; curl sees the 403. A deny
+    // never resolves the name, so nothing leaves this machine.
+    const QString project = env_->root() + "/home/ask-project";
+    QVERIFY(QDir().mkpath(project));
+    QProcess run;
+    run.setWorkingDirectory(project);
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    e.insert("HOME", env_->root() + "/home");
+    run.setProcessEnvironment(e);
+    run.start(QString(PADDOCK_BUILD_BIN) + "/paddock",
+              {"run", "--profile", "permissive", "--net", "ask", "--", "curl", "-sS", "-o", "/dev/null",
+               "-w", "%{http_code}", "https://unlisted.invalid/"});
+    QVERIFY(run.waitForStarted());
+
+    SessionsModel sessions;
+    sessions.setDirectory(env_->state() + "/paddock/sessions");
+    AskInbox inbox;
+    QSignalSpy raised(&inbox, &AskInbox::askRaised);
+    QTRY_VERIFY_WITH_TIMEOUT((sessions.reload(), inbox.setSessionDirs(sessions.runningDirs()), inbox.count() == 1),
+                             20000);
+    QCOMPARE(inbox.data(inbox.index(0), AskInbox::HostRole).toString(), QString("unlisted.invalid"));
+    QCOMPARE(inbox.data(inbox.index(0), AskInbox::PortRole).toInt(), 443);
+    QCOMPARE(raised.size(), 1);
+    const QString dir = inbox.data(inbox.index(0), AskInbox::SessionDirRole).toString();
+    inbox.answer(0, "deny");
+
+    // Not waitForFinished(): it would block the event loop that carries the answer.
+    QTRY_VERIFY_WITH_TIMEOUT(run.state() == QProcess::NotRunning, 20000);
+    const QByteArray out = run.readAllStandardOutput(), err = run.readAllStandardError();
+    QVERIFY2(run.exitCode() != 0, out + err);
+    QVERIFY2(out.contains("403") || err.contains("403"), out + err);
+    QFile events(dir + "/events.jsonl");
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    const QByteArray log = events.readAll();
+    QVERIFY2(log.contains("ask: unlisted.invalid denied by the user"), log);
+    QTRY_COMPARE(inbox.count(), 0);
+  }
+
+ private:
+  paddock::gui::test::GuiTestEnv* env_;
+};
+
+int main(int argc, char** argv) {
+  paddock::gui::test::GuiTestEnv env;  // before the app: Qt reads XDG_* once
+  QGuiApplication app(argc, argv);
+  SessionMonitorTest t(&env);
+  return QTest::qExec(&t, argc, argv);
+}
+
+#include "session_monitor_test.moc"
