@@ -86,11 +86,14 @@ Result<int> proxy_listen_socket(int port) {
   return s;
 }
 
+// Runs in the agent, inside the sandbox's user namespace: RLIMIT_NPROC set here counts the
+// sandbox's own tasks (Linux >= 5.14). Set in the helper before clone it would instead cap the
+// namespace at the user's host-wide count.
 Status apply_rlimits(const std::vector<linux_backend::Rlimit>& limits) {
   for (const auto& l : limits) {
     int res = -1;
     if (l.resource == "cpu") res = RLIMIT_CPU;
-    else if (l.resource == "as") res = RLIMIT_AS;
+    else if (l.resource == "data") res = RLIMIT_DATA;
     else if (l.resource == "nproc") res = RLIMIT_NPROC;
     else if (l.resource == "nofile") res = RLIMIT_NOFILE;
     else if (l.resource == "fsize") res = RLIMIT_FSIZE;
