@@ -61,8 +61,7 @@ FieldCapability memory_row(const KernelProbe& probe, const LimitChoice& choice) 
   const std::string field = "resources.memory_bytes";
   switch (choice.memory) {
     case LimitVia::kCgroup:
-      return exact(field, cgroup_mechanism(choice.cgroup, "memory.max (swap.max 0)",
-                                           "memory.limit_in_bytes") +
+      return exact(field, cgroup_mechanism(choice.cgroup, "memory.max", "memory.limit_in_bytes") +
                               ": the memory of the whole process tree");
     case LimitVia::kRlimit:
       return partial(
