@@ -147,7 +147,7 @@ class HelperLimitsTest : public QObject {
     fixture_ = {};
   }
 
-  // N = 16: the sandbox's init, the probe and 14 children. Meanwhile the same uid runs more than
+  // N = 16: the sandbox's init, the probe and 14 children (or 14 threads). Meanwhile the same uid runs more than
   // 16 processes outside the sandbox, so a per-uid count would refuse the very first fork.
   void a_process_limit_counts_the_sandboxs_own_tasks_not_the_users_data() { add_uid_rows(); }
   void a_process_limit_counts_the_sandboxs_own_tasks_not_the_users() {
@@ -183,6 +183,8 @@ class HelperLimitsTest : public QObject {
     QVERIFY2(r.out.find("forked:14\n") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("fork:EAGAIN\n") != std::string::npos, dump(r));
     QVERIFY2(outside > 16, std::to_string(outside).c_str());
+    auto threads = run_helper(fixture_, ir, {fixture_.probe_tool(), "threads", "200"});
+    QVERIFY2(threads.out == "thread:EAGAIN\nthreads:14\n", dump(threads));
     const std::string row = attested(h.session_dir, "resources.processes");
     QVERIFY2(row.rfind("exact: ", 0) == 0, row.c_str());
     if (fixture_.uid != 0) QVERIFY2(row.find("user namespace") != std::string::npos, row.c_str());

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +136,28 @@ static int cmd_forks(int n) {
   return 0;
 }
 
+static void* idle_thread(void*) {
+  pause();
+  return nullptr;
+}
+
+// Threads are tasks: a process limit counts them as pids.max does.
+static int cmd_threads(int n) {
+  int ok = 0;
+  for (int i = 0; i < n; ++i) {
+    pthread_t t;
+    int err = pthread_create(&t, nullptr, idle_thread, nullptr);
+    if (err != 0) {
+      printf("thread:%s\n", strerrorname_np(err));
+      break;
+    }
+    ++ok;
+  }
+  printf("threads:%d\n", ok);
+  fflush(stdout);
+  _exit(0);
+}
+
 static int cmd_alloc(long mib) {
   std::size_t size = static_cast<std::size_t>(mib) << 20;
   char* p = static_cast<char*>(malloc(size));
@@ -176,6 +199,7 @@ int main(int argc, char** argv) {
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
   if (cmd == "alloc" && argc == 3) return cmd_alloc(atol(argv[2]));
+  if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
   if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));
   if (cmd == "exit" && argc == 3) return atoi(argv[2]);
   if (cmd == "kill" && argc == 3) return raise(atoi(argv[2]));
