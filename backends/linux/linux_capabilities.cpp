@@ -45,11 +45,15 @@ std::string old_abi(int abi, int need, const std::string& what) {
          (need == 4 ? "6.7" : need == 6 ? "6.12" : "newer") + "); this kernel has ABI " +
          std::to_string(abi) + ": upgrade the kernel or remove the field from the policy";
 }
-// Where an exact memory or process limit comes from, in words a user can act on.
-constexpr const char* kDelegatedCgroup =
-    "a writable cgroup v2 directory whose cgroup.subtree_control enables the memory and pids "
-    "controllers (on systemd: a user scope or service with Delegate=yes, Paddock running in a "
-    "child cgroup of it)";
+// Where an exact memory or process limit can come from today, in words a user can act on. The
+// session's leaf is made inside the cgroup Paddock runs in, and cgroup v2 lets a non-root cgroup
+// enable controllers for children only while no process lives in it: a systemd-delegated v2
+// subtree (Paddock's own scope) therefore cannot carry the limits until the leaf is placed beside
+// Paddock's cgroup. Naming `systemd-run ... Delegate=yes` here would send users to a dead end.
+constexpr const char* kExactLimitsNeed =
+    "a cgroup Paddock can create with the memory and pids controllers: as root with cgroup v1 "
+    "controllers or at the root of cgroup v2, or with cgroup v1 memory and pids directories "
+    "delegated to your user (a systemd-delegated cgroup v2 subtree is not usable yet)";
 
 std::string cgroup_mechanism(const std::string& hierarchy, const char* v2_file,
                              const char* v1_file) {
@@ -70,8 +74,8 @@ FieldCapability memory_row(const KernelProbe& probe, const LimitChoice& choice) 
           "the sandbox's total (N processes may each use up to the limit); it counts private "
           "writable mappings (heap, anonymous memory) when they are made, not resident pages, "
           "and does not count shared memory (MAP_SHARED, memfd, /dev/shm), files in the private "
-          "/tmp or the page cache; for an exact limit run Paddock in " +
-              std::string(kDelegatedCgroup));
+          "/tmp or the page cache; an exact limit needs " +
+              std::string(kExactLimitsNeed));
     case LimitVia::kNone:
       break;
   }
@@ -80,7 +84,7 @@ FieldCapability memory_row(const KernelProbe& probe, const LimitChoice& choice) 
                                 (probe.rlimit_data ? "" : "RLIMIT_DATA is not enforced (Linux "
                                                           "older than 4.7, or booted with "
                                                           "ignore_rlimit_data); ") +
-                                "run Paddock in " + kDelegatedCgroup +
+                                "give Paddock " + kExactLimitsNeed +
                                 ", or remove the memory_bytes limit");
 }
 
@@ -109,7 +113,7 @@ FieldCapability processes_row(const KernelProbe& probe, const LimitChoice& choic
                          (probe.unprivileged ? ""
                                              : ", and RLIMIT_NPROC binds nothing for root (the "
                                                "kernel exempts uid 0)") +
-                         "; run Paddock in " + kDelegatedCgroup +
+                         "; give Paddock " + kExactLimitsNeed +
                          ", or remove the processes limit");
 }
 
