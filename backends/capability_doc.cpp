@@ -16,9 +16,11 @@ using linux_backend::KernelProbe;
 // list every row that changes on a weaker kernel.
 KernelProbe reference_probe() {
   KernelProbe p;
-  p.kernel_release = "reference";
+  p.kernel_release = "6.12 (reference)";
   p.landlock_abi = 7;
   p.seccomp_filter = p.user_ns = p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = true;
+  p.unprivileged = true;
+  p.rlimit_data = true;
   p.cgroup.version = "v2";
   p.cgroup.v2_delegated_writable = true;
   p.cgroup.v2_controllers = {"cpu", "memory", "pids"};
@@ -84,7 +86,9 @@ std::string render_capabilities_markdown() {
        "isolation, run Paddock inside a VM (`needs: vm`).\n\n";
   o << "## Linux\n\n"
     << "Namespaces (user, mount, PID, IPC, UTS, network), a bind-mounted view with masks, "
-       "Landlock at the kernel's ABI, seccomp, rlimits and a delegated cgroup. Shown for a "
+       "Landlock at the kernel's ABI, seccomp, rlimits, and a cgroup leaf where a writable "
+       "cgroup is delegated (memory and process limits fall back to rlimits without one; "
+       "docs/trust-posture.md says what each means). Shown for a "
        "kernel with Landlock ABI 7 and a delegated cgroup v2 subtree with the memory and pids "
        "controllers; `paddock doctor` shows this machine, and `paddock plan` uses it.\n\n";
   table(o, linux_backend::linux_capability_matrix(reference_probe()));
@@ -100,7 +104,17 @@ std::string render_capabilities_markdown() {
   variant(o, "No Landlock (ABI 0)", p);
   p = reference_probe();
   p.cgroup = {};
-  variant(o, "No writable cgroup", p);
+  variant(o, "No writable cgroup (a user's terminal on most desktops)", p);
+  p.unprivileged = false;
+  variant(o, "No writable cgroup, as root", p);
+  p = reference_probe();
+  p.cgroup = {};
+  p.kernel_release = "5.13";
+  variant(o, "No writable cgroup, Linux older than 5.14", p);
+  p = reference_probe();
+  p.cgroup = {};
+  p.rlimit_data = false;
+  variant(o, "No writable cgroup, RLIMIT_DATA not enforced (Linux < 4.7, or ignore_rlimit_data)", p);
   p = reference_probe();
   p.net_ns = false;
   variant(o, "No network namespaces", p);

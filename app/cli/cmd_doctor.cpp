@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/helper_process.h"
 #include "backends/linux/kernel_probe.h"
+#include "backends/linux/linux_plan.h"
 
 namespace paddock::cli {
 namespace {
@@ -17,6 +18,15 @@ namespace {
 using nlohmann::json;
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// The memory and process limits as the capability matrix (the same one every plan uses) has
+// them for this kernel and uid: support, mechanism, and the loss or the reason.
+std::vector<FieldCapability> limit_rows(const linux_backend::KernelProbe& p) {
+  std::vector<FieldCapability> out;
+  for (const auto& row : linux_backend::linux_capability_matrix(p))
+    if (row.field == "resources.memory_bytes" || row.field == "resources.processes") out.push_back(row);
+  return out;
+}
 
 int doctor(CliContext& ctx, bool as_json) {
   auto helper = run_helper_capture(ctx.helper_path(), {"probe"});
@@ -42,6 +52,11 @@ int doctor(CliContext& ctx, bool as_json) {
                    {"helper", ctx.helper_path().string()},
                    {"resources", ctx.resources_dir().string()},
                    {"kernel", probe_json}};
+    json limits = json::object();
+    for (const auto& row : limit_rows(p))
+      limits[row.field] = {{"support", to_string(row.support)}, {"mechanism", row.mechanism},
+                           {"loss", row.loss}};
+    report["limits"] = limits;
     std::cout << report.dump(2) << "\n";
     return 0;
   }
@@ -60,6 +75,12 @@ int doctor(CliContext& ctx, bool as_json) {
   if (!p.cgroup.v1_controllers.empty())
     std::cout << "; v1 memory+pids writable: " << yes_no(p.cgroup.v1_writable);
   std::cout << "\n";
+  for (const auto& row : limit_rows(p)) {
+    std::cout << "limit " << row.field.substr(row.field.find('.') + 1) << ": " << to_string(row.support);
+    if (!row.mechanism.empty()) std::cout << " (" << row.mechanism << ")";
+    std::cout << "\n";
+    if (!row.loss.empty()) std::cout << "  " << row.loss << "\n";
+  }
   return 0;
 }
 

@@ -76,6 +76,13 @@ void print_step(std::ostream& o, int n, const json& step) {
     o << "rlimits:";
     for (const auto& r : v) o << " " << r["resource"].get<std::string>() << "=" << r["value"];
     o << "\n";
+  } else if (name == "limits") {
+    o << "limits:";
+    if (v.empty()) o << " (none)";
+    for (const auto& l : v)
+      o << " " << l["limit"].get<std::string>() << "=" << l["value"] << " via "
+        << l["mechanism"].get<std::string>();
+    o << "\n";
   } else if (name == "env") {
     o << "env: set";
     for (auto it = v["set"].begin(); it != v["set"].end(); ++it) o << " " << it.key();

@@ -1,5 +1,6 @@
-// Which cgroup hierarchy, if any, carries the memory and pids limits on a probed kernel. Shared by
-// the plan compiler and the capability matrix so that they cannot disagree.
+// How the memory and process limits are enforced on a probed kernel: which cgroup hierarchy (if
+// any) carries them, and which fall back to an rlimit. Shared by the plan compiler and the
+// capability matrix so that they cannot disagree.
 #pragma once
 
 #include <string>
@@ -11,5 +12,30 @@ namespace paddock::linux_backend {
 // "v2" when the delegated cgroup2 subtree is writable and enables every needed controller;
 // else "v1" when the v1 memory+pids trees are writable and mounted; else "none".
 std::string choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids);
+
+enum class LimitVia {
+  kNone,    // no mechanism: a policy asking for the limit is refused (125)
+  kCgroup,  // memory.max / memory.limit_in_bytes, or pids.max, on the whole sandbox tree
+  kRlimit,  // RLIMIT_DATA per process, or RLIMIT_NPROC inside the sandbox's user namespace
+};
+
+// Which tasks an RLIMIT_NPROC set inside the sandbox's fresh user namespace counts.
+enum class NprocScope {
+  kNotEnforced,  // the caller is root: the kernel exempts real uid 0 from RLIMIT_NPROC
+  kSandbox,      // Linux >= 5.14 counts per (user namespace, uid): the sandbox's tasks only
+  kWholeUid,     // older kernels count every process of the uid on the machine
+};
+NprocScope nproc_scope(const KernelProbe& probe);
+
+struct LimitChoice {
+  std::string cgroup = "none";  // the hierarchy of the limits that use one: v2 | v1 | none
+  LimitVia memory = LimitVia::kNone;
+  LimitVia processes = LimitVia::kNone;
+  bool operator==(const LimitChoice&) const = default;
+};
+
+// Decided for both limits at once, independent of which of them an IR requests, so that the
+// capability matrix (which sees no IR) and every plan report each limit the same way.
+LimitChoice choose_limits(const KernelProbe& probe);
 
 }  // namespace paddock::linux_backend

@@ -12,6 +12,7 @@ json to_json(const KernelProbe& p) {
       {"namespaces", {{"user", p.user_ns}, {"mount", p.mount_ns}, {"pid", p.pid_ns},
                       {"net", p.net_ns}, {"ipc", p.ipc_ns}, {"uts", p.uts_ns}}},
       {"unprivileged", p.unprivileged},
+      {"rlimit_data", p.rlimit_data},
       {"cgroup", {{"version", p.cgroup.version}, {"v2_mount", p.cgroup.v2_mount},
                   {"own_v2_path", p.cgroup.own_v2_path},
                   {"v2_delegated_writable", p.cgroup.v2_delegated_writable},
@@ -19,6 +20,20 @@ json to_json(const KernelProbe& p) {
                   {"v1_controllers", p.cgroup.v1_controllers},
                   {"v1_writable", p.cgroup.v1_writable}}},
   };
+}
+
+bool kernel_at_least(const std::string& release, int major, int minor) {
+  int got_major = 0, got_minor = 0;
+  std::size_t i = 0;
+  const auto number = [&](int& out) {
+    const std::size_t start = i;
+    while (i < release.size() && release[i] >= '0' && release[i] <= '9' && i - start < 6)
+      out = out * 10 + (release[i++] - '0');
+    return i > start;
+  };
+  if (!number(got_major) || i >= release.size() || release[i++] != '.' || !number(got_minor))
+    return false;
+  return got_major > major || (got_major == major && got_minor >= minor);
 }
 
 Result<KernelProbe> probe_from_json(const json& j) {
@@ -35,6 +50,7 @@ Result<KernelProbe> probe_from_json(const json& j) {
     p.ipc_ns = ns.at("ipc").get<bool>();
     p.uts_ns = ns.at("uts").get<bool>();
     p.unprivileged = j.at("unprivileged").get<bool>();
+    p.rlimit_data = j.at("rlimit_data").get<bool>();
     const json& cg = j.at("cgroup");
     p.cgroup.version = cg.at("version").get<std::string>();
     p.cgroup.v2_mount = cg.at("v2_mount").get<std::string>();

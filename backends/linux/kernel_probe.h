@@ -34,11 +34,18 @@ struct KernelProbe {
   bool ipc_ns = false;
   bool uts_ns = false;
   bool unprivileged = true;          // probed as a non-root uid
+  // RLIMIT_DATA bounds private writable mappings, mmap included (Linux >= 4.7, unless booted
+  // with ignore_rlimit_data, which only logs): tried, not inferred from the release.
+  bool rlimit_data = false;
   CgroupProbe cgroup;
   bool operator==(const KernelProbe&) const = default;
 };
 
 nlohmann::json to_json(const KernelProbe& p);
+
+// The release's "major.minor" is at least the given one. An unparseable release is not: callers
+// use it for facts that only hold on newer kernels.
+bool kernel_at_least(const std::string& release, int major, int minor);
 Result<KernelProbe> probe_from_json(const nlohmann::json& j);
 
 }  // namespace paddock::linux_backend

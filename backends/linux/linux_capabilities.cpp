@@ -45,10 +45,97 @@ std::string old_abi(int abi, int need, const std::string& what) {
          (need == 4 ? "6.7" : need == 6 ? "6.12" : "newer") + "); this kernel has ABI " +
          std::to_string(abi) + ": upgrade the kernel or remove the field from the policy";
 }
-std::string no_cgroup(const std::string& limit, const std::string& controller) {
-  return "limit " + limit + " has no mechanism on this machine: no writable cgroup with the " +
-         controller + " controller; run Paddock in a delegated cgroup v2 subtree (systemd-run "
-         "--user --scope -p Delegate=yes paddock ...) or remove the " + limit + " limit";
+// Where an exact memory or process limit can come from today, in words a user can act on. The
+// session's leaf is made inside the cgroup Paddock runs in, and cgroup v2 lets a non-root cgroup
+// enable controllers for children only while no process lives in it: a systemd-delegated v2
+// subtree (Paddock's own scope) therefore cannot carry the limits until the leaf is placed beside
+// Paddock's cgroup. Naming `systemd-run ... Delegate=yes` here would send users to a dead end.
+constexpr const char* kExactLimitsNeed =
+    "a cgroup Paddock can create with the memory and pids controllers: as root with cgroup v1 "
+    "controllers or at the root of cgroup v2, or with cgroup v1 memory and pids directories "
+    "delegated to your user (a systemd-delegated cgroup v2 subtree is not usable yet)";
+
+std::string cgroup_mechanism(const std::string& hierarchy, const char* v2_file,
+                             const char* v1_file) {
+  return hierarchy == "v2" ? std::string("cgroup v2 ") + v2_file + " on the sandbox's leaf"
+                           : std::string("cgroup v1 ") + v1_file + " on the sandbox's leaf";
+}
+
+FieldCapability memory_row(const KernelProbe& probe, const LimitChoice& choice) {
+  const std::string field = "resources.memory_bytes";
+  switch (choice.memory) {
+    case LimitVia::kCgroup:
+      return exact(field, cgroup_mechanism(choice.cgroup, "memory.max", "memory.limit_in_bytes") +
+                              ": the memory of the whole process tree");
+    case LimitVia::kRlimit:
+      return partial(
+          field, "RLIMIT_DATA on each process (no cgroup with the memory controller)",
+          "without a cgroup the limit is RLIMIT_DATA, which bounds each process on its own, not "
+          "the sandbox's total (N processes may each use up to the limit); it counts private "
+          "writable mappings (heap, anonymous memory) when they are made, not resident pages, "
+          "and does not count shared memory (MAP_SHARED, memfd, /dev/shm), files in the private "
+          "/tmp or the page cache; an exact limit needs " +
+              std::string(kExactLimitsNeed));
+    case LimitVia::kNone:
+      break;
+  }
+  return unsupported(field, std::string("limit memory_bytes has no mechanism on this machine: "
+                                        "no writable cgroup with the memory controller, and ") +
+                                (probe.rlimit_data ? "" : "RLIMIT_DATA is not enforced (Linux "
+                                                          "older than 4.7, or booted with "
+                                                          "ignore_rlimit_data); ") +
+                                "give Paddock " + kExactLimitsNeed +
+                                ", or remove the memory_bytes limit");
+}
+
+FieldCapability processes_row(const KernelProbe& probe, const LimitChoice& choice) {
+  const std::string field = "resources.processes";
+  switch (choice.processes) {
+    case LimitVia::kCgroup:
+      return exact(field, cgroup_mechanism(choice.cgroup, "pids.max", "pids.max") +
+                              ": every task of the tree, threads included");
+    case LimitVia::kRlimit:
+      if (nproc_scope(probe) == NprocScope::kSandbox)
+        return exact(field,
+                     "RLIMIT_NPROC set inside the sandbox's own user namespace, where Linux "
+                     "5.14+ counts only the sandbox's tasks (threads included, as pids.max does)");
+      return partial(field, "RLIMIT_NPROC (no cgroup with the pids controller)",
+                     "this kernel (older than 5.14) counts RLIMIT_NPROC over every process of "
+                     "the user's uid on the machine, not only the sandbox's: a fork in the "
+                     "sandbox is refused once the user runs that many processes in all; the "
+                     "sandbox never exceeds the limit");
+    case LimitVia::kNone:
+      break;
+  }
+  return unsupported(field,
+                     std::string("limit processes has no mechanism on this machine: no writable "
+                                 "cgroup with the pids controller") +
+                         (probe.unprivileged ? ""
+                                             : ", and RLIMIT_NPROC binds nothing for root (the "
+                                               "kernel exempts uid 0)") +
+                         "; give Paddock " + kExactLimitsNeed +
+                         ", or remove the processes limit");
+}
+
+// The limits step: which mechanism carries each limit this IR sets (the capability vector says
+// what it means).
+json limits_step(const FrozenIr& ir, const LimitChoice& choice) {
+  const auto via = [&](LimitVia v, const char* cgroup_name, const char* rlimit_name) -> json {
+    switch (v) {
+      case LimitVia::kCgroup: return std::string("cgroup_") + choice.cgroup + "_" + cgroup_name;
+      case LimitVia::kRlimit: return rlimit_name;
+      case LimitVia::kNone: break;
+    }
+    return "none";
+  };
+  json out = json::array();
+  if (ir.resources.memory_bytes)
+    out.push_back({{"limit", "memory_bytes"}, {"value", *ir.resources.memory_bytes},
+                   {"mechanism", via(choice.memory, "memory", "rlimit_data")}});
+  if (ir.resources.processes)
+    out.push_back({{"limit", "processes"}, {"value", *ir.resources.processes},
+                   {"mechanism", via(choice.processes, "pids", "rlimit_nproc")}});
+  return out;
 }
 
 // Facts every Linux plan depends on, whatever the IR asks: refused up front with one line.
@@ -66,7 +153,7 @@ std::vector<std::string> probe_refusals(const KernelProbe& p) {
   return out;
 }
 
-json steps_of(const LinuxPlan& plan) {
+json steps_of(const LinuxPlan& plan, const json& limits) {
   const json j = to_json(plan);
   json steps = json::array();
   steps.push_back({{"step", "namespaces"}, {"value", j["namespaces"]}});
@@ -74,6 +161,7 @@ json steps_of(const LinuxPlan& plan) {
   for (const json& m : j["mounts"]) steps.push_back({{"step", "mount"}, {"value", m}});
   steps.push_back({{"step", "cgroup"}, {"value", j["cgroup"]}});
   steps.push_back({{"step", "rlimits"}, {"value", j["rlimits"]}});
+  steps.push_back({{"step", "limits"}, {"value", limits}});
   steps.push_back({{"step", "no_new_privs"}, {"value", j["no_new_privs"]}});
   steps.push_back({{"step", "landlock"}, {"value", j["landlock"]}});
   steps.push_back({{"step", "seccomp"}, {"value", j["seccomp"]}});
@@ -177,18 +265,9 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(exact("env.set", "set by the helper before exec"));
   m.push_back(partial("resources.cpu_seconds", "RLIMIT_CPU",
                       "RLIMIT_CPU bounds each process's CPU time, not the total of the tree"));
-  if (choose_cgroup(probe.cgroup, true, false) != "none")
-    m.push_back(exact("resources.memory_bytes",
-                      "cgroup memory.max (and RLIMIT_AS for each process)"));
-  else
-    m.push_back(unsupported("resources.memory_bytes", no_cgroup("memory_bytes", "memory")));
-  if (choose_cgroup(probe.cgroup, false, true) != "none")
-    m.push_back(partial("resources.processes", "cgroup pids.max + RLIMIT_NPROC",
-                        "RLIMIT_NPROC counts every process of the user's uid, so a fork can be "
-                        "refused below the limit while the same user runs other processes; "
-                        "pids.max bounds the sandbox tree itself exactly"));
-  else
-    m.push_back(unsupported("resources.processes", no_cgroup("processes", "pids")));
+  const LimitChoice limits = choose_limits(probe);
+  m.push_back(memory_row(probe, limits));
+  m.push_back(processes_row(probe, limits));
   m.push_back(exact("resources.open_files", "RLIMIT_NOFILE (per process)"));
   m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE"));
   m.push_back(pid(exact("resources.wall_time_secs", "helper timer, then kill of the whole tree")));
@@ -212,21 +291,13 @@ Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe) 
   plan.backend = "linux";
   plan.ir_hash = paddock::ir_hash(ir);
   plan.probe = to_json(probe);
-  plan.steps = steps_of(*lp);
+  plan.steps = steps_of(*lp, limits_step(ir, choose_limits(probe)));
   plan.capability_vector = capability_vector(linux_capability_matrix(probe), requested_fields(ir));
   plan.losses = losses_of(plan.capability_vector);
   plan.taint = ir.taint;
   plan.refusals = probe_refusals(probe);
   for (auto& r : ir_refusals(ir)) plan.refusals.push_back(std::move(r));
   for (auto& r : refusals_of("linux", plan.capability_vector)) plan.refusals.push_back(std::move(r));
-  // Each limit has a hierarchy on its own, but not both in the same one.
-  const bool mem = ir.resources.memory_bytes.has_value(), pids = ir.resources.processes.has_value();
-  if ((mem || pids) && lp->cgroup.mechanism == "none" &&
-      choose_cgroup(probe.cgroup, mem, false) != "none" &&
-      choose_cgroup(probe.cgroup, false, pids) != "none")
-    plan.refusals.push_back(
-        "limits memory_bytes and processes have no common cgroup hierarchy on this machine; "
-        "run Paddock in a delegated cgroup v2 subtree with both controllers, or drop one limit");
   return plan;
 }
 

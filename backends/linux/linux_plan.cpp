@@ -193,14 +193,19 @@ std::vector<SeccompRule> seccomp_rules() {
   return r;
 }
 
-std::vector<Rlimit> rlimits(const IrResources& res) {
+// Memory and processes go either to the cgroup or to an rlimit (choose_limits), never both:
+// the plan says which, and the capability vector says what each one means. No RLIMIT_AS: an
+// address-space cap counts PROT_NONE reservations (V8's pointer cage and wasm guard regions
+// reserve tens of GiB), so it stops Node-based agents long before they use real memory, and
+// memory.max or RLIMIT_DATA bound what it would have bounded.
+std::vector<Rlimit> rlimits(const IrResources& res, const LimitChoice& choice) {
   std::vector<Rlimit> r;
   const auto add = [&](const char* name, const std::optional<std::int64_t>& v) {
     if (v) r.push_back({name, static_cast<std::uint64_t>(*v)});
   };
   add("cpu", res.cpu_seconds);
-  add("as", res.memory_bytes);
-  add("nproc", res.processes);
+  if (choice.memory == LimitVia::kRlimit) add("data", res.memory_bytes);
+  if (choice.processes == LimitVia::kRlimit) add("nproc", res.processes);
   add("nofile", res.open_files);
   add("fsize", res.file_size_bytes);
   r.push_back({"core", 0});
@@ -241,14 +246,15 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   p.no_new_privs = true;
   p.seccomp = seccomp_rules();
   p.socket_families_allowed = {"unix", "inet", "inet6"};
-  p.rlimits = rlimits(ir.resources);
-  const bool need_memory = ir.resources.memory_bytes.has_value();
-  const bool need_pids = ir.resources.processes.has_value();
-  p.cgroup.mechanism = choose_cgroup(probe.cgroup, need_memory, need_pids);
-  if (p.cgroup.mechanism != "none") {
-    p.cgroup.memory_max = ir.resources.memory_bytes;
-    p.cgroup.pids_max = ir.resources.processes;
-  }
+  const LimitChoice limits = choose_limits(probe);
+  p.rlimits = rlimits(ir.resources, limits);
+  const bool memory_in_cgroup = ir.resources.memory_bytes && limits.memory == LimitVia::kCgroup;
+  const bool pids_in_cgroup = ir.resources.processes && limits.processes == LimitVia::kCgroup;
+  // Without a limit to carry, a writable hierarchy still gives the kill tree (cgroup.kill).
+  p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup
+                                                          : choose_cgroup(probe.cgroup, false, false);
+  if (memory_in_cgroup) p.cgroup.memory_max = ir.resources.memory_bytes;
+  if (pids_in_cgroup) p.cgroup.pids_max = ir.resources.processes;
   p.env.set = ir.env.set;
   p.env.pass = ir.env.passed_names;
   p.proxy.mode = to_string(ir.egress.mode);

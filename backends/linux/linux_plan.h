@@ -79,7 +79,7 @@ struct SeccompRule {
 };
 
 struct Rlimit {
-  std::string resource;  // "cpu" | "as" | "nproc" | "nofile" | "fsize" | "core"
+  std::string resource;  // "cpu" | "data" | "nproc" | "nofile" | "fsize" | "core"
   std::uint64_t value = 0;
   bool operator==(const Rlimit&) const = default;
 };

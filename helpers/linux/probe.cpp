@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -54,6 +56,24 @@ bool seccomp_works() {
     seccomp_release(ctx);
     return ok;
   });
+}
+
+// RLIMIT_DATA is tried, not inferred from the release: a kernel booted with ignore_rlimit_data
+// only logs. With the soft limit at one page, a one-page private writable mapping must fail
+// (this process already has more). In-process, no child: the probe runs single-threaded, so
+// nothing else allocates before the soft limit is restored (lowering and restoring a soft limit
+// below the hard one needs no privilege).
+bool rlimit_data_enforced() {
+  rlimit old{};
+  if (getrlimit(RLIMIT_DATA, &old) != 0) return false;
+  const rlim_t page = static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+  rlimit tiny{std::min(page, old.rlim_max), old.rlim_max};
+  if (setrlimit(RLIMIT_DATA, &tiny) != 0) return false;
+  void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool refused = p == MAP_FAILED && errno == ENOMEM;
+  setrlimit(RLIMIT_DATA, &old);
+  if (p != MAP_FAILED) munmap(p, page);
+  return refused;
 }
 
 std::string read_file(const std::string& path) {
@@ -143,6 +163,7 @@ linux_backend::KernelProbe probe_kernel() {
   p.landlock_abi = landlock_abi();
   p.seccomp_filter = seccomp_works();
   p.unprivileged = geteuid() != 0;
+  p.rlimit_data = rlimit_data_enforced();
   p.user_ns = unshare_works(0, /*with_user=*/true);
   // Unprivileged users get the other namespaces only inside a new user namespace; root
   // gets them either way. Paddock always creates a user namespace first, so probe that way.

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -86,11 +87,33 @@ Result<int> proxy_listen_socket(int port) {
   return s;
 }
 
+// When the plan carries the memory limit as RLIMIT_DATA, it is the only mechanism, and a kernel
+// booted with ignore_rlimit_data accepts the limit and then only logs. The probe said it holds;
+// prove it here, where it must: with the soft limit at one page, a one-page private writable
+// mapping has to be refused. Then the soft limit goes back up to the hard one.
+Status prove_rlimit_data(rlim_t limit) {
+  const rlim_t page = static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
+  rlimit tiny{std::min(page, limit), limit};
+  if (::setrlimit(RLIMIT_DATA, &tiny) != 0) return sys_error("setrlimit data (check)");
+  void* p = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool held = p == MAP_FAILED && errno == ENOMEM;
+  if (p != MAP_FAILED) ::munmap(p, page);
+  rlimit back{limit, limit};
+  if (::setrlimit(RLIMIT_DATA, &back) != 0) return sys_error("setrlimit data");
+  if (!held)
+    return refused("RLIMIT_DATA is not enforced by this kernel (booted with ignore_rlimit_data?), "
+                   "so the memory limit would hold nothing; nothing was run");
+  return Status::Ok();
+}
+
+// Runs in the agent, inside the sandbox's user namespace: RLIMIT_NPROC set here counts the
+// sandbox's own tasks (Linux >= 5.14). Set in the helper before clone it would instead cap the
+// namespace at the user's host-wide count.
 Status apply_rlimits(const std::vector<linux_backend::Rlimit>& limits) {
   for (const auto& l : limits) {
     int res = -1;
     if (l.resource == "cpu") res = RLIMIT_CPU;
-    else if (l.resource == "as") res = RLIMIT_AS;
+    else if (l.resource == "data") res = RLIMIT_DATA;
     else if (l.resource == "nproc") res = RLIMIT_NPROC;
     else if (l.resource == "nofile") res = RLIMIT_NOFILE;
     else if (l.resource == "fsize") res = RLIMIT_FSIZE;
@@ -102,6 +125,8 @@ Status apply_rlimits(const std::vector<linux_backend::Rlimit>& limits) {
     rlim_t v = std::min<rlim_t>(static_cast<rlim_t>(l.value), cur.rlim_max);
     rlimit want{v, v};
     if (::setrlimit(res, &want) != 0) return sys_error("setrlimit " + l.resource);
+    if (res == RLIMIT_DATA)
+      if (auto s = prove_rlimit_data(v); !s) return s;
   }
   return Status::Ok();
 }

@@ -25,11 +25,32 @@ std::vector<linux_backend::KernelProbe> probes() {
   p.net_ns = false;
   p.pid_ns = false;
   out.push_back(p);
+  // Memory and process limits: root, old kernels, no RLIMIT_DATA, one controller per hierarchy.
+  p = probe_abi(7);
+  p.cgroup = {};
+  p.unprivileged = false;
+  out.push_back(p);
+  p.unprivileged = true;
+  p.kernel_release = "5.13.0";
+  p.rlimit_data = false;
+  out.push_back(p);
+  p = probe_abi(7);
+  p.cgroup.v2_controllers = {"memory"};
+  p.cgroup.v1_writable = true;
+  p.cgroup.v1_controllers = {"pids"};
+  out.push_back(p);
+  p.unprivileged = false;
+  out.push_back(p);
   return out;
 }
 
 std::vector<FrozenIr> irs() {
   std::vector<FrozenIr> out = {typical_ir(), relay_ir(), minimal_ir("linux"), minimal_ir("windows")};
+  for (int which = 0; which < 2; ++which) {  // one limit without the other
+    FrozenIr one = typical_ir();
+    (which == 0 ? one.resources.memory_bytes : one.resources.processes).reset();
+    out.push_back(one);
+  }
   FrozenIr x = typical_ir();
   x.fs.deny.push_back({"/home/dev/proj/new.pem", PathKind::kAbsent});
   x.fs.deny_write.push_back({"/home/dev/proj/Makefile.local", PathKind::kAbsent});
@@ -101,6 +122,45 @@ class CapabilityMatrixTest : public QObject {
             QVERIFY2(*it == row, (std::string(backends::to_string(b)) + " " + row.field).c_str());
           }
         }
+  }
+
+  // The plan's limits step (what the helper applies) and the capability row (what explain, plan,
+  // doctor and the attestation say) name the same mechanism for every probe and IR.
+  void the_limits_step_and_the_capability_rows_name_the_same_mechanism() {
+    for (const auto& p : probes())
+      for (const FrozenIr& ir : irs()) {
+        if (ir.meta.os != "linux") continue;
+        auto plan = backends::compile(ir, BackendId::kLinux, linux_backend::to_json(p));
+        QVERIFY(plan.ok());
+        nlohmann::json limits;
+        nlohmann::json rlimits;
+        for (const auto& s : plan->steps) {
+          if (s["step"] == "limits") limits = s["value"];
+          if (s["step"] == "rlimits") rlimits = s["value"];
+        }
+        QVERIFY(limits.is_array());
+        for (const auto& l : limits) {
+          const std::string field = "resources." + l["limit"].get<std::string>();
+          const std::string via = l["mechanism"].get<std::string>();
+          auto row = std::find_if(plan->capability_vector.begin(), plan->capability_vector.end(),
+                                  [&](const FieldCapability& c) { return c.field == field; });
+          QVERIFY2(row != plan->capability_vector.end(), field.c_str());
+          const std::string what = field + " via " + via + ": " + row->mechanism + " / " + row->loss;
+          bool in_rlimits = false;
+          for (const auto& r : rlimits)
+            in_rlimits |= r["resource"] == (field == "resources.memory_bytes" ? "data" : "nproc");
+          if (via == "none") {
+            QVERIFY2(row->support == Support::kUnsupported && !in_rlimits, what.c_str());
+          } else if (via.rfind("cgroup_", 0) == 0) {
+            QVERIFY2(row->support == Support::kExact && !in_rlimits, what.c_str());
+            QVERIFY2(row->mechanism.find("cgroup " + via.substr(7, 2)) == 0, what.c_str());
+          } else {
+            QVERIFY2(in_rlimits, what.c_str());
+            QVERIFY2(row->mechanism.find(via == "rlimit_data" ? "RLIMIT_DATA" : "RLIMIT_NPROC") == 0,
+                     what.c_str());
+          }
+        }
+      }
   }
 
   void the_capability_vector_lists_exactly_the_fields_the_ir_requests() {

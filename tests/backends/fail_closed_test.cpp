@@ -113,24 +113,33 @@ class FailClosedTest : public QObject {
     }
   }
 
-  void a_memory_limit_without_a_cgroup_is_refused() {
+  // Without a cgroup, memory falls back to RLIMIT_DATA; where the kernel does not enforce it
+  // (older than 4.7, or booted with ignore_rlimit_data) nothing is left, so it is refused.
+  void a_memory_limit_without_a_cgroup_or_rlimit_data_is_refused() {
     FrozenIr ir = minimal_ir();
     ir.resources.memory_bytes = 1 << 30;
     auto p = probe_abi(7);
     p.cgroup = {};
+    QVERIFY(check_of(ir, BackendId::kLinux, linux_backend::to_json(p)).ok());
+    p.rlimit_data = false;
     std::string why;
     QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, linux_backend::to_json(p)),
                           "limit memory_bytes has no mechanism on this machine", why), why.c_str());
+    QVERIFY2(why.find("ignore_rlimit_data") != std::string::npos, why.c_str());
   }
 
-  void a_process_limit_without_a_cgroup_is_refused() {
+  // Root's processes are exempt from RLIMIT_NPROC: without the pids controller, refused.
+  void a_process_limit_as_root_without_a_pids_cgroup_is_refused() {
     FrozenIr ir = minimal_ir();
     ir.resources.processes = 64;
     auto p = probe_abi(7);
     p.cgroup.v2_controllers = {"memory"};  // pids not delegated
+    QVERIFY(check_of(ir, BackendId::kLinux, linux_backend::to_json(p)).ok());  // a user: RLIMIT_NPROC
+    p.unprivileged = false;
     std::string why;
     QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, linux_backend::to_json(p)),
                           "limit processes has no mechanism", why), why.c_str());
+    QVERIFY2(why.find("root") != std::string::npos, why.c_str());
   }
 
   void limits_without_a_mechanism_on_macos_and_windows_are_refused() {

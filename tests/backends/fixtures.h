@@ -69,6 +69,7 @@ inline linux_backend::KernelProbe probe_abi(int abi) {
   p.seccomp_filter = true;
   p.user_ns = p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = true;
   p.unprivileged = true;
+  p.rlimit_data = true;
   p.cgroup.version = "v2";
   p.cgroup.v2_mount = "/sys/fs/cgroup";
   p.cgroup.own_v2_path = "/user.slice/user-1000.slice/user@1000.service/app.slice";

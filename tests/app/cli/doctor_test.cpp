@@ -2,6 +2,8 @@
 #include <QtTest>
 
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +39,20 @@ bool mounted(const std::string& fstype) {
   while (std::getline(in, line))
     if (line.find(" - " + fstype + " ") != std::string::npos) return true;
   return false;
+}
+
+// Under a 1 MiB RLIMIT_DATA, a 64 MiB private writable mapping must be refused, in a child.
+bool rlimit_data_enforced_here() {
+  pid_t pid = fork();
+  if (pid == 0) {
+    rlimit r{1 << 20, 1 << 20};
+    if (setrlimit(RLIMIT_DATA, &r) != 0) _exit(2);
+    void* p = mmap(nullptr, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    _exit(p == MAP_FAILED ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 json doctor_json(const paddock::test::RunOptions& options = {}) {
@@ -93,6 +109,27 @@ class DoctorTest : public QObject {
     QCOMPARE(d["uid"].get<int>(), 65534);
     QCOMPARE(d["kernel"]["landlock_abi"].get<int>(), landlock_abi_here());
     QCOMPARE(d["kernel"]["unprivileged"].get<bool>(), true);
+    // A user without a writable cgroup (this uid, here) still has both limits enforced.
+    if (!d["kernel"]["cgroup"]["v1_writable"].get<bool>() && !d["kernel"]["cgroup"]["v2_delegated_writable"].get<bool>()) {
+      QCOMPARE(d["limits"]["resources.memory_bytes"]["support"].get<std::string>(), std::string("partial"));
+      QVERIFY(d["limits"]["resources.processes"]["support"] != "unsupported");
+    }
+  }
+
+  void doctor_json_reports_whether_rlimit_data_is_enforced_and_how_each_limit_is() {
+    json d = doctor_json();
+    QVERIFY(!d.is_discarded());
+    QCOMPARE(d["kernel"]["rlimit_data"].get<bool>(), rlimit_data_enforced_here());
+    for (const char* f : {"resources.memory_bytes", "resources.processes"}) {
+      const json& row = d["limits"][f];
+      QVERIFY2(row.is_object(), d.dump().c_str());
+      const std::string support = row["support"].get<std::string>();
+      QVERIFY2(support == "exact" || support == "partial" || support == "unsupported", f);
+      QVERIFY2(support == "exact" || !row["loss"].get<std::string>().empty(), f);
+    }
+    auto text = run_process({paddock::test::paddock_bin(), "doctor"});
+    QVERIFY2(text.out.find("limit memory_bytes: ") != std::string::npos, text.out.c_str());
+    QVERIFY2(text.out.find("limit processes: ") != std::string::npos, text.out.c_str());
   }
 };
 

@@ -109,19 +109,9 @@ class RunSessionTest : public QObject {
     for (const auto& e : fs::recursive_directory_iterator(root_)) ::lchown(e.path().c_str(), uid_, uid_);
   }
 
-  // The default profile sets memory and process limits; an unprivileged user with no writable
-  // cgroup cannot have them enforced, so `run` refuses (125) — checked once below. Every other
-  // unprivileged row uses the permissive profile (no limits; the secret masks are the same).
-  std::vector<std::string> with_profile(std::vector<std::string> args) {
-    if (uid_ != 0 && !args.empty() && (args[0] == "run" || args[0] == "hash"))
-      args.insert(args.begin() + 1, {"--profile", "permissive"});
-    return args;
-  }
-
   ProcessResult paddock(std::vector<std::string> args, RunOptions extra = {}) {
     RunOptions o = opts_;
     for (const auto& [k, v] : extra.env_override) o.env_override[k] = v;
-    args = with_profile(args);
     args.insert(args.begin(), paddock_bin());
     return run_process(args, o);
   }
@@ -137,7 +127,6 @@ class RunSessionTest : public QObject {
   std::string session_dir(const std::string& id) { return root_ + "/state/paddock/sessions/" + id; }
 
   pid_t spawn_paddock(std::vector<std::string> args) {
-    args = with_profile(args);
     pid_t pid = ::fork();
     if (pid == 0) {
       if (::chdir(project_.c_str()) != 0) _exit(126);
@@ -302,17 +291,52 @@ class RunSessionTest : public QObject {
     QVERIFY(session_ids().empty());
   }
 
-  void limits_without_a_mechanism_are_refused_before_anything_runs() {
-    uid_ = 65534;
-    setup_row_for(65534);
+  // The default profile (memory 16GiB, processes 4096) runs for a user with or without a
+  // writable cgroup, and what the sandbox gets is what `paddock plan` and `paddock doctor` said:
+  // with a cgroup no per-process rlimit, without one RLIMIT_DATA and RLIMIT_NPROC at the limit.
+  void the_default_profile_limits_run_as_planned_data() { add_uid_rows(); }
+  void the_default_profile_limits_run_as_planned() {
+    setup_row();
     chown_all();
-    RunOptions o = opts_;
-    auto r = run_process({paddock_bin(), "run", "--profile", "permissive", "--limits", "procs=64", "--", "sh", "-c", "echo ran > ran.txt"}, o);
-    if (r.exit_code == 0) QSKIP("this uid has a writable cgroup here: the limit is enforceable");
-    QVERIFY2(r.exit_code == 125 && r.err.find("processes") != std::string::npos, dump(r));
-    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);
-    QVERIFY(!fs::exists(project_ + "/ran.txt"));
-    QVERIFY(session_ids().empty());
+    auto plan = paddock({"plan", "--json"});
+    QVERIFY2(plan.exit_code == 0, dump(plan));
+    json limits;
+    const json plan_json = json::parse(plan.out);
+    for (const auto& step : plan_json["plan"]["steps"])
+      if (step["step"] == "limits") limits = step["value"];
+    std::map<std::string, std::string> via;
+    for (const auto& l : limits) via[l["limit"].get<std::string>()] = l["mechanism"].get<std::string>();
+    QVERIFY2(via.count("memory_bytes") && via.count("processes"), plan.out.c_str());
+    auto doctor = paddock({"doctor", "--json"});
+    json rows = json::parse(doctor.out)["limits"];
+    QCOMPARE(rows["resources.memory_bytes"]["support"].get<std::string>(),
+             std::string(via["memory_bytes"] == "rlimit_data" ? "partial" : "exact"));
+
+    auto r = paddock({"run", "--", "cat", "/proc/self/limits"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    // "Max data size   <soft>   <hard>   bytes" -> "<soft> <hard>"
+    const auto limit_of = [&](const std::string& name) {
+      auto pos = r.out.find(name);
+      if (pos == std::string::npos) return std::string("absent");
+      std::istringstream f(r.out.substr(pos + name.size(), r.out.find('\n', pos) - pos - name.size()));
+      std::string soft, hard;
+      f >> soft >> hard;
+      return soft + " " + hard;
+    };
+    const std::string data = limit_of("Max data size"), procs = limit_of("Max processes");
+    if (via["memory_bytes"] == "rlimit_data")
+      QVERIFY2(data == "17179869184 17179869184", dump(r));
+    else
+      QVERIFY2(data != "17179869184 17179869184", dump(r));
+    if (via["processes"] == "rlimit_nproc")
+      QVERIFY2(procs == "4096 4096", dump(r));
+    else
+      QVERIFY2(procs != "4096 4096", dump(r));
+    // The address space is never capped: Node's reservations must fit.
+    QVERIFY2(limit_of("Max address space") == "unlimited unlimited", dump(r));
+    // A user without a cgroup on this kernel (>= 5.14) has every limit enforced, none refused.
+    if (uid_ != 0 && via["processes"] == "rlimit_nproc")
+      QVERIFY2(rows["resources.processes"]["support"] == "exact", doctor.out.c_str());
   }
 
   void a_network_mode_gets_the_relay_which_refuses_unlisted_domains_data() { add_uid_rows(); }

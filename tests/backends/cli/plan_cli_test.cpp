@@ -29,7 +29,8 @@ class PlanCliTest : public QObject {
   void the_linux_plan_prints_steps_capabilities_losses_and_the_verdict() {
     auto r = plan({"--backend", "linux"});
     QVERIFY2(r.exit_code == 0 || r.exit_code == 125, r.err.c_str());
-    for (const char* s : {"plan_hash: sha256:", "steps:", "landlock ABI", "capabilities:", "losses:", "check: "})
+    for (const char* s : {"plan_hash: sha256:", "steps:", "landlock ABI", "capabilities:", "losses:", "check: ",
+                          "limits: memory_bytes=17179869184 via ", " processes=4096 via "})
       QVERIFY2(r.out.find(s) != std::string::npos, s);
   }
 

@@ -230,23 +230,106 @@ class LinuxPlanTest : public QObject {
     std::map<std::string, std::uint64_t> rl;
     for (const auto& r : p.rlimits) rl[r.resource] = r.value;
     QCOMPARE(rl.at("cpu"), std::uint64_t{3600});
-    QCOMPARE(rl.at("as"), std::uint64_t{8589934592});
-    QCOMPARE(rl.at("nproc"), std::uint64_t{512});
     QCOMPARE(rl.at("nofile"), std::uint64_t{4096});
     QCOMPARE(rl.at("fsize"), std::uint64_t{1073741824});
     QCOMPARE(rl.at("core"), std::uint64_t{0});
+    // Memory and processes are the cgroup's alone: no address-space cap, no second count.
+    QVERIFY(!rl.count("as") && !rl.count("data") && !rl.count("nproc"));
     QCOMPARE(p.cgroup.mechanism, std::string("v2"));
     QCOMPARE(*p.cgroup.memory_max, std::int64_t{8589934592});
     QCOMPARE(*p.cgroup.pids_max, std::int64_t{512});
     QCOMPARE(*p.wall_time_secs, std::int64_t{14400});
   }
 
-  void cgroup_v1_is_used_when_v2_is_not_delegated() {
+  void without_a_cgroup_memory_is_rlimit_data_and_processes_rlimit_nproc() {
     auto probe = probe_abi(7);
-    probe.cgroup.v2_delegated_writable = false;
+    probe.cgroup = {};
+    auto p = plan_of(typical_ir(), probe);
+    std::map<std::string, std::uint64_t> rl;
+    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    QCOMPARE(rl.at("data"), std::uint64_t{8589934592});
+    QCOMPARE(rl.at("nproc"), std::uint64_t{512});
+    QVERIFY(!rl.count("as"));
+    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
+    auto plan = compile_linux(typical_ir(), probe);
+    QCOMPARE(row(*plan, "resources.memory_bytes")->support, Support::kPartial);
+    QVERIFY(row(*plan, "resources.memory_bytes")->loss.find("each process") != std::string::npos);
+    QCOMPARE(row(*plan, "resources.processes")->support, Support::kExact);
+    QVERIFY(row(*plan, "resources.processes")->mechanism.find("user namespace") != std::string::npos);
+    QVERIFY(backends::check(*plan).ok());
+  }
+
+  // Before 5.14 RLIMIT_NPROC counts the uid's processes machine-wide; unparseable counts as old.
+  void before_linux_5_14_rlimit_nproc_is_partial() {
+    for (const char* release : {"5.13.19", "4.19.0-25-amd64", "garbage"}) {
+      auto probe = probe_abi(1);
+      probe.cgroup = {};
+      probe.kernel_release = release;
+      auto plan = compile_linux(typical_ir(), probe);
+      const FieldCapability* r = row(*plan, "resources.processes");
+      QVERIFY2(r->support == Support::kPartial, release);
+      QVERIFY2(r->loss.find("every process of the user's uid") != std::string::npos, r->loss.c_str());
+    }
+    auto probe = probe_abi(1);
+    probe.cgroup = {};
+    probe.kernel_release = "5.14.0";
+    QCOMPARE(row(*compile_linux(typical_ir(), probe), "resources.processes")->support, Support::kExact);
+  }
+
+  void the_limits_step_names_the_mechanism_of_each_limit() {
+    const auto limits = [](const KernelProbe& probe) {
+      auto plan = compile_linux(typical_ir(), probe);
+      for (const auto& s : plan->steps)
+        if (s["step"] == "limits") return s["value"];
+      return nlohmann::json();
+    };
+    const auto via = [](const nlohmann::json& l, const char* limit) {
+      for (const auto& x : l)
+        if (x["limit"] == limit) return x["mechanism"].get<std::string>();
+      return std::string("absent");
+    };
+    auto probe = probe_abi(7);
+    QCOMPARE(via(limits(probe), "memory_bytes"), std::string("cgroup_v2_memory"));
+    QCOMPARE(via(limits(probe), "processes"), std::string("cgroup_v2_pids"));
+    probe.cgroup = {};
+    QCOMPARE(via(limits(probe), "memory_bytes"), std::string("rlimit_data"));
+    QCOMPARE(via(limits(probe), "processes"), std::string("rlimit_nproc"));
+    probe.unprivileged = false;  // root: RLIMIT_NPROC binds nothing
+    QCOMPARE(via(limits(probe), "processes"), std::string("none"));
+    QVERIFY(!backends::check(*compile_linux(typical_ir(), probe)).ok());
+  }
+
+  // One hierarchy with one controller: it goes to the limit whose fallback is weaker or missing.
+  void a_single_controller_goes_where_the_rlimit_is_weaker() {
+    auto probe = probe_abi(7);
+    probe.cgroup.v2_controllers = {"memory"};
+    auto p = plan_of(typical_ir(), probe);
+    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QVERIFY(p.cgroup.memory_max && !p.cgroup.pids_max);
+    probe.cgroup.v2_controllers = {"pids"};
+    p = plan_of(typical_ir(), probe);
+    QVERIFY(!p.cgroup.memory_max && p.cgroup.pids_max);
+    // Root, memory in v2 and pids only in v1: pids must take the cgroup (no fallback for root).
+    probe.unprivileged = false;
+    probe.cgroup.v2_controllers = {"memory"};
     probe.cgroup.v1_writable = true;
-    probe.cgroup.v1_controllers = {"memory", "pids"};
-    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v1"));
+    probe.cgroup.v1_controllers = {"pids"};
+    p = plan_of(typical_ir(), probe);
+    QCOMPARE(p.cgroup.mechanism, std::string("v1"));
+    QVERIFY(!p.cgroup.memory_max && p.cgroup.pids_max);
+    QVERIFY(backends::check(*compile_linux(typical_ir(), probe)).ok());
+  }
+
+  void kernel_releases_compare_by_major_and_minor() {
+    QVERIFY(kernel_at_least("6.18.44-fc-v657", 5, 14));
+    QVERIFY(kernel_at_least("5.14.0", 5, 14));
+    QVERIFY(!kernel_at_least("5.13.19", 5, 14));
+    QVERIFY(!kernel_at_least("4.20", 5, 14));
+    QVERIFY(kernel_at_least("10.0", 5, 14));
+    QVERIFY(!kernel_at_least("", 5, 14));
+    QVERIFY(!kernel_at_least("6", 5, 14));
+    QVERIFY(!kernel_at_least("v6.1", 5, 14));
   }
 
   void environment_is_the_irs_set_and_passed_names() {

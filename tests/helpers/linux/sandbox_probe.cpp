@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -120,7 +122,10 @@ static int cmd_forks(int n) {
       pause();
       _exit(0);
     }
-    if (p < 0) break;
+    if (p < 0) {
+      printf("fork:%s\n", strerrorname_np(errno));
+      break;
+    }
     kids.push_back(p);
     ++ok;
   }
@@ -129,6 +134,28 @@ static int cmd_forks(int n) {
   for (pid_t p : kids) kill(p, SIGKILL);
   for (pid_t p : kids) waitpid(p, nullptr, 0);
   return 0;
+}
+
+static void* idle_thread(void*) {
+  pause();
+  return nullptr;
+}
+
+// Threads are tasks: a process limit counts them as pids.max does.
+static int cmd_threads(int n) {
+  int ok = 0;
+  for (int i = 0; i < n; ++i) {
+    pthread_t t;
+    int err = pthread_create(&t, nullptr, idle_thread, nullptr);
+    if (err != 0) {
+      printf("thread:%s\n", strerrorname_np(err));
+      break;
+    }
+    ++ok;
+  }
+  printf("threads:%d\n", ok);
+  fflush(stdout);
+  _exit(0);
 }
 
 static int cmd_alloc(long mib) {
@@ -143,6 +170,24 @@ static int cmd_alloc(long mib) {
   return 0;
 }
 
+// Reserves address space the way V8 does (PROT_NONE, never touched), then makes one MiB of it
+// usable: an address-space cap would refuse this, a memory limit must not.
+static int cmd_reserve(long mib) {
+  std::size_t size = static_cast<std::size_t>(mib) << 20;
+  void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    printf("reserve:%s\n", strerrorname_np(errno));
+    return 0;
+  }
+  if (mprotect(p, 1 << 20, PROT_READ | PROT_WRITE) != 0) {
+    printf("reserve:mprotect:%s\n", strerrorname_np(errno));
+    return 0;
+  }
+  static_cast<char*>(p)[0] = 1;
+  printf("reserve:ok\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc < 2) return 2;
@@ -154,6 +199,8 @@ int main(int argc, char** argv) {
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
   if (cmd == "alloc" && argc == 3) return cmd_alloc(atol(argv[2]));
+  if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
+  if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));
   if (cmd == "exit" && argc == 3) return atoi(argv[2]);
   if (cmd == "kill" && argc == 3) return raise(atoi(argv[2]));
   return 2;
