@@ -279,11 +279,11 @@ class EgressSessionTest : public QObject {
     QVERIFY2(bad.exit_code == 2 && bad.err.find("loopback") != std::string::npos, dump(bad));
   }
 
-  void without_the_seam_a_loopback_answer_is_refused_by_vetting_data() { add_uid_rows(); }
-  void without_the_seam_a_loopback_answer_is_refused_by_vetting() {
+  void an_allowed_name_missing_from_the_seams_table_never_resolves_data() { add_uid_rows(); }
+  void an_allowed_name_missing_from_the_seams_table_never_resolves() {
     // The same allowed name, but the seam maps a DIFFERENT name: the helper's table answers
-    // only what the IR lists, so api.paddock.test does not resolve at all (no real lookup), and
-    // "localhost"-style loopback is never reachable through an unlisted name.
+    // only what the IR lists, so api.paddock.test does not resolve at all (no real lookup falls
+    // through), and loopback is reachable through no name the table does not list.
     setup_row();
     LoopbackServer server(0, http_handler);
     QVERIFY2(server.error().empty(), server.error().c_str());
@@ -293,6 +293,11 @@ class EgressSessionTest : public QObject {
                      "unrelated.paddock.test=127.0.0.1");
     QVERIFY2(r.exit_code != 0 && r.out.find(kBody) == std::string::npos, dump(r));
     QVERIFY(server.seen().empty());
+    const std::string dir = only_session_dir();
+    QVERIFY2(has_event(events_of(dir + "/events.jsonl"), [](const json& e) {
+      return e["event"] == "dns_resolved" && e["host"] == "api.paddock.test" && e["verdict"] == "failed" &&
+             e["reason"].get<std::string>().find("PADDOCK_DEBUG_RESOLVE") != std::string::npos;
+    }), slurp(dir + "/events.jsonl").c_str());
   }
 
   void git_over_ssh_goes_through_the_broker_with_git_ssh_data() { add_uid_rows(); }
@@ -315,9 +320,19 @@ class EgressSessionTest : public QObject {
       return e["event"] == "net_request" && e["host"] == "git.paddock.test" && e["port"] == 22 &&
              e.dump().find("allow") != std::string::npos;
     }), slurp(dir + "/events.jsonl").c_str());
-    // The plan the helper applied binds paddock-connect into the view and names it.
+    // The plan the helper applied (and hashed) binds paddock-connect read-only into the view and
+    // sets GIT_SSH_COMMAND; the attestation reports the field.
     json att = json::parse(slurp(dir + "/attestation.json"));
     QVERIFY2(att.dump().find("egress.git_ssh") != std::string::npos, att.dump().c_str());
+    json plan = json::parse(slurp(dir + "/plan.json"));
+    bool bound = false, env_set = false;
+    for (const auto& st : plan["steps"]) {
+      if (st["step"] == "mount" && st["value"]["op"] == "bind_ro" &&
+          st["value"]["target"].get<std::string>().find("/paddock-connect") != std::string::npos)
+        bound = true;
+      if (st["step"] == "env" && st["value"]["set"].contains("GIT_SSH_COMMAND")) env_set = true;
+    }
+    QVERIFY2(bound && env_set, plan.dump().c_str());
   }
 
   void git_ssh_to_a_port_the_strict_policy_does_not_list_shows_the_brokers_reason_data() { add_uid_rows(); }
