@@ -156,7 +156,7 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                           "GIT_SSH_COMMAND: ssh with ProxyCommand paddock-connect (read-only bind + "
                           "Landlock execute) through the relay's CONNECT port; strict ports apply",
                           "ssh keys and ~/.ssh stay denied: authentication needs an ssh-agent socket "
-                          "granted with network.unix_sockets.allow, and host keys are checked "
+                          "granted with unix_sockets.allow, and host keys are checked "
                           "strictly against /etc/ssh/ssh_known_hosts only (the user's known_hosts "
                           "is in the denied ~/.ssh)")));
   m.push_back(net(exact("egress.debug_resolve",
