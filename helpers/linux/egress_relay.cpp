@@ -55,7 +55,16 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(UniqueFd listen_fd, cons
     }
     options.resolver = std::move(table);
   }
-  options.events = std::move(events);
+  if (!egress.debug_resolve.empty() && events) {
+    // Like paddock-broker's unsafe switch: every event of a seam session says so, so that a log
+    // read on its own cannot be mistaken for a real session's.
+    options.events = [sink = std::move(events)](nlohmann::json e) {
+      e["taint"] = "PADDOCK_DEBUG_RESOLVE";
+      sink(std::move(e));
+    };
+  } else {
+    options.events = std::move(events);
+  }
   if (ask) {
     options.ask = [ask = std::move(ask)](const std::string& id, const std::string& host, int port,
                                          broker::AskReply reply) {

@@ -252,6 +252,10 @@ class EgressSessionTest : public QObject {
     QVERIFY(has_event(events, [](const json& e) {
       return e["event"] == "dns_resolved" && e["host"] == "api.paddock.test" && e["verdict"] == "allowed";
     }));
+    // Every broker event of a seam session carries the taint.
+    for (const auto& e : events)
+      if (e["event"] == "net_request" || e["event"] == "dns_resolved" || e["event"] == "net_egress")
+        QVERIFY2(e.value("taint", "") == "PADDOCK_DEBUG_RESOLVE", e.dump().c_str());
     QVERIFY(has_event(events, [](const json& e) { return e["event"] == "net_egress"; }));
     QVERIFY(has_event(events, [](const json& e) {
       return e["event"] == "net_request" && e["host"] == "other.paddock.test" && e.dump().find("deny") != std::string::npos;
