@@ -33,6 +33,7 @@ const std::vector<std::string>& capability_fields() {
       "egress.unix_socket_files",
       "egress.quotas",
       "egress.git_ssh",
+      "egress.debug_resolve",
       "process.exec_scope=allow_roots",
       "process.inheritance=same_policy",
       "process.detach_policy=contained_or_fail",
@@ -140,6 +141,7 @@ std::vector<std::string> requested_fields(const FrozenIr& ir) {
   if (!e.unix_socket_files.empty()) want.insert("egress.unix_socket_files");
   if (!e.quotas.empty()) want.insert("egress.quotas");
   if (e.git_ssh) want.insert("egress.git_ssh");
+  if (!e.debug_resolve.empty()) want.insert("egress.debug_resolve");
 
   const IrProcess& p = ir.process;
   want.insert("process.exec_scope=" + p.exec_scope);
@@ -248,6 +250,12 @@ std::vector<std::string> ir_refusals(const FrozenIr& ir) {
                   to_string(ir.egress.mode) +
                   ": raw IP grants would bypass the broker's DNS pinning; remove "
                   "network.allow_cidr or use allow_domains only");
+  if (ir.egress.git_ssh && ir.egress.mode == NetMode::kOff)
+    out.push_back("--git-ssh routes ssh through the egress broker, which net mode off does not "
+                  "start; add --net allowlist (or strict) with --allow-domain HOST:22, or drop --git-ssh");
+  if (ir.egress.git_ssh && ir.egress.git_ssh_connect.empty())
+    out.push_back("--git-ssh needs paddock-connect, and this front end did not name one; run it from "
+                  "the paddock CLI, which installs paddock-connect next to paddock-helper");
   return out;
 }
 

@@ -30,6 +30,9 @@ struct Inputs {
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;
+  // Where paddock-connect is installed (the front end knows its own layout); used only with
+  // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
+  std::string connect_path;
 
   // The launch environment (HOME, XDG_*, PATH, PADDOCK_*, and whatever may pass through).
   std::map<std::string, std::string> environment;

@@ -23,6 +23,10 @@ void add_taint(const Inputs& in, IrBuilder& b) {
   for (const auto& [k, v] : in.environment) {
     if (k == "PADDOCK_SYSTEM_DIR") b.taint("PADDOCK_SYSTEM_DIR: system policy and trusted keys read from " + v);
     else if (k == "PADDOCK_FORCE_TIER") b.taint("PADDOCK_FORCE_TIER: enforcement tier forced to " + v);
+    else if (k == "PADDOCK_DEBUG_RESOLVE")
+      b.taint("PADDOCK_DEBUG_RESOLVE: test seam: the egress broker answers " + v +
+              " from this table instead of the host resolver and lets those loopback addresses through "
+              "vetting, so the sandbox reaches services on this host under those names");
     else if (k.rfind("PADDOCK_DEBUG", 0) == 0) b.taint(k + ": debug switch set");
   }
 }

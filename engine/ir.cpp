@@ -98,6 +98,7 @@ void normalize(FrozenIr& ir) {
   sort_unique(ir.egress.bind_ports);
   sort_unique(ir.egress.connect_ports);
   sort_unique(ir.egress.unix_socket_files);
+  for (auto& [name, ips] : ir.egress.debug_resolve) sort_unique(ips);
   sort_unique(ir.secrets.brokered_env);
   sort_unique(ir.env.pass_through);
   sort_unique(ir.env.deny);
@@ -115,6 +116,8 @@ json to_json(const FrozenIr& ir) {
   for (const auto& [d, p] : ir.egress.strict_ports) strict_ports[d] = p;
   json quotas = json::object();
   for (const auto& [d, q] : ir.egress.quotas) quotas[d] = q;
+  json debug_resolve = json::object();
+  for (const auto& [d, ips] : ir.egress.debug_resolve) debug_resolve[d] = ips;
   json env_set = json::object();
   for (const auto& [k, v] : ir.env.set) env_set[k] = v;
 
@@ -132,7 +135,8 @@ json to_json(const FrozenIr& ir) {
                   {"cidr", ir.egress.cidr}, {"bind_ports", ir.egress.bind_ports},
                   {"connect_ports", ir.egress.connect_ports}, {"unix_ipc", ir.egress.unix_ipc},
                   {"unix_socket_files", ir.egress.unix_socket_files}, {"quotas", quotas},
-                  {"git_ssh", ir.egress.git_ssh}, {"ask_timeout_secs", ir.egress.ask_timeout_secs}}},
+                  {"git_ssh", ir.egress.git_ssh}, {"ask_timeout_secs", ir.egress.ask_timeout_secs},
+                  {"git_ssh_connect", ir.egress.git_ssh_connect}, {"debug_resolve", debug_resolve}}},
       {"process", {{"exec_scope", ir.process.exec_scope}, {"inheritance", ir.process.inheritance},
                    {"detach_policy", ir.process.detach_policy},
                    {"privilege_drop", ir.process.privilege_drop},
@@ -205,7 +209,7 @@ Result<FrozenIr> ir_from_json(const json& j) {
     std::string mode;
     if (!r.object(e, "egress", {"mode", "domains", "strict_ports", "dns", "tls", "cidr", "bind_ports",
                                 "connect_ports", "unix_ipc", "unix_socket_files", "quotas", "git_ssh",
-                                "ask_timeout_secs"}) ||
+                                "ask_timeout_secs", "git_ssh_connect", "debug_resolve"}) ||
         !r.str(e["mode"], "egress.mode", mode) ||
         !r.strings(e["domains"], "egress.domains", ir.egress.domains) ||
         !r.str(e["dns"], "egress.dns", ir.egress.dns) || !r.str(e["tls"], "egress.tls", ir.egress.tls) ||
@@ -215,7 +219,8 @@ Result<FrozenIr> ir_from_json(const json& j) {
         !r.str(e["unix_ipc"], "egress.unix_ipc", ir.egress.unix_ipc) ||
         !r.strings(e["unix_socket_files"], "egress.unix_socket_files", ir.egress.unix_socket_files) ||
         !r.boolean(e["git_ssh"], "egress.git_ssh", ir.egress.git_ssh) ||
-        !r.int32(e["ask_timeout_secs"], "egress.ask_timeout_secs", ir.egress.ask_timeout_secs))
+        !r.int32(e["ask_timeout_secs"], "egress.ask_timeout_secs", ir.egress.ask_timeout_secs) ||
+        !r.str(e["git_ssh_connect"], "egress.git_ssh_connect", ir.egress.git_ssh_connect))
       return false;
     auto parsed_mode = net_mode_from_string(mode);
     if (!parsed_mode) return r.fail("egress.mode", "expected off, allowlist, strict or ask");
@@ -226,6 +231,9 @@ Result<FrozenIr> ir_from_json(const json& j) {
     if (!e["quotas"].is_object()) return r.fail("egress.quotas", "expected an object");
     for (auto it = e["quotas"].begin(); it != e["quotas"].end(); ++it)
       if (!r.integer(it.value(), "egress.quotas." + it.key(), ir.egress.quotas[it.key()])) return false;
+    if (!e["debug_resolve"].is_object()) return r.fail("egress.debug_resolve", "expected an object");
+    for (auto it = e["debug_resolve"].begin(); it != e["debug_resolve"].end(); ++it)
+      if (!r.strings(it.value(), "egress.debug_resolve." + it.key(), ir.egress.debug_resolve[it.key()])) return false;
 
     const json& p = j["process"];
     if (!r.object(p, "process", {"exec_scope", "inheritance", "detach_policy", "privilege_drop",

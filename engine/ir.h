@@ -73,6 +73,12 @@ struct IrEgress {
   std::map<std::string, std::int64_t> quotas;                // domain -> bytes
   bool git_ssh = false;
   int ask_timeout_secs = 30;
+  // Absolute path of paddock-connect (the ssh ProxyCommand) when git_ssh; "" otherwise.
+  std::string git_ssh_connect;
+  // PADDOCK_DEBUG_RESOLVE test seam: name -> loopback addresses the broker answers with instead
+  // of the host resolver (and lets through vetting for exactly these names). Empty unless that
+  // debug switch is set, which taints the IR.
+  std::map<std::string, std::vector<std::string>> debug_resolve;
   bool operator==(const IrEgress&) const = default;
 };
 

@@ -6,6 +6,9 @@
 #include "engine/ir_builder.h"
 
 namespace paddock {
+
+Result<std::string> normalize_domain(std::string d);
+
 namespace {
 
 bool is_ip_literal(const std::string& d) {
@@ -17,6 +20,51 @@ bool is_ip_literal(const std::string& d) {
   if (last.empty()) return false;
   return std::all_of(last.begin(), last.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
          (last.size() > 2 && last[0] == '0' && (last[1] == 'x' || last[1] == 'X'));
+}
+
+// One loopback address in its canonical spelling (127.a.b.c without leading zeros, or ::1), or
+// "" when `ip` is anything else: the seam may point names at the host's loopback only.
+std::string loopback_literal(const std::string& ip) {
+  if (ip == "::1") return ip;
+  int parts = 0;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = ip.find('.', start);
+    const std::string part = ip.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos ||
+        (part.size() > 1 && part[0] == '0') || std::stoi(part) > 255 || (parts == 0 && part != "127"))
+      return "";
+    ++parts;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts == 4 ? ip : "";
+}
+
+// PADDOCK_DEBUG_RESOLVE=name=IP[,name=IP...]: the test seam that lets an integration test reach
+// a server on 127.0.0.1 through the real broker. Names are normalised like allowed domains.
+Result<std::map<std::string, std::vector<std::string>>> parse_debug_resolve(const std::string& value) {
+  const std::string usage = "PADDOCK_DEBUG_RESOLVE: expected NAME=LOOPBACK_IP[,NAME=LOOPBACK_IP...] "
+                            "(e.g. api.example.test=127.0.0.1)";
+  std::map<std::string, std::vector<std::string>> table;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    const std::string entry = value.substr(start, comma - start);
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) return bad_input(usage + "; got '" + entry + "'");
+    auto name = normalize_domain(entry.substr(0, eq));
+    if (!name.ok()) return bad_input("PADDOCK_DEBUG_RESOLVE: " + name.error().message);
+    if (name->rfind("*.", 0) == 0) return bad_input("PADDOCK_DEBUG_RESOLVE: '" + *name + "': exact names only");
+    const std::string ip = loopback_literal(entry.substr(eq + 1));
+    if (ip.empty())
+      return bad_input("PADDOCK_DEBUG_RESOLVE: '" + entry.substr(eq + 1) +
+                       "' is not a loopback address (127.0.0.0/8 or ::1); the seam points names at this host only");
+    table[*name].push_back(ip);
+    start = comma + 1;
+  }
+  return table;
 }
 
 }  // namespace
@@ -127,6 +175,14 @@ Status IrBuilder::build_egress() {
         warn("network mode strict: " + d + " has no strict_ports entry, so no port of it is reachable (add it with --allow-domain " +
              d + ":443 or network.strict_ports)");
   ir_.egress.git_ssh = in_.git_ssh;
+  if (in_.git_ssh) ir_.egress.git_ssh_connect = in_.connect_path;
+  // Read here, from the launch environment the engine was given, and frozen into the IR: the
+  // helper takes the table from the IR and never from its own environment.
+  if (auto it = in_.environment.find("PADDOCK_DEBUG_RESOLVE"); it != in_.environment.end()) {
+    auto table = parse_debug_resolve(it->second);
+    if (!table.ok()) return table.error();
+    ir_.egress.debug_resolve = std::move(*table);
+  }
   return {};
 }
 

@@ -57,6 +57,11 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.environment = ctx.environment;
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();
+  // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the view.
+  std::error_code ec;
+  const auto connect = ctx.helper_path().parent_path() / "paddock-connect";
+  const auto canonical = std::filesystem::weakly_canonical(connect, ec);
+  in.connect_path = (ec ? connect : canonical).string();
   return in;
 }
 

@@ -240,12 +240,16 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(net(partial("egress.quotas", "host broker byte counters",
                           "bytes are counted by the host broker on relayed connections; a "
                           "transfer already in flight can pass the quota before it is cut")));
-  // paddock-connect (the ProxyCommand) exists, but nothing sets GIT_SSH_COMMAND for the
-  // sandbox yet, so the flag would promise what the session does not deliver: refuse it.
-  m.push_back(unsupported("egress.git_ssh",
-                          "this version does not yet route git's ssh through the relay "
-                          "(GIT_SSH_COMMAND is not set); drop --git-ssh and use HTTPS remotes, "
-                          "which go through the relay"));
+  m.push_back(net(partial("egress.git_ssh",
+                          "GIT_SSH_COMMAND: ssh with ProxyCommand paddock-connect (read-only bind + "
+                          "Landlock execute) through the relay's CONNECT port; strict ports apply",
+                          "ssh keys and ~/.ssh stay denied: authentication needs an ssh-agent socket "
+                          "granted with unix_sockets.allow, and host keys are checked "
+                          "strictly against /etc/ssh/ssh_known_hosts only (the user's known_hosts "
+                          "is in the denied ~/.ssh)")));
+  m.push_back(net(exact("egress.debug_resolve",
+                        "test seam: the broker answers these names from the IR's table and lets "
+                        "their loopback addresses through vetting (the IR is tainted)")));
   m.push_back(fs(partial("process.exec_scope=allow_roots", "Landlock execute right",
                          "programs can also be run from the private /tmp and /dev/shm, which "
                          "start empty but are writable by the agent (as write roots are)")));

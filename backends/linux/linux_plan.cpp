@@ -53,7 +53,8 @@ bool inside_any(const std::string& path, const std::vector<std::string>& roots) 
 // stays visible on top of the private /tmp, and a read root inside a write root is bound
 // read-only after (over) its parent. At an equal path the special mount comes last, so a grant
 // of /dev or /proc can never expose the host's. Then deny_write binds, then masks.
-std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets) {
+std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets,
+                                   const std::string& connect) {
   struct Entry {
     std::string path;
     int rank;  // 0 grant, 1 special
@@ -70,6 +71,8 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   // Named sockets the policy allows are bound into the view so that connect(2) can reach them
   // (Landlock does not govern connecting to a named socket); masks still cover them.
   for (const std::string& s : sockets) entries.push_back({s, 0, {MountOp::kBindRw, s, s}});
+  // --git-ssh: paddock-connect, the ssh ProxyCommand, read-only at its own host path.
+  if (!connect.empty()) entries.push_back({connect, 0, {MountOp::kBindRo, connect, connect}});
   entries.push_back({"/dev", 1, {MountOp::kDev, "", "/dev"}});
   entries.push_back({"/proc", 1, {MountOp::kProc, "", "/proc"}});
   if (fs.tmp_isolated) entries.push_back({"/tmp", 1, {MountOp::kTmpfs, "", "/tmp"}});
@@ -97,7 +100,7 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   return out;
 }
 
-LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay) {
+LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::string& connect) {
   LandlockPlan l;
   l.abi = abi;
   if (abi < 1) return l;  // check() refuses: Landlock is required on Linux
@@ -109,6 +112,7 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay) {
   rules.push_back({"/dev/shm", l.handled_fs});  // private tmpfs inside the minimal /dev
   rules.push_back({"/proc", {"read_file", "read_dir"}});
   if (ir.fs.tmp_isolated) rules.push_back({"/tmp", l.handled_fs});
+  if (!connect.empty()) rules.push_back({connect, {"execute", "read_file"}});  // a file: no dir rights
   // One rule per path: a path that is both a read root and something else gets the union.
   std::sort(rules.begin(), rules.end(),
             [](const LandlockPathRule& a, const LandlockPathRule& b) { return a.path < b.path; });
@@ -151,6 +155,13 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay) {
   }
   if (abi >= 6) l.scoped = {"abstract_unix_socket", "signal"};
   return l;
+}
+
+// POSIX shell single quoting: 'it'\''s'.
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 SeccompRule deny(const std::string& name) { return SeccompRule{name, kEperm, -1, "", 0, 0}; }
@@ -241,8 +252,10 @@ const char* to_string(MountOp op) {
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
   LinuxPlan p;
   const bool relay = ir.egress.mode != NetMode::kOff;
-  p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files);
-  p.landlock = landlock_plan(ir, probe.landlock_abi, relay);
+  // Without the relay --git-ssh has nowhere to go (check() refuses it); bind nothing then.
+  const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
+  p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);
+  p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
   p.no_new_privs = true;
   p.seccomp = seccomp_rules();
   p.socket_families_allowed = {"unix", "inet", "inet6"};
@@ -271,6 +284,16 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
     p.env.set["all_proxy"] = socks;
     p.env.set["NO_PROXY"] = "";
     p.env.set["no_proxy"] = "";
+    p.proxy.debug_resolve = ir.egress.debug_resolve;
+    if (!connect.empty()) {
+      // git runs GIT_SSH_COMMAND through sh; ssh runs the ProxyCommand through the shell too.
+      // StrictHostKeyChecking=yes: an unknown host key fails the connection instead of being
+      // trusted on first use (the user's known_hosts is in the denied ~/.ssh). CheckHostIP=no:
+      // there is no resolver in the sandbox, the broker resolves.
+      p.proxy.git_ssh_connect = connect;
+      p.env.set["GIT_SSH_COMMAND"] = "ssh -o " + sh_quote("ProxyCommand=" + sh_quote(connect) + " %h %p") +
+                                     " -o StrictHostKeyChecking=yes -o CheckHostIP=no";
+    }
   }
   p.wall_time_secs = ir.resources.wall_time_secs;
   return p;
@@ -305,7 +328,9 @@ json to_json(const LinuxPlan& p) {
                   {"cpu_max_usec_per_sec", opt(p.cgroup.cpu_max_usec_per_sec)}}},
       {"env", {{"set", p.env.set}, {"pass", p.env.pass}}},
       {"proxy", {{"enabled", p.proxy.enabled}, {"mode", p.proxy.mode},
-                 {"port_in_sandbox", p.proxy.port_in_sandbox}}},
+                 {"port_in_sandbox", p.proxy.port_in_sandbox},
+                 {"git_ssh_connect", p.proxy.git_ssh_connect},
+                 {"debug_resolve", p.proxy.debug_resolve}}},
       {"wall_time_secs", opt(p.wall_time_secs)},
   };
 }

@@ -102,6 +102,9 @@ struct ProxyPlan {
   bool enabled = false;                     // egress relay via the broker (mode != off)
   std::string mode = "off";                 // IR egress mode
   int port_in_sandbox = 0;                  // 127.0.0.1:<port> inside the namespace (fixed)
+  std::string git_ssh_connect;              // paddock-connect bound into the view ("" = no --git-ssh)
+  // PADDOCK_DEBUG_RESOLVE (tainted test seam): the broker's fixed answers, from the IR.
+  std::map<std::string, std::vector<std::string>> debug_resolve;
   bool operator==(const ProxyPlan&) const = default;
 };
 

@@ -64,6 +64,11 @@ std::vector<FieldCapability> macos_capability_matrix() {
                         "egress.tls=opaque_passthrough_no_interception", "egress.quotas",
                         "egress.git_ssh"})
     m.push_back(unsupported(f, kNoBroker));
+  // The resolver seam exists only in the Linux broker; an IR carrying it is refused, never
+  // silently run against the real resolver.
+  m.push_back(unsupported("egress.debug_resolve",
+                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; "
+                          "unset it"));
   m.push_back(unsupported("egress.cidr",
                           "Seatbelt cannot express IP-level allow rules in Paddock's profile; "
                           "remove network.allow_cidr"));

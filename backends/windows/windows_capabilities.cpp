@@ -64,6 +64,11 @@ std::vector<FieldCapability> windows_capability_matrix() {
                         "egress.tls=opaque_passthrough_no_interception", "egress.quotas",
                         "egress.git_ssh"})
     m.push_back(unsupported(f, kNoBroker));
+  // The resolver seam exists only in the Linux broker; an IR carrying it is refused, never
+  // silently run against the real resolver.
+  m.push_back(unsupported("egress.debug_resolve",
+                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; "
+                          "unset it"));
   for (const char* f : {"egress.cidr", "egress.bind_ports", "egress.connect_ports"})
     m.push_back(unsupported(f,
                             "IP and port rules need a Windows Filtering Platform lease, which "

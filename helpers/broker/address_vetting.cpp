@@ -119,14 +119,16 @@ std::optional<std::string> forbidden_reason(const IpAddress& a) {
   return a.v6 ? v6_reason(a) : v4_reason(a.v4_value());
 }
 
-AnswerVerdict vet_answer_set(const std::vector<IpAddress>& answers, const VettingOptions& options) {
+AnswerVerdict vet_answer_set(const std::vector<IpAddress>& answers, const VettingOptions& options,
+                             const std::string& host) {
+  const bool loopback_ok = options.unsafe_allow_loopback || options.loopback_hosts.count(host) > 0;
   AnswerVerdict v;
   if (answers.empty()) {
     v.reason = "vetting: the lookup returned no address";
     return v;
   }
   for (const auto& a : answers) {
-    if (options.unsafe_allow_loopback) {
+    if (loopback_ok) {
       static const IpAddress kLoop6 = *IpAddress::parse("::1");
       if ((!a.v6 && a.bytes[0] == 127) || a == kLoop6) continue;
     }

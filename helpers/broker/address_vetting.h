@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct VettingOptions {
   // Benchmarks and tests only (paddock-broker --unsafe-allow-loopback-targets): 127.0.0.0/8 and
   // ::1 pass, so that a "public" answer can be mapped to a server on loopback. Taints the run.
   bool unsafe_allow_loopback = false;
+  // The session's PADDOCK_DEBUG_RESOLVE seam (tainted IR): loopback answers pass for exactly
+  // these normalised names, and for no other.
+  std::set<std::string> loopback_hosts;
 };
 
 struct AnswerVerdict {
@@ -28,6 +32,8 @@ struct AnswerVerdict {
 
 // The WHOLE set is refused when any one address is forbidden (a rebinding answer that mixes a
 // public and a private address must not get through by connection order). Empty set: refused.
-AnswerVerdict vet_answer_set(const std::vector<IpAddress>& answers, const VettingOptions& options = {});
+// `host` is the normalised name the answers are for (only consulted for options.loopback_hosts).
+AnswerVerdict vet_answer_set(const std::vector<IpAddress>& answers, const VettingOptions& options = {},
+                             const std::string& host = "");
 
 }  // namespace paddock::broker

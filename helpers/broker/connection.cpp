@@ -229,7 +229,7 @@ void Connection::on_resolved(std::vector<IpAddress> answers, std::string error) 
     core_.emit(request_event("deny", "dns: lookup failed", error));
     return fail_upstream(error);
   }
-  AnswerVerdict v = vet_answer_set(answers, core_.options().vetting);
+  AnswerVerdict v = vet_answer_set(answers, core_.options().vetting, host_);
   core_.emit({{"event", "dns_resolved"}, {"host", host_}, {"ips", ips},
               {"verdict", v.ok ? "allowed" : "refused"}, {"reason", v.ok ? "every address passed vetting" : v.reason}});
   if (!v.ok)

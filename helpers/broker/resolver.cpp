@@ -43,7 +43,8 @@ void StaticResolver::add(const std::string& host, const IpAddress& ip) {
 Result<std::vector<IpAddress>> StaticResolver::resolve(const std::string& host) {
   std::lock_guard lock(mu_);
   auto it = table_.find(host);
-  if (it == table_.end()) return internal_error("no --resolve entry for " + host);
+  if (it == table_.end()) return internal_error(host + " is not in the test resolver's table (--resolve or PADDOCK_DEBUG_RESOLVE); "
+                                               "nothing falls through to the real resolver");
   return it->second;
 }
 

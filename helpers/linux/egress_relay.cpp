@@ -37,8 +37,34 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(UniqueFd listen_fd, cons
     return refused("egress relay: net mode is off; the sandbox gets an empty network namespace instead");
   broker::BrokerOptions options;
   options.egress = egress;
-  options.resolver = std::make_shared<broker::SystemResolver>();
-  options.events = std::move(events);
+  if (egress.debug_resolve.empty()) {
+    options.resolver = std::make_shared<broker::SystemResolver>();
+  } else {
+    // The tainted PADDOCK_DEBUG_RESOLVE seam, read from the frozen IR (never from this process's
+    // environment): only these names resolve, each to its loopback table, and vetting lets
+    // loopback through for exactly these names. Every other name fails its lookup.
+    auto table = std::make_shared<broker::StaticResolver>();
+    for (const auto& [name, ips] : egress.debug_resolve) {
+      for (const auto& ip : ips) {
+        auto a = broker::IpAddress::parse(ip);
+        if (!a || !(a->v6 ? a->to_string() == "::1" : a->bytes[0] == 127))
+          return bad_input("egress.debug_resolve: " + name + " -> " + ip + " is not a loopback address");
+        table->add(name, *a);
+      }
+      options.vetting.loopback_hosts.insert(name);
+    }
+    options.resolver = std::move(table);
+  }
+  if (!egress.debug_resolve.empty() && events) {
+    // Like paddock-broker's unsafe switch: every event of a seam session says so, so that a log
+    // read on its own cannot be mistaken for a real session's.
+    options.events = [sink = std::move(events)](nlohmann::json e) {
+      e["taint"] = "PADDOCK_DEBUG_RESOLVE";
+      sink(std::move(e));
+    };
+  } else {
+    options.events = std::move(events);
+  }
   if (ask) {
     options.ask = [ask = std::move(ask)](const std::string& id, const std::string& host, int port,
                                          broker::AskReply reply) {

@@ -63,6 +63,8 @@ std::vector<FrozenIr> irs() {
   x.egress.unix_socket_files = {"/run/user/1000/podman.sock"};
   x.egress.quotas["github.com"] = 1000;
   x.egress.git_ssh = true;
+  x.egress.git_ssh_connect = "/usr/libexec/paddock/paddock-connect";
+  x.egress.debug_resolve["api.example.test"] = {"127.0.0.1"};
   x.secrets.brokered_env = {"GITHUB_TOKEN"};
   x.extensions["linux"] = {{"seccomp_profile", "x"}};
   normalize(x);

@@ -182,14 +182,33 @@ class FailClosedTest : public QObject {
                           "PID namespaces", why), why.c_str());
   }
 
-  void git_over_ssh_is_refused_because_nothing_routes_it_yet() {
+  void git_over_ssh_without_the_relay_or_without_paddock_connect_is_refused() {
     FrozenIr ir = minimal_ir();
+    ir.egress.git_ssh = true;
+    ir.egress.git_ssh_connect = "/usr/libexec/paddock/paddock-connect";
+    std::string why;
+    QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)), "--git-ssh", why),
+             why.c_str());
     ir.egress.mode = NetMode::kAllowlist;
     ir.egress.domains = {"github.com"};
-    ir.egress.git_ssh = true;
-    std::string why;
-    QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)),
-                          "egress.git_ssh", why), why.c_str());
+    QVERIFY2(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)).ok(), "git_ssh with a relay runs");
+    ir.egress.git_ssh_connect.clear();
+    QVERIFY2(refused_with(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)), "paddock-connect", why),
+             why.c_str());
+  }
+
+  void the_resolver_seam_is_refused_by_the_macos_and_windows_compilers() {
+    for (auto [os, id] : {std::pair{"macos", BackendId::kMacos}, std::pair{"windows", BackendId::kWindows}}) {
+      FrozenIr ir = minimal_ir(os);
+      ir.egress.debug_resolve["api.example.test"] = {"127.0.0.1"};
+      std::string why;
+      QVERIFY2(refused_with(check_of(ir, id, probe_for(id)), "egress.debug_resolve", why), why.c_str());
+    }
+    // Linux runs it (tainted by the engine, which alone can set it).
+    FrozenIr ir = minimal_ir();
+    ir.egress.mode = NetMode::kAllowlist;
+    ir.egress.debug_resolve["api.example.test"] = {"127.0.0.1"};
+    QVERIFY(check_of(ir, BackendId::kLinux, probe_for(BackendId::kLinux)).ok());
   }
 
   void an_ir_value_no_matrix_knows_is_refused_not_ignored() {

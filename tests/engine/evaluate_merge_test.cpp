@@ -191,6 +191,32 @@ class EvaluateMergeTest : public QObject {
     QVERIFY(eval_ok(in).ir.taint.empty());
   }
 
+  void the_resolver_seam_is_frozen_into_the_ir_and_taints_it() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.environment.erase("PADDOCK_SYSTEM_DIR");
+    in.environment["PADDOCK_DEBUG_RESOLVE"] = "Api.Example.Test.=127.0.0.1,api.example.test=::1,b.example.test=127.0.0.2";
+    const auto e = eval_ok(in);
+    QCOMPARE(e.ir.egress.debug_resolve.size(), size_t(2));
+    QCOMPARE(e.ir.egress.debug_resolve.at("api.example.test"), (std::vector<std::string>{"127.0.0.1", "::1"}));
+    QCOMPARE(e.ir.egress.debug_resolve.at("b.example.test"), (std::vector<std::string>{"127.0.0.2"}));
+    QCOMPARE(e.ir.taint.size(), size_t(1));
+    QVERIFY2(e.ir.taint[0].find("PADDOCK_DEBUG_RESOLVE: test seam") == 0, e.ir.taint[0].c_str());
+    // The table is part of the IR: it round-trips through the strict reader and changes the hash.
+    auto back = ir_from_json(to_json(e.ir));
+    QVERIFY(back.ok() && back->egress.debug_resolve == e.ir.egress.debug_resolve);
+    in.environment.erase("PADDOCK_DEBUG_RESOLVE");
+    const auto clean = eval_ok(in);
+    QVERIFY(clean.ir.egress.debug_resolve.empty() && clean.ir.taint.empty() && clean.ir_hash != e.ir_hash);
+    // Loopback only, exact names only, well-formed entries only: anything else is an error.
+    for (const char* bad : {"api.example.test=10.0.0.1", "api.example.test=8.8.8.8", "api.example.test=127.0.0.01",
+                            "api.example.test=::2", "*.example.test=127.0.0.1", "api.example.test", "127.0.0.1=127.0.0.1",
+                            "api.example.test=127.0.0.1,", "localhost=127.0.0.1"}) {
+      in.environment["PADDOCK_DEBUG_RESOLVE"] = bad;
+      QCOMPARE(eval_err(in).code, ErrorCode::kBadInput);
+    }
+  }
+
   void unix_sockets_are_never_reachable_unless_named() {
     EngineEnv env;
     env.write(env.project + "/agent.sock", "");

@@ -71,6 +71,44 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(p.landlock.net_rules[0].access, std::vector<std::string>{"connect_tcp"});
   }
 
+  void git_ssh_binds_paddock_connect_read_only_and_sets_git_ssh_command() {
+    const std::string connect = "/opt/pad dock/libexec/paddock/paddock-connect";
+    FrozenIr ir = relay_ir();
+    ir.egress.git_ssh = true;
+    ir.egress.git_ssh_connect = connect;
+    auto p = plan_of(ir, probe_abi(7));
+    const int at = index_of(p.mounts, MountOp::kBindRo, connect);
+    QVERIFY(at >= 0);
+    QCOMPARE(p.mounts[at].source, connect);
+    auto rule = std::find_if(p.landlock.path_rules.begin(), p.landlock.path_rules.end(),
+                             [&](const LandlockPathRule& r) { return r.path == connect; });
+    QVERIFY(rule != p.landlock.path_rules.end());
+    QCOMPARE(rule->access, (std::vector<std::string>{"execute", "read_file"}));
+    QCOMPARE(p.proxy.git_ssh_connect, connect);
+    // The path is quoted twice (git's sh, then ssh's shell), spaces included.
+    QCOMPARE(p.env.set.at("GIT_SSH_COMMAND"),
+             std::string("ssh -o 'ProxyCommand='\\''/opt/pad dock/libexec/paddock/paddock-connect'\\'' %h %p' "
+                         "-o StrictHostKeyChecking=yes -o CheckHostIP=no"));
+    // The plan bytes, and so the plan hash, change with it.
+    QVERIFY(to_json(p) != to_json(plan_of(relay_ir(), probe_abi(7))));
+    // Without --git-ssh, or with net off, nothing is bound and nothing is set.
+    for (FrozenIr other : {relay_ir(), typical_ir()}) {
+      other.egress.git_ssh_connect = connect;
+      other.egress.git_ssh = other.egress.mode != NetMode::kOff ? false : true;
+      auto q = plan_of(other, probe_abi(7));
+      QCOMPARE(index_of(q.mounts, MountOp::kBindRo, connect), -1);
+      QVERIFY(!q.env.set.count("GIT_SSH_COMMAND"));
+    }
+  }
+
+  void the_resolver_seam_is_shown_in_the_plan() {
+    FrozenIr ir = relay_ir();
+    ir.egress.debug_resolve["api.example.test"] = {"127.0.0.1"};
+    auto p = plan_of(ir, probe_abi(7));
+    QCOMPARE(p.proxy.debug_resolve, ir.egress.debug_resolve);
+    QCOMPARE(to_json(p)["proxy"]["debug_resolve"]["api.example.test"][0].get<std::string>(), std::string("127.0.0.1"));
+  }
+
   void net_off_handles_tcp_with_no_rule_so_landlock_denies_it_too() {
     auto p = plan_of(typical_ir(), probe_abi(7));
     QCOMPARE(p.landlock.handled_net, (std::vector<std::string>{"bind_tcp", "connect_tcp"}));

@@ -83,13 +83,30 @@ class BrokerVettingTest : public QObject {
   }
 
   void the_loopback_test_seam_lets_only_loopback_through() {
-    VettingOptions unsafe{/*unsafe_allow_loopback=*/true};
+    VettingOptions unsafe;
+    unsafe.unsafe_allow_loopback = true;
     QVERIFY(vet_answer_set({*IpAddress::parse("127.0.0.1")}, unsafe).ok);
     QVERIFY(vet_answer_set({*IpAddress::parse("::1")}, unsafe).ok);
     QVERIFY(!vet_answer_set({*IpAddress::parse("127.0.0.1")}).ok);
     QVERIFY(!vet_answer_set({*IpAddress::parse("10.0.0.1")}, unsafe).ok);
     QVERIFY(!vet_answer_set({*IpAddress::parse("169.254.169.254")}, unsafe).ok);
     QVERIFY(!vet_answer_set({*IpAddress::parse("::ffff:127.0.0.1")}, unsafe).ok);
+  }
+
+  void the_session_seam_lets_loopback_through_only_for_the_names_it_lists() {
+    VettingOptions seam;
+    seam.loopback_hosts = {"api.example.test"};
+    const auto loop = *IpAddress::parse("127.0.0.1");
+    QVERIFY(vet_answer_set({loop}, seam, "api.example.test").ok);
+    QVERIFY(vet_answer_set({*IpAddress::parse("::1")}, seam, "api.example.test").ok);
+    // Any other name, a lookalike, or no name: loopback is refused as always.
+    for (const char* other : {"other.example.test", "api.example.test.evil.test", "example.test", ""}) {
+      auto v = vet_answer_set({loop}, seam, other);
+      QVERIFY2(!v.ok && v.reason.find("loopback") != std::string::npos, other);
+    }
+    // Only loopback is excused: the rest of the forbidden list still applies to the seam's names.
+    QVERIFY(!vet_answer_set({*IpAddress::parse("10.0.0.1")}, seam, "api.example.test").ok);
+    QVERIFY(!vet_answer_set({loop, *IpAddress::parse("169.254.169.254")}, seam, "api.example.test").ok);
   }
 
   void host_names_are_lowercased_and_lose_one_trailing_dot() {

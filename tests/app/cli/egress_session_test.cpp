@@ -1,0 +1,369 @@
+// The egress path end to end through the REAL pieces: `paddock run` -> engine (the tainted
+// PADDOCK_DEBUG_RESOLVE seam frozen into the IR) -> paddock-helper -> the listener inside the
+// sandbox's network namespace -> the broker on the host -> a server this test runs on 127.0.0.1.
+// curl (CONNECT and SOCKS5) and git over ssh (--git-ssh, paddock-connect as ProxyCommand) run
+// inside the sandbox. Only loopback is ever contacted; no real name is ever resolved (the seam
+// answers only from its table). Every case runs as root and as uid 65534.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/process_runner.h"
+
+using namespace paddock::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+QByteArray dump(const ProcessResult& r) {
+  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
+}
+
+// A TCP server on 127.0.0.1 whose per-connection behaviour is a function; it records what each
+// connection sent first (one line or one request head) so a test can prove the bytes arrived.
+class LoopbackServer {
+ public:
+  using Handler = std::function<std::string(int fd)>;  // returns what to record
+  LoopbackServer(int port, Handler handler) : handler_(std::move(handler)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(static_cast<uint16_t>(port));
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 || ::listen(fd_, 64) != 0) {
+      error_ = std::string("bind 127.0.0.1:") + std::to_string(port) + ": " + std::strerror(errno);
+      return;
+    }
+    socklen_t len = sizeof sin;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sin), &len);
+    port_ = ntohs(sin.sin_port);
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~LoopbackServer() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+  const std::string& error() const { return error_; }
+  std::vector<std::string> seen() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  void loop() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      timeval tv{5, 0};
+      ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      std::string got = handler_(c);
+      ::close(c);
+      std::lock_guard lock(mu_);
+      seen_.push_back(got);
+    }
+  }
+  Handler handler_;
+  int fd_ = -1, port_ = 0;
+  std::string error_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> seen_;
+};
+
+// Reads until `end` is seen (or 16 KiB, EOF, timeout).
+std::string read_until(int fd, const std::string& end) {
+  std::string got;
+  char buf[4096];
+  while (got.find(end) == std::string::npos && got.size() < 16384) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+const std::string kBody = "hello through the paddock broker";
+
+std::string http_handler(int fd) {
+  std::string head = read_until(fd, "\r\n\r\n");
+  write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBody.size()) +
+                    "\r\nConnection: close\r\n\r\n" + kBody);
+  return head.substr(0, head.find("\r\n"));
+}
+
+// Enough of SSH for the test: both sides send their identification line first (RFC 4253 §4.2);
+// record the client's, then hang up (the client then fails its key exchange).
+std::string ssh_handler(int fd) {
+  write_all(fd, "SSH-2.0-PaddockFakeServer\r\n");
+  std::string line = read_until(fd, "\n");
+  return line.substr(0, line.find_first_of("\r\n"));
+}
+
+std::vector<json> events_of(const std::string& path) {
+  std::vector<json> out;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  return out;
+}
+
+bool has_event(const std::vector<json>& events, const std::function<bool(const json&)>& pred) {
+  return std::any_of(events.begin(), events.end(), pred);
+}
+
+}  // namespace
+
+class EgressSessionTest : public QObject {
+  Q_OBJECT
+
+  std::string root_, home_, project_;
+  uid_t uid_ = 0;
+  RunOptions opts_;
+
+  void add_uid_rows() {
+    QTest::addColumn<uint>("uid");
+    QTest::newRow("root") << 0u;
+    QTest::newRow("uid65534") << 65534u;
+  }
+
+  void setup_row() {
+    QFETCH(uint, uid);
+    uid_ = uid;
+    char tmpl[] = "/tmp/paddock-egress-XXXXXX";
+    QVERIFY(::mkdtemp(tmpl));
+    root_ = tmpl;
+    ::chmod(root_.c_str(), 0755);
+    home_ = root_ + "/home";
+    project_ = home_ + "/proj";
+    for (const auto& d : {home_ + "/.ssh", project_, root_ + "/state", root_ + "/run", root_ + "/config"})
+      fs::create_directories(d);
+    ::chmod((root_ + "/run").c_str(), 0700);
+    opts_ = {};
+    opts_.cwd = project_;
+    opts_.env_override = {{"HOME", home_}, {"XDG_STATE_HOME", root_ + "/state"},
+                          {"XDG_RUNTIME_DIR", root_ + "/run"}, {"XDG_CONFIG_HOME", root_ + "/config"}};
+    opts_.env_unset = {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER", "PADDOCK_DEBUG_RESOLVE", "http_proxy",
+                       "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"};
+    if (uid_ != 0)
+      opts_.prefix = {"setpriv", "--reuid=" + std::to_string(uid_), "--regid=" + std::to_string(uid_), "--clear-groups"};
+    ::lchown(root_.c_str(), uid_, uid_);
+    for (const auto& e : fs::recursive_directory_iterator(root_)) ::lchown(e.path().c_str(), uid_, uid_);
+  }
+
+  // The permissive profile for every row: the default one sets cgroup limits that an
+  // unprivileged user cannot have enforced here (run_session_test covers that refusal).
+  ProcessResult paddock(std::vector<std::string> args, const std::string& seam) {
+    RunOptions o = opts_;
+    if (!seam.empty()) o.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
+    args.insert(args.begin() + 1, {"--profile", "permissive"});
+    args.insert(args.begin(), paddock_bin());
+    return run_process(args, o);
+  }
+
+  std::string only_session_dir() {
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root_ + "/state/paddock/sessions", ec)) ids.push_back(e.path().string());
+    std::sort(ids.begin(), ids.end());
+    return ids.empty() ? "" : ids.back();
+  }
+
+ private slots:
+  void cleanup() {
+    std::error_code ec;
+    if (!root_.empty()) fs::remove_all(root_, ec);
+    root_.clear();
+  }
+
+  void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5_data() { add_uid_rows(); }
+  void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5() {
+    setup_row();
+    LoopbackServer server(0, http_handler);
+    QVERIFY2(server.error().empty(), server.error().c_str());
+    const std::string port = std::to_string(server.port());
+    const std::string url = "http://api.paddock.test:" + port + "/hello";
+    // CONNECT (curl --proxytunnel with HTTP_PROXY from the sandbox's environment), SOCKS5 with
+    // the name sent to the proxy, then a name the policy does not list, by hand over bash's
+    // /dev/tcp so that the broker's whole 403 answer (its body) is visible.
+    const std::string script =
+        "curl -sS --max-time 20 --proxytunnel " + url + "; echo; echo ---; "
+        "curl -sS --max-time 20 -x socks5h://127.0.0.1:3128 " + url + "; echo; echo ---; "
+        "bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; "
+        "printf \"CONNECT other.paddock.test:" + port + " HTTP/1.1\\r\\nHost: other.paddock.test\\r\\n\\r\\n\" >&3; "
+        "timeout 10 cat <&3'";
+    auto r = paddock({"run", "--allow-tainted", "--net", "allowlist", "--allow-domain", "api.paddock.test", "--",
+                      "sh", "-c", script},
+                     "api.paddock.test=127.0.0.1,other.paddock.test=127.0.0.1");
+    QVERIFY2(r.exit_code == 0, dump(r));
+    const auto parts = QString::fromStdString(r.out).split("---");
+    QVERIFY2(parts.size() == 3, dump(r));
+    QVERIFY2(parts[0].contains(QString::fromStdString(kBody)), dump(r));
+    QVERIFY2(parts[1].contains(QString::fromStdString(kBody)), dump(r));
+    QVERIFY2(parts[2].contains("403") && parts[2].contains("egress.domains") && parts[2].contains("other.paddock.test"),
+             dump(r));
+    // Both allowed requests reached the server, with the path intact; the refused one never did.
+    const auto seen = server.seen();
+    QVERIFY2(seen.size() == 2, std::to_string(seen.size()).c_str());
+    for (const auto& s : seen) QCOMPARE(s, std::string("GET /hello HTTP/1.1"));
+
+    const std::string dir = only_session_dir();
+    const auto events = events_of(dir + "/events.jsonl");
+    QVERIFY2(has_event(events, [](const json& e) { return e["event"] == "net_request" && e["host"] == "api.paddock.test"; }),
+             slurp(dir + "/events.jsonl").c_str());
+    QVERIFY(has_event(events, [](const json& e) {
+      return e["event"] == "dns_resolved" && e["host"] == "api.paddock.test" && e["verdict"] == "allowed";
+    }));
+    // Every broker event of a seam session carries the taint.
+    for (const auto& e : events)
+      if (e["event"] == "net_request" || e["event"] == "dns_resolved" || e["event"] == "net_egress")
+        QVERIFY2(e.value("taint", "") == "PADDOCK_DEBUG_RESOLVE", e.dump().c_str());
+    QVERIFY(has_event(events, [](const json& e) { return e["event"] == "net_egress"; }));
+    QVERIFY(has_event(events, [](const json& e) {
+      return e["event"] == "net_request" && e["host"] == "other.paddock.test" && e.dump().find("deny") != std::string::npos;
+    }));
+    // The attestation carries the seam's taint, naming the table.
+    json att = json::parse(slurp(dir + "/attestation.json"));
+    QVERIFY2(att["taint"].dump().find("PADDOCK_DEBUG_RESOLVE") != std::string::npos, att.dump().c_str());
+  }
+
+  void the_seam_taints_the_run_and_is_refused_without_allow_tainted_data() { add_uid_rows(); }
+  void the_seam_taints_the_run_and_is_refused_without_allow_tainted() {
+    setup_row();
+    LoopbackServer server(0, http_handler);
+    QVERIFY2(server.error().empty(), server.error().c_str());
+    const std::string url = "http://api.paddock.test:" + std::to_string(server.port()) + "/";
+    auto r = paddock({"run", "--net", "allowlist", "--allow-domain", "api.paddock.test", "--", "curl", "-sS",
+                      "--proxytunnel", url},
+                     "api.paddock.test=127.0.0.1");
+    QVERIFY2(r.exit_code == 125 && r.err.find("--allow-tainted") != std::string::npos &&
+                 r.err.find("PADDOCK_DEBUG_RESOLVE") != std::string::npos,
+             dump(r));
+    QVERIFY(server.seen().empty());
+    // The seam accepts loopback addresses only.
+    auto bad = paddock({"run", "--allow-tainted", "--net", "allowlist", "--", "true"}, "api.paddock.test=10.0.0.1");
+    QVERIFY2(bad.exit_code == 2 && bad.err.find("loopback") != std::string::npos, dump(bad));
+  }
+
+  void an_allowed_name_missing_from_the_seams_table_never_resolves_data() { add_uid_rows(); }
+  void an_allowed_name_missing_from_the_seams_table_never_resolves() {
+    // The same allowed name, but the seam maps a DIFFERENT name: the helper's table answers
+    // only what the IR lists, so api.paddock.test does not resolve at all (no real lookup falls
+    // through), and loopback is reachable through no name the table does not list.
+    setup_row();
+    LoopbackServer server(0, http_handler);
+    QVERIFY2(server.error().empty(), server.error().c_str());
+    const std::string url = "http://api.paddock.test:" + std::to_string(server.port()) + "/";
+    auto r = paddock({"run", "--allow-tainted", "--net", "allowlist", "--allow-domain", "api.paddock.test", "--",
+                      "curl", "-sS", "--max-time", "20", "--proxytunnel", url},
+                     "unrelated.paddock.test=127.0.0.1");
+    QVERIFY2(r.exit_code != 0 && r.out.find(kBody) == std::string::npos, dump(r));
+    QVERIFY(server.seen().empty());
+    const std::string dir = only_session_dir();
+    QVERIFY2(has_event(events_of(dir + "/events.jsonl"), [](const json& e) {
+      return e["event"] == "dns_resolved" && e["host"] == "api.paddock.test" && e["verdict"] == "failed" &&
+             e["reason"].get<std::string>().find("PADDOCK_DEBUG_RESOLVE") != std::string::npos;
+    }), slurp(dir + "/events.jsonl").c_str());
+  }
+
+  void git_over_ssh_goes_through_the_broker_with_git_ssh_data() { add_uid_rows(); }
+  void git_over_ssh_goes_through_the_broker_with_git_ssh() {
+    setup_row();
+    // ssh's port is 22, so the fake server must be there (the test runs as root; the sandboxed
+    // client does not). Nothing else on this machine listens on 22.
+    LoopbackServer server(22, ssh_handler);
+    if (!server.error().empty()) QFAIL((server.error() + " (is an sshd running?)").c_str());
+    auto r = paddock({"run", "--allow-tainted", "--git-ssh", "--net", "strict", "--allow-domain",
+                      "git.paddock.test:22", "--", "sh", "-c",
+                      "echo \"$GIT_SSH_COMMAND\"; GIT_TERMINAL_PROMPT=0 git ls-remote ssh://git@git.paddock.test/x.git"},
+                     "git.paddock.test=127.0.0.1");
+    // The fake server hangs up after the banners, so git fails; what matters is who it talked to.
+    QVERIFY2(r.exit_code != 0 && r.out.find("paddock-connect") != std::string::npos, dump(r));
+    const auto seen = server.seen();
+    QVERIFY2(seen.size() == 1 && seen[0].rfind("SSH-2.0-OpenSSH", 0) == 0, dump(r));
+    const std::string dir = only_session_dir();
+    QVERIFY2(has_event(events_of(dir + "/events.jsonl"), [](const json& e) {
+      return e["event"] == "net_request" && e["host"] == "git.paddock.test" && e["port"] == 22 &&
+             e.dump().find("allow") != std::string::npos;
+    }), slurp(dir + "/events.jsonl").c_str());
+    // The plan the helper applied (and hashed) binds paddock-connect read-only into the view and
+    // sets GIT_SSH_COMMAND; the attestation reports the field.
+    json att = json::parse(slurp(dir + "/attestation.json"));
+    QVERIFY2(att.dump().find("egress.git_ssh") != std::string::npos, att.dump().c_str());
+    json plan = json::parse(slurp(dir + "/plan.json"));
+    bool bound = false, env_set = false;
+    for (const auto& st : plan["steps"]) {
+      if (st["step"] == "mount" && st["value"]["op"] == "bind_ro" &&
+          st["value"]["target"].get<std::string>().find("/paddock-connect") != std::string::npos)
+        bound = true;
+      if (st["step"] == "env" && st["value"]["set"].contains("GIT_SSH_COMMAND")) env_set = true;
+    }
+    QVERIFY2(bound && env_set, plan.dump().c_str());
+  }
+
+  void git_ssh_to_a_port_the_strict_policy_does_not_list_shows_the_brokers_reason_data() { add_uid_rows(); }
+  void git_ssh_to_a_port_the_strict_policy_does_not_list_shows_the_brokers_reason() {
+    setup_row();
+    LoopbackServer server(22, ssh_handler);
+    if (!server.error().empty()) QFAIL((server.error() + " (is an sshd running?)").c_str());
+    // Strict mode, only port 443 of the host: ssh's CONNECT to port 22 is refused by the broker,
+    // and paddock-connect puts the broker's reason (the rule) on ssh's stderr.
+    auto r = paddock({"run", "--allow-tainted", "--git-ssh", "--net", "strict", "--allow-domain",
+                      "git.paddock.test:443", "--", "sh", "-c",
+                      "GIT_TERMINAL_PROMPT=0 git ls-remote ssh://git@git.paddock.test/x.git"},
+                     "git.paddock.test=127.0.0.1");
+    QVERIFY2(r.exit_code != 0, dump(r));
+    QVERIFY2(r.err.find("paddock-connect: the sandbox proxy refused git.paddock.test:22") != std::string::npos &&
+                 r.err.find("403") != std::string::npos && r.err.find("strict") != std::string::npos,
+             dump(r));
+    QVERIFY(server.seen().empty());
+  }
+
+  void git_ssh_with_net_off_is_refused_before_anything_runs_data() { add_uid_rows(); }
+  void git_ssh_with_net_off_is_refused_before_anything_runs() {
+    setup_row();
+    auto r = paddock({"run", "--git-ssh", "--net", "off", "--", "true"}, "");
+    QVERIFY2(r.exit_code == 125 && r.err.find("--git-ssh") != std::string::npos, dump(r));
+  }
+};
+
+QTEST_GUILESS_MAIN(EgressSessionTest)
+#include "egress_session_test.moc"
