@@ -25,6 +25,7 @@
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/sandbox_child.h"
+#include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_relay.h"
 
 namespace paddock::helper {
@@ -134,10 +135,12 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   ::sigprocmask(SIG_BLOCK, &sigs, &old_mask);
   UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
 
-  int sp[2], sync[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0)
+  int sp[2], sync[2], fp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0 ||
+      ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fp) != 0)
     return fail_session(o, 125, std::string("socketpair: ") + std::strerror(errno));
-  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]);
+  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]), filter(fp[0]),
+      filter_child(fp[1]);
   void* shared = ::mmap(nullptr, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return fail_session(o, 125, std::string("mmap: ") + std::strerror(errno));
   long* reaped = static_cast<long*>(shared);
@@ -173,11 +176,13 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (pid == 0) {
     report.reset();
     sync_wr.reset();
+    filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), reaped);
   }
   report_child.reset();
   sync_rd.reset();
+  filter_child.reset();
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
 
   auto abort_start = [&](const std::string& message) {
@@ -193,6 +198,26 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
+  // The seccomp filter is compiled here, on the other core, while the sandbox builds its view;
+  // the agent waits for it before applying anything (a filter that cannot be built: length 0,
+  // the agent fails setup, and the session reports this error).
+  std::string filter_error;
+  {
+    auto program = compile_seccomp(plan.seccomp, plan.socket_families_allowed);
+    if (!program) filter_error = program.error().message;
+    const std::uint32_t bytes = program ? static_cast<std::uint32_t>(program->size() * sizeof(sock_filter)) : 0;
+    std::string frame(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+    if (program) frame.append(reinterpret_cast<const char*>(program->data()), bytes);
+    // Blocking is fine: the agent reads the whole frame first thing. If the sandbox died
+    // already, the send fails (no SIGPIPE) and the outcome is read from the report socket.
+    for (std::size_t off = 0; off < frame.size();) {
+      ssize_t n = ::send(filter.get(), frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      off += static_cast<std::size_t>(n);
+    }
+    filter.reset();
+  }
 
   Outcome out;
   std::optional<Clock::time_point> deadline, kill_deadline;
@@ -287,6 +312,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   leaf->kill_all();
   relay.stop();
   control.close_all();
+  if (!filter_error.empty()) out.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out.setup_error.empty()) report_error_line(out.setup_error);
   if (!out.exec_error.empty()) report_error_line(out.exec_error);
 
