@@ -18,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "helpers/common/atomic_file.h"
 #include "helpers/common/event_log.h"
@@ -223,11 +224,14 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o.timeout_secs) deadline = t0 + std::chrono::seconds(*o.timeout_secs);
   bool timed_out = false, stopping = false, init_done = false;
-  std::vector<char> buf(1 << 20);
+  // Room for the largest report message, left uninitialised: zero-filling 1 MiB cost 256 page
+  // faults per session, and recvmsg only touches the pages a message fills.
+  constexpr std::size_t kReportMax = 1 << 20;
+  std::unique_ptr<char[]> buf(new char[kReportMax]);
 
   auto read_reports = [&] {
     for (;;) {
-      iovec iov{buf.data(), buf.size()};
+      iovec iov{buf.get(), kReportMax};
       alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
       msghdr mh{};
       mh.msg_iov = &iov;
@@ -241,7 +245,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
       for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&passed, CMSG_DATA(c), sizeof(int));
       UniqueFd passed_fd(passed);
-      json msg = json::parse(std::string(buf.data(), static_cast<std::size_t>(n)), nullptr, false);
+      json msg = json::parse(std::string_view(buf.get(), static_cast<std::size_t>(n)), nullptr, false);
       std::string type = msg.is_object() ? msg.value("type", "") : "";
       if (type == "setup_failed") {
         out.setup_error = msg.value("message", "sandbox setup failed");
