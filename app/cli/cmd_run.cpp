@@ -110,7 +110,10 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!compiled.ok()) return fail(compiled.error());
   const BackendPlan* plan = &compiled->first;
   const json* probe = &compiled->second;
-  const std::string hash = plan_hash(*plan);
+  // plan_hash(plan) is sha256 over canonical_bytes(to_json(plan)): build the JSON once for both
+  // the hash and plan.json.
+  const json plan_json = to_json(*plan);
+  const std::string hash = sha256_hex(canonical_bytes(plan_json));
 
   SessionStore store(ctx);
   auto id = SessionStore::new_id();
@@ -118,7 +121,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   auto dir = store.create(*id);
   if (!dir.ok()) return fail(dir.error());
   for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"ir.json", canonical_bytes(ev->ir)},
-                                    {"plan.json", to_json(*plan).dump(2) + "\n"},
+                                    {"plan.json", plan_json.dump(2) + "\n"},
                                     {"probe.json", probe->dump() + "\n"}})
     if (auto s = write_file_atomic(*dir + "/" + name, bytes); !s.ok()) {
       (void)write_file_atomic(*dir + "/report.json",
