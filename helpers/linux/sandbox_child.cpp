@@ -202,15 +202,12 @@ void send_attestation(int fd, const std::string& attestation_json) {
   while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
 }
 
-[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, int filter_fd) {
+[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, const std::vector<sock_filter>& filter) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
   const auto& plan = spec.plan;
-  auto filter = receive_filter(filter_fd);
-  if (!filter) die_setup(report_fd, filter.error());
-  ::close(filter_fd);
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0 && ::chdir("/") != 0)
     die_setup(report_fd, sys_error("chdir", spec.cwd));
   if (auto s = apply_rlimits(plan.rlimits); !s) die_setup(report_fd, s.error());
@@ -219,7 +216,7 @@ void send_attestation(int fd, const std::string& attestation_json) {
   // what makes setuid binaries inside the view powerless.
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_setup(report_fd, sys_error("no_new_privs"));
   if (auto s = apply_landlock(plan.landlock); !s) die_setup(report_fd, s.error());
-  if (auto s = load_seccomp_program(*filter); !s) die_setup(report_fd, s.error());
+  if (auto s = load_seccomp_program(filter); !s) die_setup(report_fd, s.error());
   if (auto s = clear_capabilities(); !s) die_setup(report_fd, s.error());
   std::vector<std::string> env = build_env(spec);
   // Readiness: everything above is in force for this process and all it will start.
@@ -259,6 +256,13 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
     if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
   }
 
+  // The helper sends the filter only once this process is in the session's cgroup: the agent is
+  // forked after it arrives, so it starts inside the cgroup (a fork before a cgroup v1 migration
+  // would stay outside) and with the filter compiled.
+  auto filter = receive_filter(filter_fd);
+  if (!filter) die_setup(report_fd, filter.error());
+  ::close(filter_fd);
+
   // Init: block what it handles, so sigwaitinfo sees it; the agent unblocks before exec.
   sigset_t set;
   sigemptyset(&set);
@@ -267,8 +271,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   pid_t agent = ::fork();
   if (agent < 0) die_setup(report_fd, sys_error("fork agent"));
-  if (agent == 0) agent_main(spec, report_fd, filter_fd);
-  ::close(filter_fd);  // the agent has its own copy
+  if (agent == 0) agent_main(spec, report_fd, *filter);
 
   int agent_status = 0;
   for (;;) {

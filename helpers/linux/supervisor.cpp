@@ -194,14 +194,16 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
   if (plan.namespaces.user)
     if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
-  if (leaf->active() && !in_leaf)
-    if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
-  // The seccomp filter is compiled here, on the other core, while the sandbox builds its view;
-  // the agent waits for it before applying anything (a filter that cannot be built: length 0,
-  // the agent fails setup, and the session reports this error).
+  // While the sandbox builds its view (on the other core), move init into the cgroup leaf where
+  // clone3 could not start it there (cgroup v1: a migration costs the kernel an RCU grace period,
+  // ~10 ms) and compile the seccomp filter. Init forks the agent only after the filter arrives,
+  // which is after the migration: the agent always starts inside the leaf (a filter that cannot
+  // be built: length 0, init fails setup, and the session reports this error).
+  if (leaf->active() && !in_leaf)
+    if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
   std::string filter_error;
   {
     auto program = compile_seccomp(plan.seccomp, plan.socket_families_allowed);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <sstream>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,30 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(pos != std::string::npos, dump(r));
     int forked = std::stoi(r.out.substr(pos + 7));
     QVERIFY2(forked < 16, dump(r));
+  }
+
+  // The helper moves init into the session's cgroup while the view is built (where clone3
+  // cannot start it there, e.g. cgroup v1); the agent must still start inside it, never outside.
+  void the_agent_starts_inside_the_sessions_cgroup_data() { add_uid_rows(); }
+  void the_agent_starts_inside_the_sessions_cgroup() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.processes = 64;
+    auto r = run_helper(fixture_, ir, {"/bin/cat", "/proc/self/cgroup"});
+    if (auto why = no_mechanism(r); !why.empty()) QSKIP(why.c_str());
+    QVERIFY2(r.exit_code == 0, dump(r));
+    bool inside = false;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+      if (c1 == std::string::npos || c2 == std::string::npos) continue;
+      const std::string ctrls = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+      // The leaf holds the pids limit: the v2 line, or the v1 hierarchy with the pids controller.
+      if ((ctrls == ",," || ctrls.find(",pids,") != std::string::npos) &&
+          line.find("/paddock-", c2) != std::string::npos)
+        inside = true;
+    }
+    QVERIFY2(inside, dump(r));
   }
 
   void the_memory_limit_holds_data() { add_uid_rows(); }
