@@ -111,7 +111,30 @@ Result<BackendPlan> plan_from_json(const json& j) {
   return p;
 }
 
-std::string plan_hash(const BackendPlan& plan) { return sha256_hex(canonical_bytes(to_json(plan))); }
+std::string plan_hash(const BackendPlan& plan) {
+  // The bytes of canonical_bytes(to_json(plan)), assembled member by member in the document's
+  // (sorted) key order, so that the plan's steps and probe are serialised in place instead of
+  // being deep-copied into a temporary document first (issue 5: the helper hashes on every start).
+  // Compact dumps compose: a member's bytes inside the whole are its own canonical bytes.
+  std::string out = "{\"backend\":";
+  out += canonical_bytes(json(plan.backend));
+  out += ",\"capability_vector\":";
+  out += canonical_bytes(capabilities_json(plan.capability_vector));
+  out += ",\"ir_hash\":";
+  out += canonical_bytes(json(plan.ir_hash));
+  out += ",\"losses\":";
+  out += canonical_bytes(json(plan.losses));
+  out += ",\"probe\":";
+  out += canonical_bytes(plan.probe);
+  out += ",\"refusals\":";
+  out += canonical_bytes(json(plan.refusals));
+  out += ",\"steps\":";
+  out += canonical_bytes(plan.steps);
+  out += ",\"taint\":";
+  out += canonical_bytes(json(plan.taint));
+  out += "}";
+  return sha256_hex(out);
+}
 
 json to_json(const Attestation& a) {
   return json{{"ir_hash", a.ir_hash},

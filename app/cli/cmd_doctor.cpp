@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/helper_process.h"
+#include "app/cli/probe_cache.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
 
@@ -45,6 +46,7 @@ int doctor(CliContext& ctx, bool as_json) {
     print_error(probe.error().message);
     return 125;
   }
+  store_probe(ctx, probe_json);  // `doctor` is also how to refresh what `run` caches
   const auto& p = *probe;
   if (as_json) {
     json report = {{"version", PADDOCK_VERSION},

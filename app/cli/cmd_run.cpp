@@ -3,6 +3,7 @@
 // enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
 // recompiles and verifies the plan itself before it applies anything.
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,11 +17,14 @@
 #include "app/cli/commands.h"
 #include "app/cli/helper_process.h"
 #include "app/cli/inputs_options.h"
+#include "app/cli/probe_cache.h"
 #include "app/cli/run_duration.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
+
+extern char** environ;
 
 namespace paddock::cli {
 namespace {
@@ -39,30 +43,20 @@ int fail(const Error& e) {
   return e.exit_code();
 }
 
-Result<json> probe_kernel(CliContext& ctx) {
-  auto out = run_helper_capture(ctx.helper_path(), {"probe"});
-  if (!out.ok()) return out.error();
-  json probe = json::parse(out->out, nullptr, false);
-  if (out->exit_code != 0 || probe.is_discarded())
-    return refused("paddock-helper probe failed (exit " + std::to_string(out->exit_code) + "); run '" +
-                   ctx.helper_path().string() + " probe' to see why");
-  return probe;
-}
-
 // Runs the helper as our child and waits. SIGINT/SIGQUIT from the terminal reach the agent
 // directly (same process group), so we ignore them; SIGTERM/SIGHUP are passed to the helper,
 // which stops the session. If we are SIGKILLed, the helper dies with us (PR_SET_PDEATHSIG).
+// posix_spawn (vfork semantics) instead of fork: no copy of this process's page tables just to
+// exec the helper; the child starts with our signal dispositions, as a fork would.
 int run_helper_and_wait(const std::string& helper, const std::vector<std::string>& args) {
-  pid_t pid = ::fork();
-  if (pid < 0) return fail(refused(std::string("fork: ") + std::strerror(errno)));
-  if (pid == 0) {
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(helper.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(helper.c_str(), argv.data());
-    std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(errno) << "\n";
-    _exit(125);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(helper.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (int err = ::posix_spawn(&pid, helper.c_str(), nullptr, nullptr, argv.data(), environ); err != 0) {
+    std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(err) << "\n";
+    return 125;
   }
   static pid_t child = 0;
   child = pid;
@@ -76,6 +70,22 @@ int run_helper_and_wait(const std::string& helper, const std::vector<std::string
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
+// cached probe is re-checked against a fresh one before it is believed: the machine may have
+// gained what the old facts lacked (and a fresh probe replaces the cache).
+Result<std::pair<BackendPlan, json>> compile_checked(const FrozenIr& ir, CliContext& ctx) {
+  auto probe = load_probe(ctx);
+  if (!probe.ok()) return probe.error();
+  for (;;) {
+    auto plan = backends::compile(ir, backends::BackendId::kLinux, probe->probe);
+    Status checked = plan.ok() ? backends::check(*plan) : Status(plan.error());
+    if (checked.ok()) return std::make_pair(std::move(*plan), std::move(probe->probe));
+    if (probe->source != ProbeSource::kCache) return checked.error();
+    probe = load_probe(ctx, /*fresh=*/true);
+    if (!probe.ok()) return probe.error();
+  }
 }
 
 int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
@@ -96,12 +106,14 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!ev->ir.taint.empty() && !f.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
-  auto probe = probe_kernel(ctx);
-  if (!probe.ok()) return fail(probe.error());
-  auto plan = backends::compile(ev->ir, backends::BackendId::kLinux, *probe);
-  if (!plan.ok()) return fail(plan.error());
-  if (auto s = backends::check(*plan); !s.ok()) return fail(s.error());
-  const std::string hash = plan_hash(*plan);
+  auto compiled = compile_checked(ev->ir, ctx);
+  if (!compiled.ok()) return fail(compiled.error());
+  const BackendPlan* plan = &compiled->first;
+  const json* probe = &compiled->second;
+  // plan_hash(plan) is sha256 over canonical_bytes(to_json(plan)): build the JSON once for both
+  // the hash and plan.json.
+  const json plan_json = to_json(*plan);
+  const std::string hash = sha256_hex(canonical_bytes(plan_json));
 
   SessionStore store(ctx);
   auto id = SessionStore::new_id();
@@ -109,7 +121,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   auto dir = store.create(*id);
   if (!dir.ok()) return fail(dir.error());
   for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"ir.json", canonical_bytes(ev->ir)},
-                                    {"plan.json", to_json(*plan).dump(2) + "\n"},
+                                    {"plan.json", plan_json.dump(2) + "\n"},
                                     {"probe.json", probe->dump() + "\n"}})
     if (auto s = write_file_atomic(*dir + "/" + name, bytes); !s.ok()) {
       (void)write_file_atomic(*dir + "/report.json",
@@ -125,7 +137,11 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (f.allow_tainted) args.push_back("--allow-tainted");
   args.push_back("--");
   args.insert(args.end(), f.command.begin(), f.command.end());
-  return run_helper_and_wait(ctx.helper_path().string(), args);
+  int code = run_helper_and_wait(ctx.helper_path().string(), args);
+  // The helper failed closed or found the probe not describing this kernel and user: whatever
+  // the cause, the next run probes afresh instead of trusting the cached facts again.
+  if (code == 125 || code == 103) drop_probe_cache(ctx);
+  return code;
 }
 
 int sessions(bool as_json, CliContext& ctx) {

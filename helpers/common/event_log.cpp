@@ -1,6 +1,8 @@
 #include "helpers/common/event_log.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -25,10 +27,22 @@ std::string utc_timestamp() {
 void EventLog::emit(nlohmann::json event) {
   if (!event.contains("ts")) event["ts"] = utc_timestamp();
   std::string line = event.dump();
+  line += "\n";
   std::lock_guard<std::mutex> lock(mu_);
   // An event that cannot be logged is lost, never fatal: events are advisory (DESIGN §9).
-  (void)append_line(path_, line);
-  line += "\n";
+  // One write(2) per line on an O_APPEND descriptor: a crash loses at most the line being written.
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd_ >= 0) {
+    const char* p = line.data();
+    std::size_t left = line.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
   for (auto it = subscribers_.begin(); it != subscribers_.end();) {
     // MSG_DONTWAIT: a stalled subscriber must never block the session; it is dropped instead.
     ssize_t n = ::send(*it, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -39,6 +53,10 @@ void EventLog::emit(nlohmann::json event) {
       ++it;
     }
   }
+}
+
+EventLog::~EventLog() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void EventLog::add_subscriber(int fd) {

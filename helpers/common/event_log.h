@@ -16,6 +16,9 @@ std::string utc_timestamp();  // "2026-01-02T03:04:05.678Z"
 class EventLog {
  public:
   explicit EventLog(std::string path) : path_(std::move(path)) {}
+  ~EventLog();
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
 
   // Adds "ts" (when missing), appends, and writes the line to every subscriber. A subscriber whose
   // socket fails is dropped (closed by its owner, see drop_subscriber).
@@ -26,6 +29,7 @@ class EventLog {
  private:
   std::mutex mu_;
   std::string path_;
+  int fd_ = -1;  // events.jsonl, opened (O_APPEND) on the first event and kept for the session
   std::vector<int> subscribers_;
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "helpers/common/atomic_file.h"
 #include "helpers/linux/sys_error.h"
@@ -14,11 +15,10 @@
 namespace paddock::helper {
 namespace {
 
+// Small kernel files (mountinfo, cgroup.procs, *.events): one buffer, no iostream (start-up cost).
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = read_file(path);
+  return text ? *text : std::string();
 }
 
 Status write_value(const std::string& path, const std::string& value) {
@@ -61,20 +61,31 @@ std::map<std::string, std::string> v1_dirs() {
   return out;
 }
 
-std::string v2_own_dir() {
-  std::string mount;
-  std::istringstream mi(slurp("/proc/self/mountinfo"));
-  std::string line;
-  while (std::getline(mi, line) && mount.empty()) {
-    std::istringstream f(line);
-    std::string a, b, c, d, mp, tok;
-    f >> a >> b >> c >> d >> mp;
-    while (f >> tok && tok != "-") {}
-    std::string fstype;
-    f >> fstype;
-    if (fstype == "cgroup2") mount = mp;
+// The first cgroup2 mount point in mountinfo ("<id> <parent> <dev> <root> <mount point> <opts>
+// [optional fields] - <fstype> <source> <super opts>"), scanned without a stream per line.
+std::string v2_mount_point(const std::string& mountinfo) {
+  for (std::size_t pos = 0; pos < mountinfo.size();) {
+    std::size_t eol = mountinfo.find('\n', pos);
+    if (eol == std::string::npos) eol = mountinfo.size();
+    const std::string_view line(mountinfo.data() + pos, eol - pos);
+    pos = eol + 1;
+    const std::size_t sep = line.find(" - ");
+    if (sep == std::string_view::npos || line.substr(sep + 3, 8) != "cgroup2 ") continue;
+    std::size_t start = 0;
+    for (int field = 0; field < 4 && start != std::string_view::npos; ++field) {
+      start = line.find(' ', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start == std::string_view::npos) continue;
+    return std::string(line.substr(start, line.find(' ', start) - start));
   }
+  return {};
+}
+
+std::string v2_own_dir() {
+  const std::string mount = v2_mount_point(slurp("/proc/self/mountinfo"));
   if (mount.empty()) return {};
+  std::string line;
   std::istringstream cg(slurp("/proc/self/cgroup"));
   while (std::getline(cg, line))
     if (line.rfind("0::", 0) == 0) {

@@ -150,7 +150,7 @@ int helper_run_main(int argc, char** argv) {
   if (!lplan) return fail(lplan.error());
 
   Attestation att;
-  att.ir_hash = ir_hash(*ir);
+  att.ir_hash = bplan->ir_hash;  // compile_linux hashed this IR already; hashing is not free
   att.plan_hash = hash;
   att.backend = "linux";
   att.abi = lplan->landlock.abi;

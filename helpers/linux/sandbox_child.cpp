@@ -192,7 +192,42 @@ int exec_agent(const std::vector<std::string>& argv, const std::vector<std::stri
   return best;
 }
 
-[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd) {
+// The filter the helper compiled for this plan (see sandbox_child.h for the framing).
+Result<std::vector<sock_filter>> receive_filter(int fd) {
+  auto read_all = [fd](void* buf, std::size_t n) {
+    char* p = static_cast<char*>(buf);
+    while (n > 0) {
+      ssize_t got = ::read(fd, p, n);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      p += got;
+      n -= static_cast<std::size_t>(got);
+    }
+    return true;
+  };
+  std::uint32_t bytes = 0;
+  if (!read_all(&bytes, sizeof bytes)) return refused("seccomp filter not received from the helper");
+  if (bytes == 0 || bytes % sizeof(sock_filter) != 0 || bytes > BPF_MAXINSNS * sizeof(sock_filter))
+    return refused("the helper could not build the seccomp filter");
+  std::vector<sock_filter> program(bytes / sizeof(sock_filter));
+  if (!read_all(program.data(), bytes)) return refused("seccomp filter not received whole from the helper");
+  return program;
+}
+
+// {"attestation":<attestation>,"type":"attestation"}: the bytes json::dump would give for that
+// object (keys sorted), without parsing the attestation back right before exec.
+void send_attestation(int fd, const std::string& attestation_json) {
+  std::string text;
+  text.reserve(attestation_json.size() + 40);
+  text.append("{\"attestation\":").append(attestation_json).append(",\"type\":\"attestation\"}");
+  iovec iov{text.data(), text.size()};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+}
+
+[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, const std::vector<sock_filter>& filter) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -206,12 +241,11 @@ int exec_agent(const std::vector<std::string>& argv, const std::vector<std::stri
   // what makes setuid binaries inside the view powerless.
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_setup(report_fd, sys_error("no_new_privs"));
   if (auto s = apply_landlock(plan.landlock); !s) die_setup(report_fd, s.error());
-  if (auto s = apply_seccomp(plan.seccomp, plan.socket_families_allowed); !s)
-    die_setup(report_fd, s.error());
+  if (auto s = load_seccomp_program(filter); !s) die_setup(report_fd, s.error());
   if (auto s = clear_capabilities(); !s) die_setup(report_fd, s.error());
   std::vector<std::string> env = build_env(spec);
   // Readiness: everything above is in force for this process and all it will start.
-  send_msg(report_fd, {{"type", "attestation"}, {"attestation", json::parse(spec.attestation_json)}});
+  send_attestation(report_fd, spec.attestation_json);
   int err = exec_agent(spec.argv, env);
   int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
   send_msg(report_fd, {{"type", "exec_failed"}, {"errno", err},
@@ -221,7 +255,7 @@ int exec_agent(const std::vector<std::string>& argv, const std::vector<std::stri
 
 }  // namespace
 
-void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, long* reaped_counter) {
+void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   char go = 0;
@@ -247,6 +281,13 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, long
     if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
   }
 
+  // The helper sends the filter only once this process is in the session's cgroup: the agent is
+  // forked after it arrives, so it starts inside the cgroup (a fork before a cgroup v1 migration
+  // would stay outside) and with the filter compiled.
+  auto filter = receive_filter(filter_fd);
+  if (!filter) die_setup(report_fd, filter.error());
+  ::close(filter_fd);
+
   // Init: block what it handles, so sigwaitinfo sees it; the agent unblocks before exec.
   sigset_t set;
   sigemptyset(&set);
@@ -255,7 +296,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, long
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   pid_t agent = ::fork();
   if (agent < 0) die_setup(report_fd, sys_error("fork agent"));
-  if (agent == 0) agent_main(spec, report_fd);
+  if (agent == 0) agent_main(spec, report_fd, *filter);
 
   int agent_status = 0;
   for (;;) {

@@ -10,8 +10,11 @@
 namespace paddock::helper {
 
 // report_fd: SOCK_SEQPACKET to the helper. sync_fd: read end the helper writes one byte to once
-// the uid/gid maps and the cgroup are in place (EOF = the helper died: exit). Never returns.
-[[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd,
+// the uid/gid maps are in place (EOF = the helper died: exit). filter_fd: stream on which the
+// helper sends the compiled seccomp filter (u32 byte length, then the sock_filter array; length
+// 0 = it could not be built) once this process is in the session's cgroup; init builds the view
+// meanwhile, reads the filter before it forks the agent and dies (125) without it. Never returns.
+[[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
                                     long* reaped_counter);
 
 }  // namespace paddock::helper

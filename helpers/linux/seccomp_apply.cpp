@@ -1,12 +1,20 @@
 #include "helpers/linux/seccomp_apply.h"
 
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
+
+#include "helpers/common/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
@@ -36,8 +44,8 @@ std::string fail(const std::string& what, int rc) { return what + ": " + std::st
 
 }  // namespace
 
-Status apply_seccomp(const std::vector<linux_backend::SeccompRule>& rules,
-                     const std::vector<std::string>& socket_families_allowed) {
+Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend::SeccompRule>& rules,
+                                                 const std::vector<std::string>& socket_families_allowed) {
   FilterCtx ctx;
   if (!ctx.get()) return refused("seccomp_init failed");
   // Foreign-ABI syscalls kill: the rules below are resolved for the native architecture only.
@@ -93,8 +101,34 @@ Status apply_seccomp(const std::vector<linux_backend::SeccompRule>& rules,
                               SCMP_A0(SCMP_CMP_GE, static_cast<scmp_datum_t>(AF_MAX)));
     if (rc != 0) return refused(fail("seccomp socket family rule", rc));
   }
-  if (int rc = seccomp_load(ctx.get()); rc != 0) return refused(fail("seccomp_load", rc));
+  UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "paddock-seccomp", MFD_CLOEXEC)));
+  if (!mem.valid()) return refused(std::string("seccomp: memfd_create: ") + std::strerror(errno));
+  if (int rc = seccomp_export_bpf(ctx.get(), mem.get()); rc != 0) return refused(fail("seccomp_export_bpf", rc));
+  struct stat st {};
+  if (::fstat(mem.get(), &st) != 0 || st.st_size <= 0 || st.st_size % sizeof(sock_filter) != 0)
+    return refused("seccomp: libseccomp exported no usable filter");
+  std::vector<sock_filter> program(static_cast<std::size_t>(st.st_size) / sizeof(sock_filter));
+  if (::pread(mem.get(), program.data(), static_cast<std::size_t>(st.st_size), 0) != st.st_size)
+    return refused(std::string("seccomp: cannot read the exported filter: ") + std::strerror(errno));
+  return program;
+}
+
+Status load_seccomp_program(const std::vector<sock_filter>& program) {
+  if (program.empty() || program.size() > BPF_MAXINSNS) return refused("seccomp: filter has no valid size");
+  sock_fprog fprog{static_cast<unsigned short>(program.size()), const_cast<sock_filter*>(program.data())};
+  // libseccomp 2.5 (seccomp_load): seccomp(2) with no flags (no TSYNC, LOG, SPEC_ALLOW or
+  // listener: none of those attributes is set above), prctl where seccomp(2) is missing.
+  long rc = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+  if (rc != 0 && errno == ENOSYS) rc = ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0);
+  if (rc != 0) return refused(std::string("seccomp: cannot load the filter: ") + std::strerror(errno));
   return Status::Ok();
+}
+
+Status apply_seccomp(const std::vector<linux_backend::SeccompRule>& rules,
+                     const std::vector<std::string>& socket_families_allowed) {
+  auto program = compile_seccomp(rules, socket_families_allowed);
+  if (!program) return program.error();
+  return load_seccomp_program(*program);
 }
 
 }  // namespace paddock::helper

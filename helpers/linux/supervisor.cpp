@@ -18,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "helpers/common/atomic_file.h"
 #include "helpers/common/event_log.h"
@@ -25,6 +26,7 @@
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/sandbox_child.h"
+#include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_relay.h"
 
 namespace paddock::helper {
@@ -134,10 +136,12 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   ::sigprocmask(SIG_BLOCK, &sigs, &old_mask);
   UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
 
-  int sp[2], sync[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0)
+  int sp[2], sync[2], fp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0 ||
+      ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fp) != 0)
     return fail_session(o, 125, std::string("socketpair: ") + std::strerror(errno));
-  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]);
+  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]), filter(fp[0]),
+      filter_child(fp[1]);
   void* shared = ::mmap(nullptr, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return fail_session(o, 125, std::string("mmap: ") + std::strerror(errno));
   long* reaped = static_cast<long*>(shared);
@@ -173,11 +177,13 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (pid == 0) {
     report.reset();
     sync_wr.reset();
+    filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), reaped);
   }
   report_child.reset();
   sync_rd.reset();
+  filter_child.reset();
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
 
   auto abort_start = [&](const std::string& message) {
@@ -188,21 +194,46 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
   if (plan.namespaces.user)
     if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
-  if (leaf->active() && !in_leaf)
-    if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
+  // While the sandbox builds its view (on the other core), move init into the cgroup leaf where
+  // clone3 could not start it there (cgroup v1: a migration costs the kernel an RCU grace period,
+  // ~10 ms) and compile the seccomp filter. Init forks the agent only after the filter arrives,
+  // which is after the migration: the agent always starts inside the leaf (a filter that cannot
+  // be built: length 0, init fails setup, and the session reports this error).
+  if (leaf->active() && !in_leaf)
+    if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
+  std::string filter_error;
+  {
+    auto program = compile_seccomp(plan.seccomp, plan.socket_families_allowed);
+    if (!program) filter_error = program.error().message;
+    const std::uint32_t bytes = program ? static_cast<std::uint32_t>(program->size() * sizeof(sock_filter)) : 0;
+    std::string frame(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+    if (program) frame.append(reinterpret_cast<const char*>(program->data()), bytes);
+    // Blocking is fine: the agent reads the whole frame first thing. If the sandbox died
+    // already, the send fails (no SIGPIPE) and the outcome is read from the report socket.
+    for (std::size_t off = 0; off < frame.size();) {
+      ssize_t n = ::send(filter.get(), frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      off += static_cast<std::size_t>(n);
+    }
+    filter.reset();
+  }
 
   Outcome out;
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o.timeout_secs) deadline = t0 + std::chrono::seconds(*o.timeout_secs);
   bool timed_out = false, stopping = false, init_done = false;
-  std::vector<char> buf(1 << 20);
+  // Room for the largest report message, left uninitialised: zero-filling 1 MiB cost 256 page
+  // faults per session, and recvmsg only touches the pages a message fills.
+  constexpr std::size_t kReportMax = 1 << 20;
+  std::unique_ptr<char[]> buf(new char[kReportMax]);
 
   auto read_reports = [&] {
     for (;;) {
-      iovec iov{buf.data(), buf.size()};
+      iovec iov{buf.get(), kReportMax};
       alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
       msghdr mh{};
       mh.msg_iov = &iov;
@@ -216,7 +247,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
       for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&passed, CMSG_DATA(c), sizeof(int));
       UniqueFd passed_fd(passed);
-      json msg = json::parse(std::string(buf.data(), static_cast<std::size_t>(n)), nullptr, false);
+      json msg = json::parse(std::string_view(buf.get(), static_cast<std::size_t>(n)), nullptr, false);
       std::string type = msg.is_object() ? msg.value("type", "") : "";
       if (type == "setup_failed") {
         out.setup_error = msg.value("message", "sandbox setup failed");
@@ -287,6 +318,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   leaf->kill_all();
   relay.stop();
   control.close_all();
+  if (!filter_error.empty()) out.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out.setup_error.empty()) report_error_line(out.setup_error);
   if (!out.exec_error.empty()) report_error_line(out.exec_error);
 

@@ -2,6 +2,9 @@
 // against bare /bin/true and against bubblewrap with every namespace unshared. Prints medians
 // and ratios (goals: helper <= 0.75x bwrap, `paddock run` end to end <= 1.5x bwrap, helper peak
 // RSS <= 8 MB). No timing asserts: the numbers are for people.
+// Two end-to-end lines: the permissive profile (no limits) and the default profile (memory and
+// process limits: a cgroup leaf where one is writable, else refused), each labelled with what
+// its plan uses. Every variant runs once per round, in the same round, so drift hits all alike.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -89,6 +92,23 @@ int main() {
   }
   std::string session;
   for (const auto& e : fs::directory_iterator(root + "/state/paddock/sessions")) session = e.path().string();
+  // The default profile needs its limits enforced; where it cannot (no writable cgroup for this
+  // uid), `run` refuses and the line says so instead of timing a refusal.
+  Sample first_default = run({paddock, "run", "--", "/bin/true"}, env);
+  std::string default_label = "default profile";
+  if (first_default.code == 0) {
+    std::string newest;
+    for (const auto& e : fs::directory_iterator(root + "/state/paddock/sessions"))
+      if (e.path().string() != session && e.path().string() > newest) newest = e.path().string();
+    std::string plan = slurp(newest + "/plan.json");
+    // The cgroup step's value follows its name: {"step": "cgroup", "value": {..."mechanism": "v2"...}}.
+    auto step = plan.find("\"cgroup\"", plan.find("\"steps\""));
+    auto m = step == std::string::npos ? step : plan.find("\"mechanism\"", step);
+    if (m != std::string::npos) {
+      auto a = plan.find('"', plan.find(':', m) + 1), b = plan.find('"', a + 1);
+      default_label += ", cgroup " + plan.substr(a + 1, b - a - 1) + " + rlimits";
+    }
+  }
   std::string att = slurp(session + "/attestation.json");
   auto k = att.find("\"plan_hash\"");
   auto q1 = att.find('"', att.find(':', k) + 1), q2 = att.find('"', q1 + 1);
@@ -109,9 +129,10 @@ int main() {
                                     "--probe", session + "/probe.json", "--", "/bin/true"};
   };
   const std::vector<std::string> e2e = {paddock, "run", "--profile", "permissive", "--", "/bin/true"};
+  const std::vector<std::string> e2e_default = {paddock, "run", "--", "/bin/true"};
 
   const int rounds = 40;
-  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e;
+  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e, t_default;
   long helper_rss = 0;
   int failures = 0;
   for (int i = 0; i < rounds; ++i) {  // interleaved, so drift hits every variant alike
@@ -124,20 +145,32 @@ int main() {
     Sample p = run(e2e, env);
     failures += p.code != 0;
     t_e2e.push_back(p.ms);
+    if (first_default.code == 0) {
+      Sample d = run(e2e_default, env);
+      failures += d.code != 0;
+      t_default.push_back(d.ms);
+    }
   }
-  const double mb = median(t_bare), mw = median(t_bwrap), mh = median(t_helper), me = median(t_e2e);
+  const double mb = median(t_bare), mw = median(t_bwrap), mh = median(t_helper), me = median(t_e2e),
+               md = median(t_default);
   std::printf("helper_bench: %d rounds, medians (ms)\n", rounds);
-  std::printf("  /bin/true                      %8.3f\n", mb);
-  if (have_bwrap) std::printf("  bwrap --unshare-all /bin/true  %8.3f  (%.1fx bare)\n", mw, mw / mb);
-  std::printf("  paddock-helper (net off)       %8.3f  (%.1fx bare)\n", mh, mh / mb);
-  std::printf("  paddock run (end to end)       %8.3f  (%.1fx bare)\n", me, me / mb);
+  std::printf("  /bin/true                                 %8.3f\n", mb);
+  if (have_bwrap) std::printf("  bwrap --unshare-all /bin/true             %8.3f  (%.1fx bare)\n", mw, mw / mb);
+  std::printf("  paddock-helper (permissive, net off)      %8.3f  (%.1fx bare)\n", mh, mh / mb);
+  std::printf("  paddock run (permissive: no limits)       %8.3f  (%.1fx bare)\n", me, me / mb);
+  if (first_default.code == 0)
+    std::printf("  paddock run (%s) %8.3f  (%.1fx bare)\n", default_label.c_str(), md, md / mb);
+  else
+    std::printf("  paddock run (default profile): refused here (exit %d), not timed\n", first_default.code);
   if (have_bwrap) {
-    std::printf("  ratio helper / bwrap           %8.2f  (goal <= 0.75)\n", mh / mw);
-    std::printf("  ratio paddock run / bwrap      %8.2f  (goal <= 1.5)\n", me / mw);
+    std::printf("  ratio helper / bwrap                      %8.2f  (goal <= 0.75)\n", mh / mw);
+    std::printf("  ratio paddock run permissive / bwrap      %8.2f  (goal <= 1.5)\n", me / mw);
+    if (first_default.code == 0)
+      std::printf("  ratio paddock run default / bwrap         %8.2f  (goal <= 1.5)\n", md / mw);
   } else {
     std::printf("  bwrap not installed (apt-get install bubblewrap): no bwrap ratios\n");
   }
-  std::printf("  peak RSS of helper tree        %8.1f MB  (goal <= 8 MB)\n", static_cast<double>(helper_rss) / 1024.0);
+  std::printf("  peak RSS of helper tree                   %8.1f MB  (goal <= 8 MB)\n", static_cast<double>(helper_rss) / 1024.0);
   if (failures) std::printf("  WARNING: %d sandboxed runs did not exit 0\n", failures);
   std::error_code ec;
   fs::remove_all(root, ec);

@@ -177,6 +177,61 @@ class RunSessionTest : public QObject {
     QVERIFY2(bad_timeout.exit_code == 2, dump(bad_timeout));
   }
 
+  // `run` caches the helper's probe per boot in the private runtime dir; a cache that does not
+  // parse, does not match its key, is writable by others or lies about a fact the helper checks
+  // is never what a session runs on.
+  void the_probe_is_cached_and_a_bad_cache_is_never_trusted_data() { add_uid_rows(); }
+  void the_probe_is_cached_and_a_bad_cache_is_never_trusted() {
+    setup_row();
+    chown_all();
+    const std::string cache = root_ + "/run/paddock/probe-cache.json";
+    auto first = paddock({"run", "--", "true"});
+    QVERIFY2(first.exit_code == 0, dump(first));
+    struct stat st {};
+    QVERIFY(::stat(cache.c_str(), &st) == 0);
+    QCOMPARE(st.st_mode & 0777u, 0600u);
+    QCOMPARE(st.st_uid, uid_);
+    const json good = json::parse(slurp(cache));
+    auto fresh = run_process({helper_bin(), "probe"}, opts_);  // same uid via opts_.prefix
+    QVERIFY2(fresh.exit_code == 0, dump(fresh));
+    QCOMPARE(good["probe"], json::parse(fresh.out));
+    auto ran = [&] { return fs::exists(project_ + "/ran.txt"); };
+    const std::vector<std::string> touch = {"run", "--", "sh", "-c", "echo ran > ran.txt"};
+
+    put(cache, "{not json");
+    auto garbage = paddock(touch);
+    QVERIFY2(garbage.exit_code == 0 && ran(), dump(garbage));
+    QCOMPARE(json::parse(slurp(cache)), good);
+
+    json lying = good;
+    lying["probe"]["unprivileged"] = !good["probe"]["unprivileged"].get<bool>();
+    json stale = lying;
+    stale["key"]["boot_id"] = "not-this-boot\n";
+    put(cache, stale.dump());
+    fs::remove(project_ + "/ran.txt");
+    auto stale_run = paddock(touch);
+    QVERIFY2(stale_run.exit_code == 0 && ran(), dump(stale_run));
+    QCOMPARE(json::parse(slurp(cache)), good);
+
+    put(cache, lying.dump());
+    ::chmod(cache.c_str(), 0666);
+    fs::remove(project_ + "/ran.txt");
+    auto shared = paddock(touch);
+    QVERIFY2(shared.exit_code == 0 && ran(), dump(shared));
+
+    // Matching key, wrong fact: the helper re-validates it and refuses; nothing runs and the
+    // cache is dropped, so the next run probes afresh.
+    put(cache, lying.dump());
+    ::chmod(cache.c_str(), 0600);
+    fs::remove(project_ + "/ran.txt");
+    auto lie = paddock(touch);
+    QVERIFY2(lie.exit_code == 103 && !ran(), dump(lie));
+    QVERIFY(!fs::exists(cache));
+    auto after = paddock(touch);
+    QVERIFY2(after.exit_code == 0 && ran(), dump(after));
+    QCOMPARE(json::parse(slurp(cache)), good);
+  }
+
   void secret_shaped_files_are_unreadable_through_paddock_run_data() { add_uid_rows(); }
   void secret_shaped_files_are_unreadable_through_paddock_run() {
     setup_row();

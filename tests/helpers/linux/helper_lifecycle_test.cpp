@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <sstream>
 #include <chrono>
 #include <filesystem>
 #include <fstream>

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -145,6 +146,31 @@ class HelperLimitsTest : public QObject {
     marker_.clear();
     remove_fixture(fixture_);
     fixture_ = {};
+  }
+
+  // The helper moves init into the session's cgroup while the view is built (where clone3
+  // cannot start it there, e.g. cgroup v1); the agent must still start inside it, never outside.
+  void the_agent_starts_inside_the_sessions_cgroup_data() { add_uid_rows(); }
+  void the_agent_starts_inside_the_sessions_cgroup() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.processes = 64;
+    const std::string via = mechanism_of(fixture_, ir, "processes");
+    if (via.rfind("cgroup_", 0) != 0) QSKIP(("no cgroup for this uid here: processes via " + via).c_str());
+    auto r = run_helper(fixture_, ir, {"/bin/cat", "/proc/self/cgroup"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    bool inside = false;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+      if (c1 == std::string::npos || c2 == std::string::npos) continue;
+      const std::string ctrls = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+      // The leaf holds the pids limit: the v2 line, or the v1 hierarchy with the pids controller.
+      if ((ctrls == ",," || ctrls.find(",pids,") != std::string::npos) &&
+          line.find("/paddock-", c2) != std::string::npos)
+        inside = true;
+    }
+    QVERIFY2(inside, dump(r));
   }
 
   // N = 16: the sandbox's init, the probe and 14 children (or 14 threads). Meanwhile the same uid runs more than
