@@ -203,8 +203,10 @@ class RunSessionTest : public QObject {
     QVERIFY2(garbage.exit_code == 0 && ran(), dump(garbage));
     QCOMPARE(json::parse(slurp(cache)), good);
 
+    // A fact the helper re-checks, and one the plan does not refuse on (a lie that makes the plan
+    // refuse is caught sooner: the refusal is re-checked against a fresh probe).
     json lying = good;
-    lying["probe"]["unprivileged"] = !good["probe"]["unprivileged"].get<bool>();
+    lying["probe"]["landlock_abi"] = good["probe"]["landlock_abi"].get<int>() - 1;
     json stale = lying;
     stale["key"]["boot_id"] = "not-this-boot\n";
     put(cache, stale.dump());
