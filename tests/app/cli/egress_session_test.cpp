@@ -22,23 +22,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process_runner.h"
+#include "tests/support/test_util.h"
 
 using namespace paddock::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-QByteArray dump(const ProcessResult& r) {
-  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
-}
 
 // A TCP server on 127.0.0.1 whose per-connection behaviour is a function; it records what each
 // connection sent first (one line or one request head) so a test can prove the bytes arrived.

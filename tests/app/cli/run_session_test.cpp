@@ -17,52 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process_runner.h"
+#include "tests/support/test_util.h"
 
 using namespace paddock::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-QByteArray dump(const ProcessResult& r) {
-  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
-}
-
-template <class Pred>
-bool eventually(Pred pred, int seconds = 20) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return pred();
-}
-
-int count_processes_with(const std::string& marker) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename().string();
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::string cmd = slurp(e.path().string() + "/cmdline");
-    for (auto& c : cmd)
-      if (c == '\0') c = ' ';
-    std::string stat = slurp(e.path().string() + "/stat");
-    auto rp = stat.rfind(')');
-    bool zombie = rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z';
-    if (!zombie && cmd.find(marker) != std::string::npos) ++n;
-  }
-  return n;
-}
-
-}  // namespace
 
 class RunSessionTest : public QObject {
   Q_OBJECT

@@ -15,28 +15,12 @@
 #include <thread>
 
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_util.h"
 
 using namespace paddock;
 using namespace paddock::test;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Waits (bounded, not a timing assertion) until pred holds.
-template <class Pred>
-bool eventually(Pred pred, int seconds = 20) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return pred();
-}
 
 // Starts argv in the background with stdout/stderr to files; returns the pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {

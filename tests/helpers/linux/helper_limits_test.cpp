@@ -20,32 +20,13 @@
 #include "backends/linux/linux_plan.h"
 #include "engine/plan.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_util.h"
 
 using namespace paddock;
 using namespace paddock::test;
 using nlohmann::json;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-QByteArray dump(const ProcessResult& r) {
-  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
-}
-
-template <class Pred>
-bool eventually(Pred pred, int seconds = 20) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return pred();
-}
 
 // Live processes whose real uid is uid (RLIMIT_NPROC counts real uids).
 int processes_of_uid(uid_t uid) {

@@ -10,25 +10,10 @@
 #include <fstream>
 
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_util.h"
 
 using namespace paddock;
 using namespace paddock::test;
-
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The helper's output, for assertion messages.
-QByteArray dump(const ProcessResult& r) {
-  return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
-}
-
-}  // namespace
 
 class HelperSandboxTest : public QObject {
   Q_OBJECT

@@ -1,4 +1,5 @@
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,13 +29,6 @@ void chown_tree(const std::string& path, uid_t uid) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it)
     ::lchown(it->path().c_str(), uid, uid);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -142,26 +136,6 @@ ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std:
   options.env_override["HOME"] = f.home;
   options.env_override["LANG"] = "C.UTF-8";
   return run_process(h.argv, options);
-}
-
-int count_processes_with(const std::string& marker) {
-  int n = 0;
-  DIR* d = ::opendir("/proc");
-  if (!d) return -1;
-  while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::string base = std::string("/proc/") + e->d_name;
-    std::string cmdline = slurp(base + "/cmdline");
-    for (auto& c : cmdline)
-      if (c == '\0') c = ' ';
-    if (cmdline.find(marker) == std::string::npos) continue;
-    std::string stat = slurp(base + "/stat");
-    auto rp = stat.rfind(')');
-    if (rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z') continue;
-    ++n;
-  }
-  ::closedir(d);
-  return n;
 }
 
 }  // namespace paddock::test

@@ -47,8 +47,6 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
 ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
                          const std::vector<std::string>& extra_args = {}, RunOptions options = {});
 
-// Processes on the whole host whose command line contains marker (zombies excluded).
-int count_processes_with(const std::string& marker);
 
 std::string uid_label(uid_t uid);  // "root" | "uid65534"
 

@@ -1,0 +1,35 @@
+// Small things every integration test needs: read and write a whole file, describe a process
+// result in an assertion message, wait (bounded, never a timing assertion) for a condition, and
+// count the live processes whose command line carries a marker.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <QByteArray>
+
+#include "tests/support/process_runner.h"
+
+namespace paddock::test {
+
+std::string slurp(const std::string& path);  // "" when unreadable
+void put(const std::string& path, const std::string& text);
+
+// Exit code, stdout and stderr, for QVERIFY2 messages.
+QByteArray dump(const ProcessResult& r);
+
+// Live (non-zombie) processes whose command line contains `marker`; -1 if /proc is unreadable.
+int count_processes_with(const std::string& marker);
+
+// Polls pred every 20 ms for up to `seconds`; true as soon as it holds.
+template <class Pred>
+bool eventually(Pred pred, int seconds = 20) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+}  // namespace paddock::test
