@@ -10,8 +10,10 @@ namespace {
 class Differ {
  public:
   std::vector<IrChange> out;
+  std::set<std::string> covered;  // "section.field" names compared with their own rule
 
   void list(const std::string& field, const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    covered.insert(field);
     const std::set<std::string> sa(a.begin(), a.end()), sb(b.begin(), b.end());
     for (const auto& x : sa)
       if (!sb.count(x)) out.push_back({field, x, false});
@@ -19,6 +21,7 @@ class Differ {
       if (!sa.count(x)) out.push_back({field, x, true});
   }
   void scalar(const std::string& field, const std::string& a, const std::string& b) {
+    covered.insert(field);
     if (a == b) return;
     out.push_back({field, a, false});
     out.push_back({field, b, true});
@@ -96,6 +99,22 @@ std::vector<IrChange> diff_ir(const FrozenIr& a, const FrozenIr& b) {
   d.limit("resources.wall_time_secs", a.resources.wall_time_secs, b.resources.wall_time_secs);
   d.scalar("extensions", a.extensions.dump(), b.extensions.dump());
   d.list("taint", a.taint, b.taint);
+  // Every other field of the IR, as its JSON, so a field added to the IR later is never missing
+  // from the Diff (warnings have their own pane; the hashes are shown beside the Diff).
+  const nlohmann::json ja = to_json(a), jb = to_json(b);
+  for (const auto& [section, va] : ja.items()) {
+    if (section == "warnings" || d.covered.count(section)) continue;
+    const nlohmann::json vb = jb.contains(section) ? jb.at(section) : nlohmann::json();
+    if (!va.is_object() || !vb.is_object()) {
+      d.scalar(section, va.dump(), vb.dump());
+      continue;
+    }
+    for (const auto& [field, fa] : va.items()) {
+      const std::string name = section + "." + field;
+      if (d.covered.count(name)) continue;
+      d.scalar(name, fa.dump(), vb.contains(field) ? vb.at(field).dump() : "null");
+    }
+  }
   return d.out;
 }
 

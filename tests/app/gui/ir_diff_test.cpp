@@ -41,6 +41,23 @@ class IrDiffTest : public QObject {
     QVERIFY(has({"resources.memory_bytes", "no limit", true}));
     QCOMPARE(d.size(), size_t(7));
   }
+
+  // Fields without a rule of their own are compared as JSON, so a field the IR gains later is
+  // never missing from the Diff (these two came with the egress seam and --git-ssh).
+  void a_field_without_its_own_rule_still_shows_its_change() {
+    FrozenIr a, b;
+    b.egress.debug_resolve = {{"git.paddock.test", {"127.0.0.1"}}};
+    b.egress.git_ssh_connect = "/opt/paddock/libexec/paddock/paddock-connect";
+    b.meta.project = "/home/u/other";
+    const auto d = diff_ir(a, b);
+    auto named = [&](const std::string& field) {
+      return std::count_if(d.begin(), d.end(), [&](const IrChange& c) { return c.field == field && c.added; });
+    };
+    QCOMPARE(named("egress.debug_resolve"), 1l);
+    QCOMPARE(named("egress.git_ssh_connect"), 1l);
+    QCOMPARE(named("meta.project"), 1l);
+    QCOMPARE(d.size(), size_t(6));
+  }
 };
 
 QTEST_GUILESS_MAIN(IrDiffTest)
