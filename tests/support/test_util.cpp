@@ -1,9 +1,13 @@
 #include "tests/support/test_util.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <QtTest>
 
 namespace paddock::test {
 
@@ -18,6 +22,25 @@ void put(const std::string& path, const std::string& text) { std::ofstream(path,
 
 QByteArray dump(const ProcessResult& r) {
   return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
+}
+
+void add_uid_rows() {
+  QTest::addColumn<uint>("uid");
+  QTest::newRow("root") << 0u;
+  QTest::newRow("uid65534") << 65534u;
+}
+
+std::vector<std::string> as_uid(uid_t uid) {
+  if (uid == 0) return {};
+  return {"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(uid), "--clear-groups"};
+}
+
+void chown_tree(const std::string& path, uid_t uid) {
+  namespace fs = std::filesystem;
+  ::lchown(path.c_str(), uid, uid);
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it)
+    ::lchown(it->path().c_str(), uid, uid);
 }
 
 int count_processes_with(const std::string& marker) {

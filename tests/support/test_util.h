@@ -1,11 +1,14 @@
 // Small things every integration test needs: read and write a whole file, describe a process
 // result in an assertion message, wait (bounded, never a timing assertion) for a condition, and
-// count the live processes whose command line carries a marker.
+// count the live processes whose command line carries a marker; run as root and as uid 65534.
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <QByteArray>
 
@@ -21,6 +24,15 @@ QByteArray dump(const ProcessResult& r);
 
 // Live (non-zombie) processes whose command line contains `marker`; -1 if /proc is unreadable.
 int count_processes_with(const std::string& marker);
+
+// The data rows of every boundary test: root, and uid 65534 (our users are not root).
+void add_uid_rows();  // QTest column "uid" (uint)
+
+// The command prefix that runs a process as `uid` (setpriv, no groups); empty for root.
+std::vector<std::string> as_uid(uid_t uid);
+
+// Hands `path` and everything under it to uid:uid (lchown: links are not followed).
+void chown_tree(const std::string& path, uid_t uid);
 
 // Polls pred every 20 ms for up to `seconds`; true as soon as it holds.
 template <class Pred>

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process_runner.h"
+#include "tests/support/test_util.h"
 
 using nlohmann::json;
 using paddock::test::run_process;
@@ -102,7 +103,7 @@ class DoctorTest : public QObject {
   void doctor_json_as_an_unprivileged_user_still_probes_landlock_and_namespaces() {
     if (geteuid() != 0) QSKIP("already unprivileged; the other cases covered this uid");
     paddock::test::RunOptions o;
-    o.prefix = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    o.prefix = paddock::test::as_uid(65534);
     o.env_override = {{"HOME", "/tmp"}};
     json d = doctor_json(o);
     QVERIFY(!d.is_discarded());

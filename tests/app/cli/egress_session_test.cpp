@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process_runner.h"
+#include "tests/app/cli/cli_home.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock::test;
@@ -145,44 +146,20 @@ bool has_event(const std::vector<json>& events, const std::function<bool(const j
 class EgressSessionTest : public QObject {
   Q_OBJECT
 
-  std::string root_, home_, project_;
-  uid_t uid_ = 0;
-  RunOptions opts_;
-
-  void add_uid_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-  }
+  CliHome h_;
 
   void setup_row() {
     QFETCH(uint, uid);
-    uid_ = uid;
-    char tmpl[] = "/tmp/paddock-egress-XXXXXX";
-    QVERIFY(::mkdtemp(tmpl));
-    root_ = tmpl;
-    ::chmod(root_.c_str(), 0755);
-    home_ = root_ + "/home";
-    project_ = home_ + "/proj";
-    for (const auto& d : {home_ + "/.ssh", project_, root_ + "/state", root_ + "/run", root_ + "/config"})
-      fs::create_directories(d);
-    ::chmod((root_ + "/run").c_str(), 0700);
-    opts_ = {};
-    opts_.cwd = project_;
-    opts_.env_override = {{"HOME", home_}, {"XDG_STATE_HOME", root_ + "/state"},
-                          {"XDG_RUNTIME_DIR", root_ + "/run"}, {"XDG_CONFIG_HOME", root_ + "/config"}};
-    opts_.env_unset = {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER", "PADDOCK_DEBUG_RESOLVE", "http_proxy",
-                       "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"};
-    if (uid_ != 0)
-      opts_.prefix = {"setpriv", "--reuid=" + std::to_string(uid_), "--regid=" + std::to_string(uid_), "--clear-groups"};
-    ::lchown(root_.c_str(), uid_, uid_);
-    for (const auto& e : fs::recursive_directory_iterator(root_)) ::lchown(e.path().c_str(), uid_, uid_);
+    QVERIFY(h_.create(uid, "egress", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER", "PADDOCK_DEBUG_RESOLVE",
+                                      "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                                      "all_proxy"}));
+    h_.chown_all();
   }
 
-  // The permissive profile for every row: the default one sets cgroup limits that an
-  // unprivileged user cannot have enforced here (run_session_test covers that refusal).
+  // The permissive profile for every row: these tests are about the network, and it sets no
+  // resource limits (run_session_test and helper_limits_test cover the default profile's).
   ProcessResult paddock(std::vector<std::string> args, const std::string& seam) {
-    RunOptions o = opts_;
+    RunOptions o = h_.opts;
     if (!seam.empty()) o.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
     args.insert(args.begin() + 1, {"--profile", "permissive"});
     args.insert(args.begin(), paddock_bin());
@@ -192,7 +169,7 @@ class EgressSessionTest : public QObject {
   std::string only_session_dir() {
     std::vector<std::string> ids;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root_ + "/state/paddock/sessions", ec)) ids.push_back(e.path().string());
+    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec)) ids.push_back(e.path().string());
     std::sort(ids.begin(), ids.end());
     return ids.empty() ? "" : ids.back();
   }
@@ -200,8 +177,8 @@ class EgressSessionTest : public QObject {
  private slots:
   void cleanup() {
     std::error_code ec;
-    if (!root_.empty()) fs::remove_all(root_, ec);
-    root_.clear();
+    if (!h_.root.empty()) fs::remove_all(h_.root, ec);
+    h_.root.clear();
   }
 
   void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5_data() { add_uid_rows(); }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process_runner.h"
+#include "tests/app/cli/cli_home.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock::test;
@@ -26,15 +27,7 @@ using nlohmann::json;
 class RunSessionTest : public QObject {
   Q_OBJECT
 
-  std::string root_, home_, project_;
-  uid_t uid_ = 0;
-  RunOptions opts_;
-
-  void add_uid_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-  }
+  CliHome h_;
 
   void setup_row() {
     QFETCH(uint, uid);
@@ -42,34 +35,15 @@ class RunSessionTest : public QObject {
   }
 
   void setup_row_for(uid_t uid) {
-    uid_ = uid;
-    char tmpl[] = "/tmp/paddock-run-XXXXXX";
-    QVERIFY(::mkdtemp(tmpl));
-    root_ = tmpl;
-    ::chmod(root_.c_str(), 0755);
-    home_ = root_ + "/home";
-    project_ = home_ + "/proj";
-    for (const auto& d : {home_ + "/.ssh", project_ + "/src", root_ + "/state", root_ + "/run", root_ + "/config"})
-      fs::create_directories(d);
-    ::chmod((root_ + "/run").c_str(), 0700);
-    put(project_ + "/src/main.txt", "hello from the project\n");
-    opts_ = {};
-    opts_.cwd = project_;
-    opts_.env_override = {{"HOME", home_}, {"XDG_STATE_HOME", root_ + "/state"},
-                          {"XDG_RUNTIME_DIR", root_ + "/run"}, {"XDG_CONFIG_HOME", root_ + "/config"}};
-    opts_.env_unset = {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"};
-    if (uid_ != 0)
-      opts_.prefix = {"setpriv", "--reuid=" + std::to_string(uid_), "--regid=" + std::to_string(uid_), "--clear-groups"};
+    QVERIFY(h_.create(uid, "run", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+    fs::create_directories(h_.project + "/src");
+    put(h_.project + "/src/main.txt", "hello from the project\n");
   }
 
-  // Hands the tree to the uid under test (after the test wrote its files).
-  void chown_all() {
-    ::lchown(root_.c_str(), uid_, uid_);
-    for (const auto& e : fs::recursive_directory_iterator(root_)) ::lchown(e.path().c_str(), uid_, uid_);
-  }
+  void chown_all() { h_.chown_all(); }
 
   ProcessResult paddock(std::vector<std::string> args, RunOptions extra = {}) {
-    RunOptions o = opts_;
+    RunOptions o = h_.opts;
     for (const auto& [k, v] : extra.env_override) o.env_override[k] = v;
     args.insert(args.begin(), paddock_bin());
     return run_process(args, o);
@@ -78,19 +52,19 @@ class RunSessionTest : public QObject {
   std::vector<std::string> session_ids() {
     std::vector<std::string> ids;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root_ + "/state/paddock/sessions", ec))
+    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec))
       ids.push_back(e.path().filename().string());
     std::sort(ids.begin(), ids.end());
     return ids;
   }
-  std::string session_dir(const std::string& id) { return root_ + "/state/paddock/sessions/" + id; }
+  std::string session_dir(const std::string& id) { return h_.root + "/state/paddock/sessions/" + id; }
 
   pid_t spawn_paddock(std::vector<std::string> args) {
     pid_t pid = ::fork();
     if (pid == 0) {
-      if (::chdir(project_.c_str()) != 0) _exit(126);
-      for (const auto& [k, v] : opts_.env_override) ::setenv(k.c_str(), v.c_str(), 1);
-      std::vector<std::string> argv = opts_.prefix;
+      if (::chdir(h_.project.c_str()) != 0) _exit(126);
+      for (const auto& [k, v] : h_.opts.env_override) ::setenv(k.c_str(), v.c_str(), 1);
+      std::vector<std::string> argv = h_.opts.prefix;
       argv.push_back(paddock_bin());
       argv.insert(argv.end(), args.begin(), args.end());
       std::vector<char*> a;
@@ -113,8 +87,8 @@ class RunSessionTest : public QObject {
  private slots:
   void cleanup() {
     std::error_code ec;
-    if (!root_.empty()) fs::remove_all(root_, ec);
-    root_.clear();
+    if (!h_.root.empty()) fs::remove_all(h_.root, ec);
+    h_.root.clear();
   }
 
   void run_returns_the_agents_exit_code_and_the_contract_codes_data() { add_uid_rows(); }
@@ -143,18 +117,18 @@ class RunSessionTest : public QObject {
   void the_probe_is_cached_and_a_bad_cache_is_never_trusted() {
     setup_row();
     chown_all();
-    const std::string cache = root_ + "/run/paddock/probe-cache.json";
+    const std::string cache = h_.root + "/run/paddock/probe-cache.json";
     auto first = paddock({"run", "--", "true"});
     QVERIFY2(first.exit_code == 0, dump(first));
     struct stat st {};
     QVERIFY(::stat(cache.c_str(), &st) == 0);
     QCOMPARE(st.st_mode & 0777u, 0600u);
-    QCOMPARE(st.st_uid, uid_);
+    QCOMPARE(st.st_uid, h_.uid);
     const json good = json::parse(slurp(cache));
-    auto fresh = run_process({helper_bin(), "probe"}, opts_);  // same uid via opts_.prefix
+    auto fresh = run_process({helper_bin(), "probe"}, h_.opts);  // same uid via h_.opts.prefix
     QVERIFY2(fresh.exit_code == 0, dump(fresh));
     QCOMPARE(good["probe"], json::parse(fresh.out));
-    auto ran = [&] { return fs::exists(project_ + "/ran.txt"); };
+    auto ran = [&] { return fs::exists(h_.project + "/ran.txt"); };
     const std::vector<std::string> touch = {"run", "--", "sh", "-c", "echo ran > ran.txt"};
 
     put(cache, "{not json");
@@ -169,14 +143,14 @@ class RunSessionTest : public QObject {
     json stale = lying;
     stale["key"]["boot_id"] = "not-this-boot\n";
     put(cache, stale.dump());
-    fs::remove(project_ + "/ran.txt");
+    fs::remove(h_.project + "/ran.txt");
     auto stale_run = paddock(touch);
     QVERIFY2(stale_run.exit_code == 0 && ran(), dump(stale_run));
     QCOMPARE(json::parse(slurp(cache)), good);
 
     put(cache, lying.dump());
     ::chmod(cache.c_str(), 0666);
-    fs::remove(project_ + "/ran.txt");
+    fs::remove(h_.project + "/ran.txt");
     auto shared = paddock(touch);
     QVERIFY2(shared.exit_code == 0 && ran(), dump(shared));
 
@@ -184,7 +158,7 @@ class RunSessionTest : public QObject {
     // cache is dropped, so the next run probes afresh.
     put(cache, lying.dump());
     ::chmod(cache.c_str(), 0600);
-    fs::remove(project_ + "/ran.txt");
+    fs::remove(h_.project + "/ran.txt");
     auto lie = paddock(touch);
     QVERIFY2(lie.exit_code == 103 && !ran(), dump(lie));
     QVERIFY(!fs::exists(cache));
@@ -196,16 +170,16 @@ class RunSessionTest : public QObject {
   void secret_shaped_files_are_unreadable_through_paddock_run_data() { add_uid_rows(); }
   void secret_shaped_files_are_unreadable_through_paddock_run() {
     setup_row();
-    put(home_ + "/.ssh/id_rsa", "SECRET-SSH\n");
+    put(h_.home + "/.ssh/id_rsa", "SECRET-SSH\n");
     for (const char* name : {".env", ".ENV.production", "PRIVATE.PEM", "x.KDBX", "server.key", "cert.P12"})
-      put(project_ + "/" + name, std::string("SECRET-") + name + "\n");
-    fs::create_hard_link(project_ + "/.env", project_ + "/innocent-hardlink.txt");
-    fs::create_symlink(home_ + "/.ssh/id_rsa", project_ + "/ssh-link");
-    fs::create_symlink(project_ + "/PRIVATE.PEM", project_ + "/pem-link");
+      put(h_.project + "/" + name, std::string("SECRET-") + name + "\n");
+    fs::create_hard_link(h_.project + "/.env", h_.project + "/innocent-hardlink.txt");
+    fs::create_symlink(h_.home + "/.ssh/id_rsa", h_.project + "/ssh-link");
+    fs::create_symlink(h_.project + "/PRIVATE.PEM", h_.project + "/pem-link");
     chown_all();
     auto r = paddock({"run", "--", "sh", "-c",
                       "cat .env .ENV.production PRIVATE.PEM x.KDBX server.key cert.P12 innocent-hardlink.txt "
-                      "ssh-link pem-link " + home_ + "/.ssh/id_rsa /etc/shadow; cat src/main.txt"});
+                      "ssh-link pem-link " + h_.home + "/.ssh/id_rsa /etc/shadow; cat src/main.txt"});
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("hello from the project") != std::string::npos, dump(r));
@@ -283,10 +257,10 @@ class RunSessionTest : public QObject {
   void a_tainted_policy_runs_only_with_allow_tainted_data() { add_uid_rows(); }
   void a_tainted_policy_runs_only_with_allow_tainted() {
     setup_row();
-    fs::create_directories(root_ + "/sys");
+    fs::create_directories(h_.root + "/sys");
     chown_all();
     RunOptions taint;
-    taint.env_override = {{"PADDOCK_SYSTEM_DIR", root_ + "/sys"}};
+    taint.env_override = {{"PADDOCK_SYSTEM_DIR", h_.root + "/sys"}};
     auto refused = paddock({"run", "--", "true"}, taint);
     QVERIFY2(refused.exit_code == 125 && refused.err.find("--allow-tainted") != std::string::npos, dump(refused));
     QVERIFY(session_ids().empty());
@@ -299,8 +273,8 @@ class RunSessionTest : public QObject {
   void an_unapproved_repository_layer_is_refused_with_the_approve_command_data() { add_uid_rows(); }
   void an_unapproved_repository_layer_is_refused_with_the_approve_command() {
     setup_row();
-    fs::create_directories(project_ + "/.paddock");
-    put(project_ + "/.paddock/policy.yaml", "version: 1\nfilesystem:\n  deny: [secret-dir]\n");
+    fs::create_directories(h_.project + "/.paddock");
+    put(h_.project + "/.paddock/policy.yaml", "version: 1\nfilesystem:\n  deny: [secret-dir]\n");
     chown_all();
     auto r = paddock({"run", "--", "true"});
     QVERIFY2(r.exit_code == 126 && r.err.find("paddock approve") != std::string::npos, dump(r));
@@ -351,7 +325,7 @@ class RunSessionTest : public QObject {
     // The address space is never capped: Node's reservations must fit.
     QVERIFY2(limit_of("Max address space") == "unlimited unlimited", dump(r));
     // A user without a cgroup on this kernel (>= 5.14) has every limit enforced, none refused.
-    if (uid_ != 0 && via["processes"] == "rlimit_nproc")
+    if (h_.uid != 0 && via["processes"] == "rlimit_nproc")
       QVERIFY2(rows["resources.processes"]["support"] == "exact", doctor.out.c_str());
   }
 
@@ -391,13 +365,13 @@ class RunSessionTest : public QObject {
       auto ids = session_ids();
       if (ids.empty()) return false;
       id = ids[0];
-      return fs::exists(root_ + "/run/paddock/" + id + ".sock");
+      return fs::exists(h_.root + "/run/paddock/" + id + ".sock");
     }));
     // Subscribe (late is fine: pending asks are replayed), answer deny.
     int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
-    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", (root_ + "/run/paddock/" + id + ".sock").c_str());
+    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", (h_.root + "/run/paddock/" + id + ".sock").c_str());
     QVERIFY(::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
     const std::string sub = "{\"cmd\":\"subscribe\"}\n";
     QVERIFY(::write(s, sub.data(), sub.size()) == static_cast<ssize_t>(sub.size()));
@@ -432,12 +406,12 @@ class RunSessionTest : public QObject {
   void a_missing_helper_is_one_line_and_exit_125_data() { add_uid_rows(); }
   void a_missing_helper_is_one_line_and_exit_125() {
     setup_row();
-    fs::create_directories(root_ + "/prefix/bin");
-    fs::create_directories(root_ + "/prefix/share");
-    fs::copy_file(paddock_bin(), root_ + "/prefix/bin/paddock");
-    fs::copy(PADDOCK_BUILD_DATA, root_ + "/prefix/share/paddock", fs::copy_options::recursive);
+    fs::create_directories(h_.root + "/prefix/bin");
+    fs::create_directories(h_.root + "/prefix/share");
+    fs::copy_file(paddock_bin(), h_.root + "/prefix/bin/paddock");
+    fs::copy(PADDOCK_BUILD_DATA, h_.root + "/prefix/share/paddock", fs::copy_options::recursive);
     chown_all();
-    auto r = run_process({root_ + "/prefix/bin/paddock", "run", "--", "true"}, opts_);
+    auto r = run_process({h_.root + "/prefix/bin/paddock", "run", "--", "true"}, h_.opts);
     QVERIFY2(r.exit_code == 125, dump(r));
     QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);
     QVERIFY(session_ids().empty());

@@ -78,12 +78,6 @@ class HelperLifecycleTest : public QObject {
   SandboxFixture fixture_;
   int marker_seq_ = 0;
 
-  void add_uid_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-  }
-
   bool setup_row() {
     QFETCH(uint, uid);
     remove_fixture(fixture_);

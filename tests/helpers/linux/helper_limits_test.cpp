@@ -93,12 +93,6 @@ class HelperLimitsTest : public QObject {
   SandboxFixture fixture_;
   std::string marker_;
 
-  void add_uid_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-  }
-
   bool setup_row() {
     QFETCH(uint, uid);
     return setup_for(uid);

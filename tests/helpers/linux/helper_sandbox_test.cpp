@@ -21,12 +21,6 @@ class HelperSandboxTest : public QObject {
  private:
   SandboxFixture fixture_;
 
-  void add_uid_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-  }
-
   // Fresh fixture for the row's uid (skips the row if the kernel cannot run it).
   bool setup_row() {
     QFETCH(uint, uid);

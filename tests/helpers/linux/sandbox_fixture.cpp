@@ -18,27 +18,9 @@
 namespace paddock::test {
 namespace fs = std::filesystem;
 
-namespace {
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-void chown_tree(const std::string& path, uid_t uid) {
-  ::lchown(path.c_str(), uid, uid);
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it)
-    ::lchown(it->path().c_str(), uid, uid);
-}
-
-}  // namespace
-
 std::string uid_label(uid_t uid) { return uid == 0 ? "root" : "uid" + std::to_string(uid); }
 
-std::vector<std::string> SandboxFixture::prefix() const {
-  if (uid == 0) return {};
-  return {"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(uid), "--clear-groups"};
-}
+std::vector<std::string> SandboxFixture::prefix() const { return as_uid(uid); }
 
 SandboxFixture make_fixture(uid_t uid) {
   SandboxFixture f;
@@ -55,12 +37,12 @@ SandboxFixture make_fixture(uid_t uid) {
   for (const auto& d : {f.home, f.home + "/.ssh", f.home + "/.aws", f.project, f.project + "/src",
                         f.outside, f.tools, f.state})
     fs::create_directories(d);
-  write(f.home + "/.ssh/id_rsa", "SECRET-SSH-KEY\n");
-  write(f.home + "/.aws/credentials", "SECRET-AWS\n");
-  write(f.home + "/notes.txt", "plain notes\n");
-  write(f.project + "/.env", "SECRET-DOTENV\n");
-  write(f.project + "/src/main.txt", "hello from the project\n");
-  write(f.outside + "/readme.txt", "outside but readable\n");
+  put(f.home + "/.ssh/id_rsa", "SECRET-SSH-KEY\n");
+  put(f.home + "/.aws/credentials", "SECRET-AWS\n");
+  put(f.home + "/notes.txt", "plain notes\n");
+  put(f.project + "/.env", "SECRET-DOTENV\n");
+  put(f.project + "/src/main.txt", "hello from the project\n");
+  put(f.outside + "/readme.txt", "outside but readable\n");
   fs::create_symlink(f.project + "/.env", f.project + "/link-to-env");
   fs::create_symlink(f.home + "/.ssh/id_rsa", f.project + "/link-to-ssh");
   fs::copy_file(std::string(PADDOCK_TEST_TOOLS) + "/sandbox_probe", f.probe_tool());
@@ -74,7 +56,7 @@ SandboxFixture make_fixture(uid_t uid) {
     f.root.clear();
     return f;
   }
-  write(f.probe_file, p.out);
+  put(f.probe_file, p.out);
   return f;
 }
 
@@ -112,7 +94,7 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
   h.control_socket = f.state + "/" + id + ".sock";
   fs::create_directories(h.session_dir);
   ::chown(h.session_dir.c_str(), f.uid, f.uid);
-  write(h.session_dir + "/ir.json", canonical_bytes(ir));
+  put(h.session_dir + "/ir.json", canonical_bytes(ir));
   auto probe = linux_backend::probe_from_json(nlohmann::json::parse(slurp(f.probe_file)));
   if (probe) {
     auto plan = linux_backend::compile_linux(ir, *probe);

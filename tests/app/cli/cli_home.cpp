@@ -1,0 +1,36 @@
+#include "tests/app/cli/cli_home.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "tests/support/test_util.h"
+
+namespace paddock::test {
+
+bool CliHome::create(uid_t for_uid, const std::string& name, const std::vector<std::string>& unset_env) {
+  namespace fs = std::filesystem;
+  uid = for_uid;
+  std::string tmpl = "/tmp/paddock-" + name + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return false;
+  root = tmpl;
+  ::chmod(root.c_str(), 0755);
+  home = root + "/home";
+  project = home + "/proj";
+  std::error_code ec;
+  for (const auto& d : {home + "/.ssh", project, root + "/state", root + "/run", root + "/config"})
+    if (!fs::create_directories(d, ec) && ec) return false;
+  ::chmod((root + "/run").c_str(), 0700);  // XDG_RUNTIME_DIR must be private
+  opts = {};
+  opts.cwd = project;
+  opts.env_override = {{"HOME", home}, {"XDG_STATE_HOME", root + "/state"},
+                       {"XDG_RUNTIME_DIR", root + "/run"}, {"XDG_CONFIG_HOME", root + "/config"}};
+  opts.env_unset = unset_env;
+  opts.prefix = as_uid(uid);
+  return true;
+}
+
+void CliHome::chown_all() const { chown_tree(root, uid); }
+
+}  // namespace paddock::test

@@ -1,0 +1,27 @@
+// A private world for running the real `paddock` CLI in a test: a temp root with a HOME (and its
+// ~/.ssh), a project inside it, and the XDG state/runtime/config dirs, with the options that run
+// the CLI there as the row's uid and without the switches that would taint or redirect it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/process_runner.h"
+
+namespace paddock::test {
+
+struct CliHome {
+  std::string root, home, project;
+  uid_t uid = 0;
+  RunOptions opts;  // cwd = project, HOME and XDG_* under root, setpriv prefix for non-root
+
+  // Creates the tree under /tmp/paddock-<name>-XXXXXX; false when it cannot.
+  bool create(uid_t for_uid, const std::string& name, const std::vector<std::string>& unset_env);
+  // Hands the tree to the uid under test (after the test wrote its files).
+  void chown_all() const;
+  std::string sessions_dir() const { return root + "/state/paddock/sessions"; }
+};
+
+}  // namespace paddock::test
