@@ -16,7 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -253,11 +255,29 @@ void send_attestation(int fd, const std::string& attestation_json) {
   _exit(code);
 }
 
+// Only stdin, stdout and stderr cross into the sandbox (plus this process's own channels to the
+// helper, all close-on-exec). Whatever else was open in whoever started Paddock, a terminal's or
+// an IDE's descriptor included, would reach the agent already open: outside the mount view and
+// Landlock, which judge a path only when it is opened.
+Status close_inherited_fds(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned int next = 3;
+  for (int fd : keep) {
+    if (fd < static_cast<int>(next)) continue;
+    if (static_cast<unsigned int>(fd) > next && ::close_range(next, static_cast<unsigned int>(fd) - 1, 0) != 0)
+      return sys_error("close_range");
+    next = static_cast<unsigned int>(fd) + 1;
+  }
+  if (::close_range(next, UINT_MAX, 0) != 0) return sys_error("close_range");
+  return Status::Ok();
+}
+
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (auto s = close_inherited_fds({report_fd, sync_fd, filter_fd}); !s) die_setup(report_fd, s.error());
   char go = 0;
   ssize_t got;
   while ((got = ::read(sync_fd, &go, 1)) < 0 && errno == EINTR) {}

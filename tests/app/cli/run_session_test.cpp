@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -183,6 +184,28 @@ class RunSessionTest : public QObject {
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("hello from the project") != std::string::npos, dump(r));
+  }
+
+  // A descriptor left open by whoever starts Paddock (a shell's `9<file`, an IDE's leaked fd)
+  // would reach the agent already open, past the mount view and Landlock, which judge a path only
+  // when it is opened. Only stdin, stdout and stderr cross into the sandbox.
+  void descriptors_inherited_from_the_caller_do_not_reach_the_agent_data() { add_uid_rows(); }
+  void descriptors_inherited_from_the_caller_do_not_reach_the_agent() {
+    setup_row();
+    put(h_.home + "/.ssh/id_rsa", "SECRET-SSH\n");
+    chown_all();
+    int fd = ::open((h_.home + "/.ssh/id_rsa").c_str(), O_RDONLY);  // no O_CLOEXEC: inherited
+    QVERIFY(fd >= 0);
+    QVERIFY(::dup2(fd, 9) == 9);
+    ::close(fd);
+    auto r = paddock({"run", "--", "sh", "-c", "cat <&9; ls /proc/self/fd"});
+    ::close(9);
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    // ls lists 0, 1, 2 and the directory it is reading: nothing else is open in the agent.
+    std::vector<std::string> fds;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) fds.push_back(line);
+    QVERIFY2(fds.size() == 4 && fds[0] == "0" && fds[1] == "1" && fds[2] == "2", dump(r));
   }
 
   void hash_matches_the_attestation_and_verify_detects_one_changed_byte_data() { add_uid_rows(); }
