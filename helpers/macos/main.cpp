@@ -5,6 +5,7 @@
 // SESSION_TMPDIR is a fresh directory made here), then execs with the plan's environment only.
 // The parent stays outside the sandbox, enforces wall time and kills the process group.
 // Not built on Linux (macOS cannot be compiled here); kept small on purpose.
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -61,6 +62,10 @@ int rlimit_id(const std::string& name) {
 [[noreturn]] void child(const json& seatbelt, const json& rlimits, const json& env,
                         const std::string& tmpdir, const std::vector<std::string>& command) {
   setpgid(0, 0);
+  // Only stdin, stdout and stderr cross into the sandbox: a descriptor the caller left open would
+  // reach the agent past Seatbelt, which judges a path only when it is opened. (No close_range on
+  // macOS; descriptors stay usable here until exec.)
+  for (int fd = 3, n = getdtablesize(); fd < n; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   for (const auto& r : rlimits) {
     const int id = rlimit_id(r["resource"].get<std::string>());
     const rlim_t v = r["value"].get<rlim_t>();
