@@ -43,6 +43,9 @@ struct Inputs {
   std::map<std::string, std::string> overlay;
   // run/approve need approvals; explain/plan/GUI show the state without refusing.
   bool require_approvals = false;
+  // explain/plan/lint/GUI show lint findings and provenance; `run` needs only the IR and skips
+  // computing them (Evaluation::lint and ::provenance stay empty).
+  bool with_report = true;
 };
 
 enum class SignatureState { kUnsigned, kVerified, kFailed };
@@ -71,6 +74,7 @@ struct LintFinding {
 struct Evaluation {
   FrozenIr ir;
   std::string ir_hash;
+  std::string ir_bytes;               // canonical_bytes(ir), what ir_hash hashes (and ir.json holds)
   nlohmann::json provenance;          // IR entry -> [{tier, file, action: added|removed, rule}]
   std::vector<LayerInfo> layers;      // all ten tiers' candidate files, applied or not
   std::vector<LintFinding> lint;

@@ -136,9 +136,12 @@ Result<Evaluation> evaluate(const Inputs& in) {
   for (auto& info : ev.layers)
     if (auto it = b.adds().find(info.file); it != b.adds().end() && info.applies) info.adds = it->second;
   ev.ir = std::move(built->ir);
-  ev.ir_hash = ir_hash(ev.ir);
-  ev.lint = lint_ir(ev.ir, built->provenance, ctx);
-  ev.provenance = built->provenance.to_json();
+  ev.ir_bytes = canonical_bytes(ev.ir);
+  ev.ir_hash = sha256_hex(ev.ir_bytes);
+  if (in.with_report) {
+    ev.lint = lint_ir(ev.ir, built->provenance, ctx);
+    ev.provenance = built->provenance.to_json();
+  }
   return ev;
 }
 

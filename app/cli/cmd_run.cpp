@@ -4,6 +4,7 @@
 // recompiles and verifies the plan itself before it applies anything.
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "backends/backend.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
+#include "helpers/common/unique_fd.h"
 
 extern char** environ;
 
@@ -30,6 +32,7 @@ namespace paddock::cli {
 namespace {
 
 using nlohmann::json;
+using helper::UniqueFd;
 
 struct RunFlags {
   bool allow_tainted = false;
@@ -72,6 +75,21 @@ int run_helper_and_wait(const std::string& helper, const std::vector<std::string
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// A readable, not close-on-exec memory file holding `text`, for the helper to open by its
+// /proc/self/fd path. The helper's sandbox init closes it (with every inherited descriptor)
+// before anything runs in the sandbox.
+Result<UniqueFd> probe_memfd(const std::string& text) {
+  UniqueFd fd(::memfd_create("paddock-probe", 0));
+  if (fd.get() < 0) return internal_error(std::string("memfd_create: ") + std::strerror(errno));
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return internal_error(std::string("writing the probe to memory: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
 // Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
 // cached probe is re-checked against a fresh one before it is believed: the machine may have
 // gained what the old facts lacked (and a fresh probe replaces the cache).
@@ -93,6 +111,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) return fail(in.error());
   in->require_approvals = true;
+  in->with_report = false;  // lint and provenance are for explain/plan; run needs the IR only
   in->git_ssh = f.git_ssh;
   std::optional<long> timeout;
   if (!f.timeout.empty()) {
@@ -110,29 +129,32 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!compiled.ok()) return fail(compiled.error());
   const BackendPlan* plan = &compiled->first;
   const json* probe = &compiled->second;
-  // plan_hash(plan) is sha256 over canonical_bytes(to_json(plan)): build the JSON once for both
-  // the hash and plan.json.
-  const json plan_json = to_json(*plan);
-  const std::string hash = sha256_hex(canonical_bytes(plan_json));
+  // plan_hash(plan) is sha256 over canonical_bytes(to_json(plan)), and plan.json holds exactly
+  // those bytes: serialised once, and `sha256sum plan.json` is the plan hash.
+  const std::string plan_bytes = canonical_bytes(to_json(*plan));
+  const std::string hash = sha256_hex(plan_bytes);
 
   SessionStore store(ctx);
   auto id = SessionStore::new_id();
   if (!id.ok()) return fail(id.error());
   auto dir = store.create(*id);
   if (!dir.ok()) return fail(dir.error());
-  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"ir.json", canonical_bytes(ev->ir)},
-                                    {"plan.json", plan_json.dump(2) + "\n"},
-                                    {"probe.json", probe->dump() + "\n"}})
-    if (auto s = write_file_atomic(*dir + "/" + name, bytes); !s.ok()) {
+  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &ev->ir_bytes},
+                                    {"plan.json", &plan_bytes}})
+    if (auto s = write_file_atomic(*dir + "/" + name, *bytes); !s.ok()) {
       (void)write_file_atomic(*dir + "/report.json",
                               json{{"session_id", *id}, {"status", "failed"}, {"exit_code", 125},
                                    {"error", s.error().message}}.dump(2) + "\n");
       return fail(s.error());
     }
 
+  // The helper re-checks the probe it is given (plan.json records the same facts for verify);
+  // it arrives through an anonymous memory file instead of one more file in the session.
+  auto probe_fd = probe_memfd(probe->dump());
+  if (!probe_fd.ok()) return fail(probe_fd.error());
   std::vector<std::string> args = {"run", "--ir", *dir + "/ir.json", "--plan-hash", hash, "--session-dir", *dir,
                                    "--session-id", *id, "--control-socket", store.control_socket(*id),
-                                   "--probe", *dir + "/probe.json"};
+                                   "--probe", "/proc/self/fd/" + std::to_string(probe_fd->get())};
   if (timeout) args.insert(args.end(), {"--timeout", std::to_string(*timeout)});
   if (f.allow_tainted) args.push_back("--allow-tainted");
   args.push_back("--");

@@ -1,7 +1,7 @@
 // Where sessions live (DESIGN §9) as seen from the CLI: $XDG_STATE_HOME/paddock/sessions/<id>/
 // and the control socket $XDG_RUNTIME_DIR/paddock/<id>.sock (or <session dir>/control.sock when
-// there is no runtime dir). The helper writes the session's own files; the CLI writes ir.json,
-// plan.json and probe.json before it starts the helper.
+// there is no runtime dir). The helper writes the session's own files; the CLI writes ir.json and
+// plan.json before it starts the helper.
 #pragma once
 
 #include <string>

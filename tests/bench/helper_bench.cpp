@@ -21,7 +21,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace {
 
@@ -109,6 +112,10 @@ int main() {
       default_label += ", cgroup " + plan.substr(a + 1, b - a - 1) + " + rlimits";
     }
   }
+  // The probe the direct runs hand the helper: the one the session's plan.json records.
+  const json session_plan = json::parse(slurp(session + "/plan.json"));
+  const std::string probe_file = root + "/probe.json";
+  std::ofstream(probe_file) << session_plan["probe"].dump();
   std::string att = slurp(session + "/attestation.json");
   auto k = att.find("\"plan_hash\"");
   auto q1 = att.find('"', att.find(':', k) + 1), q2 = att.find('"', q1 + 1);
@@ -126,7 +133,7 @@ int main() {
     fs::create_directories(dir);
     return std::vector<std::string>{helper, "run", "--ir", session + "/ir.json", "--plan-hash", plan_hash,
                                     "--session-dir", dir, "--session-id", "bench" + std::to_string(i),
-                                    "--probe", session + "/probe.json", "--", "/bin/true"};
+                                    "--probe", probe_file, "--", "/bin/true"};
   };
   const std::vector<std::string> e2e = {paddock, "run", "--profile", "permissive", "--", "/bin/true"};
   const std::vector<std::string> e2e_default = {paddock, "run", "--", "/bin/true"};

@@ -220,6 +220,17 @@ class RunSessionTest : public QObject {
     QCOMPARE(ids.size(), std::size_t(1));
     json att = json::parse(slurp(session_dir(ids[0]) + "/attestation.json"));
     QCOMPARE(att["ir_hash"].get<std::string>() + "\n", hash.out);
+    // The session holds the files of DESIGN §9 and nothing else, and ir.json and plan.json are
+    // the very bytes their attested hashes cover.
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(session_dir(ids[0]))) files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    QCOMPARE(files, (std::vector<std::string>{"attestation.json", "events.jsonl", "ir.json", "plan.json", "report.json"}));
+    for (const auto& [file, key] : {std::pair<std::string, std::string>{"ir.json", "ir_hash"}, {"plan.json", "plan_hash"}}) {
+      auto sum = run_process({"sha256sum", session_dir(ids[0]) + "/" + file});
+      QVERIFY2(sum.exit_code == 0, dump(sum));
+      QCOMPARE("sha256:" + sum.out.substr(0, 64), att[key].get<std::string>());
+    }
     auto ok = paddock({"verify", "--session", ids[0]});
     QVERIFY2(ok.exit_code == 0, dump(ok));
     // Flip one byte inside a string value (still valid JSON): verify must notice.
