@@ -24,7 +24,6 @@
 #include "backends/backend.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
-#include "helpers/common/unique_fd.h"
 
 extern char** environ;
 
@@ -32,7 +31,6 @@ namespace paddock::cli {
 namespace {
 
 using nlohmann::json;
-using helper::UniqueFd;
 
 struct RunFlags {
   bool allow_tainted = false;
@@ -78,13 +76,17 @@ int run_helper_and_wait(const std::string& helper, const std::vector<std::string
 // A readable, not close-on-exec memory file holding `text`, for the helper to open by its
 // /proc/self/fd path. The helper's sandbox init closes it (with every inherited descriptor)
 // before anything runs in the sandbox.
-Result<UniqueFd> probe_memfd(const std::string& text) {
-  UniqueFd fd(::memfd_create("paddock-probe", 0));
-  if (fd.get() < 0) return internal_error(std::string("memfd_create: ") + std::strerror(errno));
+// The descriptor stays open until this process exits, which is after the helper has read it.
+Result<int> probe_memfd(const std::string& text) {
+  const int fd = ::memfd_create("paddock-probe", 0);
+  if (fd < 0) return internal_error(std::string("memfd_create: ") + std::strerror(errno));
   for (std::size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return internal_error(std::string("writing the probe to memory: ") + std::strerror(errno));
+    if (n <= 0) {
+      ::close(fd);
+      return internal_error(std::string("writing the probe to memory: ") + std::strerror(errno));
+    }
     done += static_cast<std::size_t>(n);
   }
   return fd;
@@ -154,7 +156,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!probe_fd.ok()) return fail(probe_fd.error());
   std::vector<std::string> args = {"run", "--ir", *dir + "/ir.json", "--plan-hash", hash, "--session-dir", *dir,
                                    "--session-id", *id, "--control-socket", store.control_socket(*id),
-                                   "--probe", "/proc/self/fd/" + std::to_string(probe_fd->get())};
+                                   "--probe", "/proc/self/fd/" + std::to_string(*probe_fd)};
   if (timeout) args.insert(args.end(), {"--timeout", std::to_string(*timeout)});
   if (f.allow_tainted) args.push_back("--allow-tainted");
   args.push_back("--");
