@@ -19,7 +19,6 @@
 #include "app/cli/helper_process.h"
 #include "app/cli/inputs_options.h"
 #include "app/cli/probe_cache.h"
-#include "app/cli/run_duration.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
 #include "engine/engine.h"
@@ -34,8 +33,6 @@ using nlohmann::json;
 
 struct RunFlags {
   bool allow_tainted = false;
-  bool git_ssh = false;
-  std::string timeout;
   std::vector<std::string> command;
 };
 
@@ -114,14 +111,6 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!in.ok()) return fail(in.error());
   in->require_approvals = true;
   in->with_report = false;  // lint and provenance are for explain/plan; run needs the IR only
-  in->git_ssh = f.git_ssh;
-  std::optional<long> timeout;
-  if (!f.timeout.empty()) {
-    auto secs = parse_duration_secs(f.timeout);
-    if (!secs.ok()) return fail(secs.error());
-    timeout = *secs;
-    in->timeout_secs = *secs;
-  }
   auto ev = evaluate(*in);
   if (!ev.ok()) return fail(ev.error());
   if (!ev->ir.taint.empty() && !f.allow_tainted)
@@ -157,7 +146,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   std::vector<std::string> args = {"run", "--ir", *dir + "/ir.json", "--plan-hash", hash, "--session-dir", *dir,
                                    "--session-id", *id, "--control-socket", store.control_socket(*id),
                                    "--probe", "/proc/self/fd/" + std::to_string(*probe_fd)};
-  if (timeout) args.insert(args.end(), {"--timeout", std::to_string(*timeout)});
+  if (in->timeout_secs) args.insert(args.end(), {"--timeout", std::to_string(*in->timeout_secs)});
   if (f.allow_tainted) args.push_back("--allow-tainted");
   args.push_back("--");
   args.insert(args.end(), f.command.begin(), f.command.end());
@@ -245,8 +234,6 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
   auto inputs = add_inputs_options(run_cmd);
   auto flags = std::make_shared<RunFlags>();
   run_cmd->add_flag("--allow-tainted", flags->allow_tainted, "Run even if an environment switch weakened the policy");
-  run_cmd->add_flag("--git-ssh", flags->git_ssh, "Route git's ssh through the egress broker");
-  run_cmd->add_option("--timeout", flags->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (exit 124)");
   // Repeatable INPUTS options take one value per occurrence here, so that "--allow-domain D --"
   // can never swallow the "--" that starts the agent's command line.
   for (const char* name : {"--policy", "--allow-domain", "--allow-read", "--allow-write"})

@@ -1,5 +1,7 @@
 #include "app/cli/inputs_options.h"
 
+#include "app/cli/run_duration.h"
+
 #include <filesystem>
 #include <system_error>
 
@@ -17,6 +19,8 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--allow-read", o->allow_reads, "Allow reading a path (repeatable)");
   cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
+  cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
+  cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
   return o;
 }
 
@@ -54,6 +58,12 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.allow_reads = absolute_all(o.allow_reads);
   in.allow_writes = absolute_all(o.allow_writes);
   if (!o.limits.empty()) in.limits = o.limits;
+  if (!o.timeout.empty()) {
+    auto secs = parse_duration_secs(o.timeout);
+    if (!secs.ok()) return secs.error();
+    in.timeout_secs = *secs;
+  }
+  in.git_ssh = o.git_ssh;
   in.environment = ctx.environment;
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();

@@ -24,14 +24,18 @@ struct InputsOptions {
   std::vector<std::string> allow_reads;
   std::vector<std::string> allow_writes;
   std::string limits;
+  // Launch options that shape the IR too, so `hash`, `explain` and `plan` take them as well and
+  // reproduce exactly what `run` with the same flags attests.
+  bool git_ssh = false;
+  std::string timeout;
 };
 
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits to cmd; values land in the returned object.
+// --allow-write --limits --git-ssh --timeout to cmd; values land in the returned object.
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd);
 
-// Builds engine Inputs: environment from ctx, resources from the install layout, --net parsed
-// (bad value: kBadInput naming the allowed values).
+// Builds engine Inputs: environment from ctx, resources from the install layout, --net and
+// --timeout parsed (bad value: kBadInput naming what is expected).
 Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx);
 
 }  // namespace paddock::cli

@@ -295,6 +295,11 @@ class EgressSessionTest : public QObject {
     // sets GIT_SSH_COMMAND; the attestation reports the field.
     json att = json::parse(slurp(dir + "/attestation.json"));
     QVERIFY2(att.dump().find("egress.git_ssh") != std::string::npos, att.dump().c_str());
+    // `paddock hash` with the same inputs, --git-ssh included, names the IR the run attested.
+    auto hash = paddock({"hash", "--git-ssh", "--net", "strict", "--allow-domain", "git.paddock.test:22"},
+                        "git.paddock.test=127.0.0.1");
+    QVERIFY2(hash.exit_code == 0, dump(hash));
+    QCOMPARE(hash.out, att["ir_hash"].get<std::string>() + "\n");
     json plan = json::parse(slurp(dir + "/plan.json"));
     bool bound = false, env_set = false;
     for (const auto& st : plan["steps"]) {

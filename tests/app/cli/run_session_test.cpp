@@ -212,9 +212,9 @@ class RunSessionTest : public QObject {
   void hash_matches_the_attestation_and_verify_detects_one_changed_byte() {
     setup_row();
     chown_all();
-    auto hash = paddock({"hash"});
+    auto hash = paddock({"hash", "--timeout", "90s"});
     QVERIFY2(hash.exit_code == 0, dump(hash));
-    auto r = paddock({"run", "--", "true"});
+    auto r = paddock({"run", "--timeout", "90s", "--", "true"});
     QVERIFY2(r.exit_code == 0, dump(r));
     auto ids = session_ids();
     QCOMPARE(ids.size(), std::size_t(1));
