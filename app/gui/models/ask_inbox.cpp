@@ -39,6 +39,7 @@ void AskInbox::setSessionDirs(const QStringList& dirs) {
   for (const QString& dir : dirs_) {
     if (monitors_.count(dir)) continue;
     auto m = std::make_unique<SessionMonitor>();
+    m->setKeepLog(false);  // asks come over the control socket; the log is the Sessions page's
     connect(m.get(), &SessionMonitor::pendingAsksChanged, this, &AskInbox::rebuild);
     SessionMonitor* raw = m.get();
     connect(m.get(), &SessionMonitor::askRaised, this,

@@ -1,5 +1,6 @@
 // Every running session's pending asks in one list (the tray and the Sessions page show it):
-// one SessionMonitor per running session directory, kept in step with `sessionDirs`.
+// one asks-only SessionMonitor (no log kept, no file polled) per running session directory,
+// kept in step with `sessionDirs`.
 #pragma once
 
 #include <map>

@@ -125,9 +125,11 @@ void SessionMonitor::reload() {
     client_.open(socket);
     client_.send({{"cmd", "subscribe"}});
   }
-  file_.setFileName(dir_ + "/events.jsonl");
-  readNewLines();
-  poll_.start();
+  if (keep_log_) {
+    file_.setFileName(dir_ + "/events.jsonl");
+    readNewLines();
+    poll_.start();
+  }
   setStatus(ModelStatus::Ready);
 }
 
@@ -182,7 +184,7 @@ void SessionMonitor::onMessage(const QJsonObject& line) {
     // The broker settled an ask for this host:port (an answer from anywhere, or the timeout).
     resolveAsks(line.value("host").toString(), line.value("port").toInt());
   }
-  readNewLines();
+  if (keep_log_) readNewLines();
 }
 
 void SessionMonitor::addAsk(const QJsonObject& ev) {

@@ -52,6 +52,10 @@ class SessionMonitor : public StatusListModel {
   QVariantList pendingAsks() const;
   int askTimeoutSecs() const { return ask_timeout_secs_; }
   QString lastError() const { return last_error_; }
+  // false: asks, answers and stop only. The log is neither read nor kept and the file is not
+  // polled (the ask inbox watches every running session and needs nothing else). Set it before
+  // the session dir.
+  void setKeepLog(bool keep) { keep_log_ = keep; }
 
   // decision: allow_once | allow_session | deny.
   Q_INVOKABLE void answerAsk(const QString& askId, const QString& decision);
@@ -94,6 +98,7 @@ class SessionMonitor : public StatusListModel {
   QByteArray partial_;
   ControlClient client_;
   bool live_ = false;
+  bool keep_log_ = true;
   int ask_timeout_secs_ = 30;
   QString last_error_;
   QTimer poll_;  // the file is also re-read now and then: events written with no subscriber

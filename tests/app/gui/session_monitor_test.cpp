@@ -141,6 +141,32 @@ class SessionMonitorTest : public QObject {
     QVERIFY(m.pendingAsks().isEmpty());
   }
 
+  // The inbox watches every running session: asks and answers only, no log read or kept.
+  void an_asks_only_monitor_keeps_no_log_but_sees_and_settles_asks() {
+    const QString dir = env_->state() + "/paddock/sessions/s-asks";
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(QDir().mkpath(env_->root() + "/runtime/paddock"));
+    append(dir + "/events.jsonl", line({{"event", "session_started"}, {"ts", "2026-11-30T02:00:00.000Z"}}));
+    FakeSession fake(paddock::gui::AppPaths::controlSocketPath(dir));
+    fake.replay << QJsonObject{{"event", "ask"}, {"id", "ask-1"}, {"host", "pypi.org"}, {"port", 443}};
+    SessionMonitor m;
+    m.setKeepLog(false);
+    m.setSessionDir(dir);
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"decision", "deny"},
+                          {"rule", "ask: pypi.org denied"}, {"ts", "2026-11-30T02:00:01.000Z"}};
+    append(dir + "/events.jsonl", line(req));
+    fake.send(req);
+    QTRY_VERIFY(m.pendingAsks().isEmpty());
+    QTest::qWait(1200);  // longer than the log's poll interval
+    QCOMPARE(m.rowCount(), 0);
+    fake.send({{"event", "ask"}, {"id", "ask-2"}, {"host", "a.example"}, {"port", 443}});
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    m.answerAsk("ask-2", "allow_once");
+    QTRY_COMPARE(fake.received.size(), 2);
+    QCOMPARE(fake.received[1], (QJsonObject{{"cmd", "ask_reply"}, {"id", "ask-2"}, {"decision", "allow_once"}}));
+  }
+
   void an_ended_session_shows_its_log_and_refuses_stop_in_words() {
     const QString dir = env_->state() + "/paddock/sessions/s-ended";
     QVERIFY(QDir().mkpath(dir));
