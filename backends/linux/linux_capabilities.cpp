@@ -236,7 +236,12 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                     abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "
                                "sandbox's network namespace"));
-  m.push_back(fs(exact("egress.unix_socket_files", "bind mount of each socket file into the view")));
+  m.push_back(fs(partial("egress.unix_socket_files", "bind mount of each socket file into the view",
+                         "a socket file inside a granted read or write root is connectable too, "
+                         "listed or not: no Landlock right (ABI 7 and older) covers connecting to "
+                         "a pathname socket, so only the view keeps sockets out; grant directories "
+                         "that hold no sockets you do not mean to share (not all of ~, where "
+                         "editors, agents and container engines keep control sockets)")));
   m.push_back(net(partial("egress.quotas", "host broker byte counters",
                           "bytes are counted by the host broker on relayed connections; a "
                           "transfer already in flight can pass the quota before it is cut")));
