@@ -228,6 +228,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
   build_fs();
   add_sockets();
+  add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
   build_env();

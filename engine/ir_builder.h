@@ -55,6 +55,7 @@ class IrBuilder {
   Status resolve_paths();
   void build_fs();
   void add_sockets();
+  void add_paddock_dirs();
   Status add_hardlinks();
   Status build_egress();
   void build_env();

@@ -211,6 +211,30 @@ void IrBuilder::add_sockets() {
   }
 }
 
+void IrBuilder::add_paddock_dirs() {
+  // Paddock's own files are never implied by a grant (a profile reading ~, a write grant on
+  // ~/.config): the signing key, trusted keys and user-tier policy, the approvals, the session
+  // records and control sockets. An agent that could read or write them could sign or approve its
+  // own policy, widen its next session, answer its own asks or stop other sessions. Masked
+  // wherever a grant reaches them; the system tier (root-owned) is kept from writes.
+  std::vector<std::pair<std::string, bool>> dirs = {{ctx_.config_dir, true}, {ctx_.state_dir, true},
+                                                    {ctx_.system_dir, false}};
+  if (const auto rt = ctx_.getenv("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/') dirs.push_back({rt + "/paddock", true});
+  for (const auto& [dir, mask] : dirs) {
+    if (dir.empty()) continue;
+    const std::string c = canonical(dir);
+    bool readable = false, writable = false;
+    for (const auto& r : ir_.fs.write_roots) writable = writable || path_within(c, r);
+    for (const auto& r : ir_.fs.read_roots) readable = readable || path_within(c, r);
+    if (!(mask ? readable || writable : writable)) continue;
+    auto& list = mask ? ir_.fs.deny : ir_.fs.deny_write;
+    list.push_back({c, kind_of(c)});
+    prov_.add_raw(std::string(mask ? "fs.deny:" : "fs.deny_write:") + c,
+                  Contribution{"invariant", "builtin:paddock-own-files", "added",
+                               "Paddock's own directory " + c + " is never implied by a file grant"});
+  }
+}
+
 Status IrBuilder::add_hardlinks() {
   // A hard link shares the inode of a masked file: masking one name and granting another would
   // leak it. Only files with more than one link can have such twins, so the scan is rare.

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -21,6 +22,7 @@
 #include "app/cli/probe_cache.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
+#include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
 
@@ -89,6 +91,24 @@ Result<int> probe_memfd(const std::string& text) {
   return fd;
 }
 
+// Paddock's own directories exist before the policy is resolved: the engine masks them wherever a
+// grant reaches them, and a directory absent at launch cannot be masked (an agent with a write
+// grant above ~/.config could otherwise create ~/.config/paddock/policy.yaml for its next session).
+Status create_own_dirs(const Inputs& in, const CliContext& ctx) {
+  auto c = make_context(in);
+  if (!c.ok()) return c.error();
+  std::vector<std::string> dirs = {c->config_dir, c->state_dir + "/sessions"};
+  if (const auto rt = ctx.env("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/') dirs.push_back(rt + "/paddock");
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(d, ec)) continue;
+    std::filesystem::create_directories(d, ec);
+    if (ec) return refused("cannot create " + d + ": " + ec.message());
+    std::filesystem::permissions(d, std::filesystem::perms::owner_all, ec);
+  }
+  return Status::Ok();
+}
+
 // Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
 // cached probe is re-checked against a fresh one before it is believed: the machine may have
 // gained what the old facts lacked (and a fresh probe replaces the cache).
@@ -111,6 +131,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!in.ok()) return fail(in.error());
   in->require_approvals = true;
   in->with_report = false;  // lint and provenance are for explain/plan; run needs the IR only
+  if (auto s = create_own_dirs(*in, ctx); !s.ok()) return fail(s.error());
   auto ev = evaluate(*in);
   if (!ev.ok()) return fail(ev.error());
   if (!ev->ir.taint.empty() && !f.allow_tainted)

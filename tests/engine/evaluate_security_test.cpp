@@ -71,6 +71,35 @@ class EvaluateSecurityTest : public QObject {
     QCOMPARE(agent->ir.egress.mode, NetMode::kOff);
   }
 
+  // Granting ~ (the permissive profile) or a write root above ~/.config never reaches Paddock's
+  // own files: config (keys, user tier), state (approvals, sessions), runtime (control sockets)
+  // are masked, and the root-owned system tier is kept from writes.
+  void paddocks_own_directories_are_never_implied_by_a_grant() {
+    EngineEnv env;
+    env.user("version: 1\n");
+    std::filesystem::create_directories(env.home + "/.local/state/paddock");
+    std::filesystem::create_directories(env.root + "/run/paddock");
+    std::filesystem::create_directories(env.system_dir);
+    Inputs in = env.inputs();
+    in.profile = "permissive";
+    in.environment["XDG_RUNTIME_DIR"] = env.root + "/run";
+    in.allow_reads = {env.root};
+    in.allow_writes = {env.home + "/.config", env.system_dir};
+    auto e = evaluate(in);
+    QVERIFY2(e.ok(), e.ok() ? "" : e.error().message.c_str());
+    for (const std::string& d : {env.home + "/.config/paddock", env.home + "/.local/state/paddock", env.root + "/run/paddock"})
+      QVERIFY2(has_deny(e->ir, d), d.c_str());
+    bool system_kept = false;
+    for (const auto& d : e->ir.fs.deny_write) system_kept = system_kept || d.path == env.system_dir;
+    QVERIFY(system_kept);
+    QVERIFY(e->provenance.dump().find("builtin:paddock-own-files") != std::string::npos);
+    // Without a grant reaching them, nothing is added (the view does not contain them anyway).
+    Inputs narrow = env.inputs();
+    auto n = evaluate(narrow);
+    QVERIFY(n.ok());
+    QVERIFY(!has_deny(n->ir, env.home + "/.config/paddock"));
+  }
+
   void a_system_lockdown_whose_condition_does_not_hold_locks_nothing() {
     EngineEnv env;
     env.system("version: 1\nwhen: {os: macos}\nsecurity: {immutable: true}\n");

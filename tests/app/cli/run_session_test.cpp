@@ -208,6 +208,38 @@ class RunSessionTest : public QObject {
     QVERIFY2(fds.size() == 4 && fds[0] == "0" && fds[1] == "1" && fds[2] == "2", dump(r));
   }
 
+  // Paddock's own files are never implied by a grant: granting the directories that hold them
+  // (read all of the test root, write its config dir) still leaves the signing key unreadable,
+  // the user-tier policy unwritable, and the session records and control sockets out of sight.
+  void paddocks_own_files_stay_out_of_reach_whatever_is_granted_data() { add_uid_rows(); }
+  void paddocks_own_files_stay_out_of_reach_whatever_is_granted() {
+    setup_row();
+    fs::create_directories(h_.root + "/config/paddock");
+    put(h_.root + "/config/paddock/signing_key", "SECRET-SIGNING-KEY\n");
+    put(h_.root + "/config/elsewhere.txt", "not paddock's\n");
+    chown_all();
+    auto r = paddock({"run", "--profile", "permissive", "--allow-read", h_.root, "--allow-write", h_.root + "/config",
+                      "--", "sh", "-c",
+                      "cat " + h_.root + "/config/paddock/signing_key; cat " + h_.root + "/config/elsewhere.txt; "
+                      "echo 'version: 1' > " + h_.root + "/config/paddock/policy.yaml && echo WROTE-POLICY; "
+                      "ls " + h_.root + "/state/paddock/sessions && echo LISTED-SESSIONS; "
+                      "ls " + h_.root + "/run/paddock && echo LISTED-SOCKETS; "
+                      "echo ok > " + h_.root + "/config/granted.txt && echo WROTE-GRANTED"});
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find("WROTE-POLICY") == std::string::npos && !fs::exists(h_.root + "/config/paddock/policy.yaml"), dump(r));
+    QVERIFY2(r.out.find("LISTED-") == std::string::npos, dump(r));
+    // The grants themselves still hold around the masked directories.
+    QVERIFY2(r.out.find("not paddock's") != std::string::npos && r.out.find("WROTE-GRANTED") != std::string::npos, dump(r));
+
+    // Absent at launch is no way in: `run` makes the directory first, so it is masked too.
+    fs::remove_all(h_.root + "/config/paddock");
+    auto planted = paddock({"run", "--profile", "permissive", "--allow-write", h_.root + "/config", "--", "sh", "-c",
+                            "mkdir -p " + h_.root + "/config/paddock; echo 'version: 1' > " + h_.root +
+                                "/config/paddock/policy.yaml && echo PLANTED"});
+    QVERIFY2(planted.out.find("PLANTED") == std::string::npos, dump(planted));
+    QVERIFY2(!fs::exists(h_.root + "/config/paddock/policy.yaml"), dump(planted));
+  }
+
   void hash_matches_the_attestation_and_verify_detects_one_changed_byte_data() { add_uid_rows(); }
   void hash_matches_the_attestation_and_verify_detects_one_changed_byte() {
     setup_row();
