@@ -238,7 +238,9 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                                "sandbox's network namespace"));
   m.push_back(fs(partial("egress.unix_socket_files", "bind mount of each socket file into the view",
                          "a socket file inside a granted read or write root is connectable too, "
-                         "listed or not: no Landlock right (ABI 7 and older) covers connecting to "
+                         "listed or not (only the host-handing sockets Paddock knows, Docker, Podman, "
+                         "containerd, D-Bus, ssh-agent and gpg-agent, are masked): no Landlock "
+                         "right (ABI 7 and older) covers connecting to "
                          "a pathname socket, so only the view keeps sockets out; grant directories "
                          "that hold no sockets you do not mean to share (not all of ~, where "
                          "editors, agents and container engines keep control sockets)")));
