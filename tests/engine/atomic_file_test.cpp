@@ -7,20 +7,13 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "engine/atomic_file.h"
+#include "tests/support/test_util.h"
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-}  // namespace
+using paddock::test::slurp;
 
 class AtomicFileTest : public QObject {
   Q_OBJECT
@@ -45,7 +38,7 @@ class AtomicFileTest : public QObject {
     struct stat st {};
     QCOMPARE(::stat((dir_ / "keys" / "signing_key").c_str(), &st), 0);
     QCOMPARE(st.st_mode & 0777u, 0600u);
-    QCOMPARE(slurp(dir_ / "keys" / "signing_key"), std::string("SECRET\n"));
+    QCOMPARE(slurp((dir_ / "keys" / "signing_key").string()), std::string("SECRET\n"));
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir_ / "keys")) names.push_back(e.path().filename().string());
     QCOMPARE(names, std::vector<std::string>{"signing_key"});
@@ -56,7 +49,7 @@ class AtomicFileTest : public QObject {
     std::ofstream(target) << "an older, much longer content that must not survive in part\n";
     auto s = paddock::write_file_atomic(target.string(), "{}\n");
     QVERIFY(s.ok());
-    QCOMPARE(slurp(target), std::string("{}\n"));
+    QCOMPARE(slurp(target.string()), std::string("{}\n"));
     QCOMPARE(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1L);
   }
 
