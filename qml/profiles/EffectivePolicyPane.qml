@@ -44,11 +44,12 @@ Pane {
             id: tabs
             objectName: "policyTabs"
             Layout.fillWidth: true
-            TabButton { text: qsTr("IR") }
-            TabButton { text: qsTr("Diff") + (pane.composer.diff.count > 0 ? " (" + pane.composer.diff.count + ")" : "") }
-            TabButton { text: qsTr("Capabilities") }
-            TabButton { text: qsTr("Warnings") + (pane.composer.warnings.count > 0 ? " (" + pane.composer.warnings.count + ")" : "") }
-            TabButton { text: qsTr("Why") }
+            // Each tab as wide as its label: equal widths elided "Warnings (3)".
+            TabButton { width: implicitWidth; text: qsTr("IR") }
+            TabButton { width: implicitWidth; text: qsTr("Diff") + (pane.composer.diff.count > 0 ? " (" + pane.composer.diff.count + ")" : "") }
+            TabButton { width: implicitWidth; text: qsTr("Capabilities") }
+            TabButton { width: implicitWidth; text: qsTr("Warnings") + (pane.composer.warnings.count > 0 ? " (" + pane.composer.warnings.count + ")" : "") }
+            TabButton { width: implicitWidth; text: qsTr("Why") }
         }
         StackLayout {
             Layout.fillWidth: true
