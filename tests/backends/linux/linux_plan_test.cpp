@@ -339,6 +339,24 @@ class LinuxPlanTest : public QObject {
     QVERIFY(!backends::check(*compile_linux(typical_ir(), probe)).ok());
   }
 
+  // The PID namespace is the kill tree; a cgroup leaf is made only to carry a limit.
+  void a_plan_without_memory_or_process_limits_makes_no_cgroup_leaf() {
+    auto probe = probe_abi(7);
+    QVERIFY(probe.cgroup.v2_delegated_writable);
+    FrozenIr ir = typical_ir();
+    ir.resources.memory_bytes.reset();
+    ir.resources.processes.reset();
+    auto p = plan_of(ir, probe);
+    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
+    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v2"));
+    auto plan = compile_linux(ir, probe);
+    const FieldCapability* kill = row(*plan, "lifecycle.cleanup=kill_tree");
+    QVERIFY(kill);
+    QCOMPARE(kill->support, Support::kExact);
+    QVERIFY(backends::check(*plan).ok());
+  }
+
   // One hierarchy with one controller: it goes to the limit whose fallback is weaker or missing.
   void a_single_controller_goes_where_the_rlimit_is_weaker() {
     auto probe = probe_abi(7);
