@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <QtTest>
+
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 
@@ -155,6 +157,29 @@ class HelperSandboxTest : public QObject {
     QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("paddock-host-only") == std::string::npos, dump(r));
     QVERIFY(!std::filesystem::exists(inside));
+  }
+
+  // The view is built beside the host root (staged at /oldroot), which is then detached with the
+  // staging root in one lazy unmount: nothing of it, and none of the host's own mounts (sysfs,
+  // cgroups), may remain in the agent's mount table.
+  void the_view_keeps_no_host_root_and_no_host_mounts_data() { add_uid_rows(); }
+  void the_view_keeps_no_host_root_and_no_host_mounts() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    auto r = run_helper(fixture_, base_ir(fixture_), {"/bin/cat", "/proc/self/mountinfo"});
+    QVERIFY2(r.exit_code == 0 && r.out.find(" / / ") != std::string::npos, dump(r));
+    std::istringstream lines(r.out);
+    std::string line;
+    int mounts = 0;
+    while (std::getline(lines, line)) {
+      std::istringstream f(line);
+      std::string id, parent, dev, root, point;
+      f >> id >> parent >> dev >> root >> point;
+      const std::string fstype = line.substr(line.find(" - ") + 3, line.find(' ', line.find(" - ") + 3) - line.find(" - ") - 3);
+      ++mounts;
+      QVERIFY2(point.rfind("/oldroot", 0) != 0 && point.rfind("/newroot", 0) != 0, line.c_str());
+      QVERIFY2(fstype != "sysfs" && fstype.rfind("cgroup", 0) != 0 && fstype != "mqueue", line.c_str());
+    }
+    QVERIFY2(mounts > 5, r.out.c_str());
   }
 
   void the_agents_exit_code_and_signal_come_back_data() { add_uid_rows(); }
