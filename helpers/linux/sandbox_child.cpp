@@ -6,6 +6,7 @@
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -269,6 +270,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   if (plan.namespaces.uts && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     die_setup(report_fd, sys_error("sethostname"));
   if (plan.namespaces.net) {
+    // Made here, not by the helper's clone (see run_session); owned by the sandbox's user
+    // namespace either way.
+    if (::unshare(CLONE_NEWNET) != 0) die_setup(report_fd, sys_error("new network namespace"));
     if (auto s = bring_loopback_up(); !s) die_setup(report_fd, s.error());
   }
   if (plan.proxy.enabled) {

@@ -153,7 +153,11 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (plan.namespaces.pid) flags |= CLONE_NEWPID;
   if (plan.namespaces.ipc) flags |= CLONE_NEWIPC;
   if (plan.namespaces.uts) flags |= CLONE_NEWUTS;
-  if (plan.namespaces.net) flags |= CLONE_NEWNET;
+  // No CLONE_NEWNET here: init makes its network namespace itself (unshare, first thing after
+  // the id maps), because setting one up is ~1.5 ms of kernel work (the loopback device, sysctl
+  // tables, netfilter) that would otherwise delay the id maps and the release, while init can do
+  // it as the helper compiles the seccomp filter on the other core. Nothing runs in the sandbox
+  // before that: the agent is forked only after the mount view and the filter.
   // A raw clone (fork semantics, new namespaces) so that the child is PID 1 of its namespace.
   // With a v2 leaf, clone3 starts it inside the leaf (no migration afterwards).
   bool in_leaf = false;
