@@ -254,6 +254,17 @@ void send_attestation(int fd, const std::string& attestation_json) {
   _exit(code);
 }
 
+struct AgentArgs {
+  const SandboxSpec* spec;
+  int report_fd;
+  const std::vector<sock_filter>* filter;
+};
+
+int agent_entry(void* p) {
+  const auto* a = static_cast<const AgentArgs*>(p);
+  agent_main(*a->spec, a->report_fd, *a->filter);
+}
+
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd, long* reaped_counter) {
@@ -298,9 +309,19 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2})
     sigaddset(&set, sig);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
-  pid_t agent = ::fork();
-  if (agent < 0) die_setup(report_fd, sys_error("fork agent"));
-  if (agent == 0) agent_main(spec, report_fd, *filter);
+  // The agent shares init's memory until it execs (CLONE_VM | CLONE_VFORK, on a stack of its
+  // own; init is suspended until the exec or the agent's _exit): a fork would copy init's address
+  // space (the helper's, as init is a clone of it) only for exec to throw the copy away, and that
+  // copy, its page faults and its teardown sat on the path to the agent's start (issue 5). What
+  // the agent sets up before exec (rlimits, capabilities, no_new_privs, Landlock, seccomp, cwd,
+  // signal mask and dispositions) is per process or per task, never shared through the memory.
+  constexpr std::size_t kAgentStack = 1 << 20;  // untouched pages cost nothing
+  void* stack = ::mmap(nullptr, kAgentStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) die_setup(report_fd, sys_error("agent stack"));
+  AgentArgs agent_args{&spec, report_fd, &*filter};
+  pid_t agent = ::clone(agent_entry, static_cast<char*>(stack) + kAgentStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                        &agent_args);
+  if (agent < 0) die_setup(report_fd, sys_error("start agent"));
 
   int agent_status = 0;
   for (;;) {
