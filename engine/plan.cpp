@@ -1,5 +1,6 @@
 #include "engine/plan.h"
 
+#include "engine/canonical_writer.h"
 #include "engine/ir.h"
 #include "engine/strict_json_reader.h"
 
@@ -111,27 +112,32 @@ Result<BackendPlan> plan_from_json(const json& j) {
   return p;
 }
 
-std::string plan_hash(const BackendPlan& plan) {
-  // The bytes of canonical_bytes(to_json(plan)), assembled member by member in the document's
-  // (sorted) key order, so that the plan's steps and probe are serialised in place instead of
-  // being deep-copied into a temporary document first (issue 5: the helper hashes on every start).
-  // Compact dumps compose: a member's bytes inside the whole are its own canonical bytes.
-  std::string out = "{\"backend\":";
-  out += canonical_bytes(json(plan.backend));
-  out += ",\"capability_vector\":";
-  out += canonical_bytes(capabilities_json(plan.capability_vector));
-  out += ",\"ir_hash\":";
-  out += canonical_bytes(json(plan.ir_hash));
-  out += ",\"losses\":";
-  out += canonical_bytes(json(plan.losses));
-  out += ",\"probe\":";
-  out += canonical_bytes(plan.probe);
-  out += ",\"refusals\":";
-  out += canonical_bytes(json(plan.refusals));
-  out += ",\"steps\":";
-  out += canonical_bytes(plan.steps);
+std::string plan_hash(const BackendPlan& plan) { return plan_hash(plan, canonical_bytes(plan.steps)); }
+
+std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical) {
+  // The bytes of canonical_bytes(to_json(plan)), written member by member in the document's
+  // (sorted) key order without building the document (issue 5: the helper hashes on every
+  // start). Compact canonical dumps compose: a member's bytes inside the whole are its own.
+  CanonicalWriter w;
+  w.begin_object();
+  w.key("backend").value(plan.backend);
+  w.key("capability_vector").begin_array();
+  for (const auto& c : plan.capability_vector) {
+    w.begin_object().key("field").value(c.field).key("loss").value(c.loss).key("mechanism").value(c.mechanism);
+    w.key("needs").value(to_string(c.needs)).key("support").value(to_string(c.support)).end_object();
+  }
+  w.end_array();
+  w.key("ir_hash").value(plan.ir_hash);
+  w.key("losses").value(plan.losses);
+  w.key("probe").value(plan.probe);
+  w.key("refusals").value(plan.refusals);
+  w.key("steps");
+  std::string out = w.take();
+  out += steps_canonical;
   out += ",\"taint\":";
-  out += canonical_bytes(json(plan.taint));
+  CanonicalWriter t;
+  t.value(plan.taint);
+  out += t.bytes();
   out += "}";
   return sha256_hex(out);
 }

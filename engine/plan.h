@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,9 @@ nlohmann::json to_json(const FieldCapability& c);
 nlohmann::json to_json(const BackendPlan& plan);
 Result<BackendPlan> plan_from_json(const nlohmann::json& j);
 std::string plan_hash(const BackendPlan& plan);  // "sha256:<hex>" of canonical bytes
+// The same hash with the steps given as their canonical bytes (plan.steps is not read): for a
+// helper that has the steps as bytes and no reason to build them as a tree.
+std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical);
 
 // The readiness attestation (seed §8): sent by the helper on a pipe before exec.
 struct Attestation {

@@ -119,8 +119,8 @@ FieldCapability processes_row(const KernelProbe& probe, const LimitChoice& choic
 
 // The limits step: which mechanism carries each limit this IR sets (the capability vector says
 // what it means).
-json limits_step(const FrozenIr& ir, const LimitChoice& choice) {
-  const auto via = [&](LimitVia v, const char* cgroup_name, const char* rlimit_name) -> json {
+std::vector<LimitEntry> limits_step(const FrozenIr& ir, const LimitChoice& choice) {
+  const auto via = [&](LimitVia v, const char* cgroup_name, const char* rlimit_name) -> std::string {
     switch (v) {
       case LimitVia::kCgroup: return std::string("cgroup_") + choice.cgroup + "_" + cgroup_name;
       case LimitVia::kRlimit: return rlimit_name;
@@ -128,13 +128,11 @@ json limits_step(const FrozenIr& ir, const LimitChoice& choice) {
     }
     return "none";
   };
-  json out = json::array();
+  std::vector<LimitEntry> out;
   if (ir.resources.memory_bytes)
-    out.push_back({{"limit", "memory_bytes"}, {"value", *ir.resources.memory_bytes},
-                   {"mechanism", via(choice.memory, "memory", "rlimit_data")}});
+    out.push_back({"memory_bytes", via(choice.memory, "memory", "rlimit_data"), *ir.resources.memory_bytes});
   if (ir.resources.processes)
-    out.push_back({{"limit", "processes"}, {"value", *ir.resources.processes},
-                   {"mechanism", via(choice.processes, "pids", "rlimit_nproc")}});
+    out.push_back({"processes", via(choice.processes, "pids", "rlimit_nproc"), *ir.resources.processes});
   return out;
 }
 
@@ -151,24 +149,6 @@ std::vector<std::string> probe_refusals(const KernelProbe& p) {
     out.push_back("IPC or UTS namespaces are unavailable on this kernel; every Linux plan "
                   "isolates both: enable CONFIG_IPC_NS and CONFIG_UTS_NS");
   return out;
-}
-
-json steps_of(const LinuxPlan& plan, const json& limits) {
-  const json j = to_json(plan);
-  json steps = json::array();
-  steps.push_back({{"step", "namespaces"}, {"value", j["namespaces"]}});
-  steps.push_back({{"step", "hostname"}, {"value", j["hostname"]}});
-  for (const json& m : j["mounts"]) steps.push_back({{"step", "mount"}, {"value", m}});
-  steps.push_back({{"step", "cgroup"}, {"value", j["cgroup"]}});
-  steps.push_back({{"step", "rlimits"}, {"value", j["rlimits"]}});
-  steps.push_back({{"step", "limits"}, {"value", limits}});
-  steps.push_back({{"step", "no_new_privs"}, {"value", j["no_new_privs"]}});
-  steps.push_back({{"step", "landlock"}, {"value", j["landlock"]}});
-  steps.push_back({{"step", "seccomp"}, {"value", j["seccomp"]}});
-  steps.push_back({{"step", "env"}, {"value", j["env"]}});
-  steps.push_back({{"step", "proxy"}, {"value", j["proxy"]}});
-  steps.push_back({{"step", "wall_time_secs"}, {"value", j["wall_time_secs"]}});
-  return steps;
 }
 
 }  // namespace
@@ -295,21 +275,30 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   return in_field_order(std::move(m));
 }
 
-Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe) {
+Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe& probe) {
   auto lp = compile_linux_plan(ir, probe);
   if (!lp.ok()) return lp.error();
-  BackendPlan plan;
+  LinuxCompiled out;
+  out.linux_plan = std::move(*lp);
+  out.steps = canonical_steps(out.linux_plan, limits_step(ir, choose_limits(probe)));
+  BackendPlan& plan = out.plan;
   plan.backend = "linux";
   plan.ir_hash = paddock::ir_hash(ir);
   plan.probe = to_json(probe);
-  plan.steps = steps_of(*lp, limits_step(ir, choose_limits(probe)));
   plan.capability_vector = capability_vector(linux_capability_matrix(probe), requested_fields(ir));
   plan.losses = losses_of(plan.capability_vector);
   plan.taint = ir.taint;
   plan.refusals = probe_refusals(probe);
   for (auto& r : ir_refusals(ir)) plan.refusals.push_back(std::move(r));
   for (auto& r : refusals_of("linux", plan.capability_vector)) plan.refusals.push_back(std::move(r));
-  return plan;
+  return out;
+}
+
+Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe) {
+  auto parts = compile_linux_parts(ir, probe);
+  if (!parts.ok()) return parts.error();
+  parts->plan.steps = json::parse(parts->steps);
+  return std::move(parts->plan);
 }
 
 }  // namespace paddock::linux_backend

@@ -11,8 +11,6 @@
 namespace paddock::linux_backend {
 namespace {
 
-using nlohmann::json;
-
 // The fixed in-sandbox proxy port (helpers/linux/egress_relay.h kSandboxProxyPort; backends may
 // not include helper headers, so the value is repeated and a helper test compares the two).
 constexpr int kProxyPort = 3128;
@@ -223,17 +221,6 @@ std::vector<Rlimit> rlimits(const IrResources& res, const LimitChoice& choice) {
   return r;
 }
 
-json mount_json(const MountStep& m) {
-  return json{{"op", to_string(m.op)}, {"source", m.source}, {"target", m.target}};
-}
-
-json seccomp_json(const SeccompRule& s) {
-  return json{{"syscall", s.syscall}, {"errno", s.errno_value}, {"arg_index", s.arg_index},
-              {"arg_op", s.arg_op}, {"arg_value", s.arg_value}, {"arg_mask", s.arg_mask}};
-}
-
-json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
-
 }  // namespace
 
 const char* to_string(MountOp op) {
@@ -263,9 +250,11 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   p.rlimits = rlimits(ir.resources, limits);
   const bool memory_in_cgroup = ir.resources.memory_bytes && limits.memory == LimitVia::kCgroup;
   const bool pids_in_cgroup = ir.resources.processes && limits.processes == LimitVia::kCgroup;
-  // Without a limit to carry, a writable hierarchy still gives the kill tree (cgroup.kill).
-  p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup
-                                                          : choose_cgroup(probe.cgroup, false, false);
+  // A leaf only where a limit needs one. Without a limit it would add nothing: the PID
+  // namespace is the kill tree (init's exit kills every process in it, and seccomp denies the
+  // calls that could leave it), and the session's usage comes from wait4 on init. It did cost
+  // every session a mkdir, a clone into it, four reads and an rmdir in cgroupfs (issue 5).
+  p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup : "none";
   if (memory_in_cgroup) p.cgroup.memory_max = ir.resources.memory_bytes;
   if (pids_in_cgroup) p.cgroup.pids_max = ir.resources.processes;
   p.env.set = ir.env.set;
@@ -297,42 +286,6 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   }
   p.wall_time_secs = ir.resources.wall_time_secs;
   return p;
-}
-
-json to_json(const LinuxPlan& p) {
-  json mounts = json::array();
-  for (const auto& m : p.mounts) mounts.push_back(mount_json(m));
-  json path_rules = json::array();
-  for (const auto& r : p.landlock.path_rules) path_rules.push_back({{"path", r.path}, {"access", r.access}});
-  json net_rules = json::array();
-  for (const auto& r : p.landlock.net_rules) net_rules.push_back({{"port", r.port}, {"access", r.access}});
-  json seccomp = json::array();
-  for (const auto& s : p.seccomp) seccomp.push_back(seccomp_json(s));
-  json rl = json::array();
-  for (const auto& r : p.rlimits) rl.push_back({{"resource", r.resource}, {"value", r.value}});
-  const Namespaces& n = p.namespaces;
-  return json{
-      {"namespaces", {{"user", n.user}, {"mount", n.mount}, {"pid", n.pid}, {"ipc", n.ipc},
-                      {"uts", n.uts}, {"net", n.net}}},
-      {"hostname", p.hostname},
-      {"mounts", mounts},
-      {"landlock", {{"abi", p.landlock.abi}, {"handled_fs", p.landlock.handled_fs},
-                    {"handled_net", p.landlock.handled_net}, {"scoped", p.landlock.scoped},
-                    {"path_rules", path_rules}, {"net_rules", net_rules}}},
-      {"no_new_privs", p.no_new_privs},
-      {"seccomp", {{"default", "allow"}, {"rules", seccomp},
-                   {"socket_families_allowed", p.socket_families_allowed}}},
-      {"rlimits", rl},
-      {"cgroup", {{"mechanism", p.cgroup.mechanism}, {"memory_max", opt(p.cgroup.memory_max)},
-                  {"pids_max", opt(p.cgroup.pids_max)},
-                  {"cpu_max_usec_per_sec", opt(p.cgroup.cpu_max_usec_per_sec)}}},
-      {"env", {{"set", p.env.set}, {"pass", p.env.pass}}},
-      {"proxy", {{"enabled", p.proxy.enabled}, {"mode", p.proxy.mode},
-                 {"port_in_sandbox", p.proxy.port_in_sandbox},
-                 {"git_ssh_connect", p.proxy.git_ssh_connect},
-                 {"debug_resolve", p.proxy.debug_resolve}}},
-      {"wall_time_secs", opt(p.wall_time_secs)},
-  };
 }
 
 }  // namespace paddock::linux_backend

@@ -126,6 +126,17 @@ struct LinuxPlan {
 
 nlohmann::json to_json(const LinuxPlan& plan);
 
+// One entry of the plan's "limits" step: which mechanism carries a limit the IR sets.
+struct LimitEntry {
+  std::string limit;      // memory_bytes | processes
+  std::string mechanism;  // cgroup_<v1|v2>_<memory|pids> | rlimit_data | rlimit_nproc | none
+  std::int64_t value = 0;
+};
+
+// The plan's "steps" array as canonical JSON bytes (linux_steps.cpp). plan_hash covers exactly
+// these bytes; the plan JSON's steps are these bytes parsed.
+std::string canonical_steps(const LinuxPlan& plan, const std::vector<LimitEntry>& limits);
+
 // Compiles the Linux plan for this IR on a kernel described by probe. Pure: same inputs, same
 // plan. Never widens the IR; what cannot be expressed is reported by the capability vector and
 // refused by check().
@@ -134,6 +145,16 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
 // Wraps the Linux plan into the backend-neutral BackendPlan (steps, capability vector, losses,
 // taint), ready for check() and plan_hash().
 Result<BackendPlan> compile_linux(const FrozenIr& ir, const KernelProbe& probe);
+
+// What compile_linux computes, for paddock-helper, which needs the typed plan to apply and the
+// plan's hash, never the steps as a json tree: plan.steps stays empty and `steps` holds their
+// canonical bytes, so plan_hash(plan, steps) == plan_hash(compile_linux(ir, probe)).
+struct LinuxCompiled {
+  LinuxPlan linux_plan;
+  BackendPlan plan;
+  std::string steps;
+};
+Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe& probe);
 
 // The capability matrix for Linux on this kernel: every IR field, support x needs, loss.
 std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe);

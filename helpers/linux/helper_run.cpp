@@ -133,33 +133,35 @@ int helper_run_main(int argc, char** argv) {
   if (!ir) return fail(ir.error());
   auto probe = load_probe(args->probe_file);
   if (!probe) return fail(probe.error());
-  auto bplan = linux_backend::compile_linux(*ir, *probe);
-  if (!bplan) return fail(bplan.error());
-  const std::string hash = plan_hash(*bplan);
+  // One compile: the typed plan to apply, and the plan's hash over the canonical bytes of its
+  // steps as written (no json tree of the steps is built here).
+  auto compiled = linux_backend::compile_linux_parts(*ir, *probe);
+  if (!compiled) return fail(compiled.error());
+  const BackendPlan& bplan = compiled->plan;
+  const std::string hash = plan_hash(bplan, compiled->steps);
   if (hash != args->plan_hash)
     return fail({ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
                                                  ", the caller expected " + args->plan_hash +
                                                  " (IR, probe or Paddock version differ; nothing was run)"});
-  if (auto s = backends::check(*bplan); !s) return fail(s.error());
-  if (!bplan->taint.empty() && !args->allow_tainted)
-    return fail(refused("the plan is tainted (" + bplan->taint.front() +
+  if (auto s = backends::check(bplan); !s) return fail(s.error());
+  if (!bplan.taint.empty() && !args->allow_tainted)
+    return fail(refused("the plan is tainted (" + bplan.taint.front() +
                         "); rerun with --allow-tainted to accept a weakened boundary"));
   if (ir->egress.mode != NetMode::kOff && !relay_available())
     return fail(refused("egress relay not built into this helper; run with --net off"));
-  auto lplan = linux_backend::compile_linux_plan(*ir, *probe);
-  if (!lplan) return fail(lplan.error());
+  linux_backend::LinuxPlan& lplan = compiled->linux_plan;
 
   Attestation att;
-  att.ir_hash = bplan->ir_hash;  // compile_linux hashed this IR already; hashing is not free
+  att.ir_hash = bplan.ir_hash;  // compile_linux_parts hashed this IR already; hashing is not free
   att.plan_hash = hash;
   att.backend = "linux";
-  att.abi = lplan->landlock.abi;
-  att.capability_vector = bplan->capability_vector;
-  att.taint = bplan->taint;
+  att.abi = lplan.landlock.abi;
+  att.capability_vector = bplan.capability_vector;
+  att.taint = bplan.taint;
   for (const auto& l : ir->meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
 
   SandboxSpec spec;
-  spec.plan = std::move(*lplan);
+  spec.plan = std::move(lplan);
   spec.argv = args->command;
   spec.launch_env = environment();
   spec.cwd = args->cwd.empty() ? ir->meta.project : args->cwd;
@@ -168,7 +170,7 @@ int helper_run_main(int argc, char** argv) {
     opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
   opt.egress = ir->egress;
   opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
-                 {"tainted", !bplan->taint.empty()}};
+                 {"tainted", !bplan.taint.empty()}};
   return run_session(spec, opt);
 }
 

@@ -255,11 +255,13 @@ Status build_mount_view(const std::vector<MountStep>& steps) {
     if (auto s = apply_step(step); !s) return s;
 
   if (auto s = copy_top_level_symlinks(); !s) return s;
-  // Enter the new root and drop every path to the host's.
-  if (::umount2(kOld, MNT_DETACH) != 0) return sys_error("detach host root", kOld);
+  // Enter the new root and drop every path to the host's. pivot_root(".", ".") stacks the
+  // staging root on top of the new one; detaching it detaches its whole subtree with it, the
+  // host root at /oldroot and every host submount included. One detach, not two: each lazy
+  // unmount that frees mounts waits for an RCU grace period (issue 5).
   if (::chdir(kNew) != 0) return sys_error("chdir", kNew);
   if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_error("pivot_root", kNew);
-  if (::umount2(".", MNT_DETACH) != 0) return sys_error("detach staging root", "/");
+  if (::umount2(".", MNT_DETACH) != 0) return sys_error("detach staging and host root", "/");
   if (::chdir("/") != 0) return sys_error("chdir", "/");
   // The skeleton (mount point directories) is read-only too.
   return make_tree_readonly("/", /*recursive=*/false);

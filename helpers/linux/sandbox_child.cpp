@@ -6,6 +6,7 @@
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -272,6 +273,17 @@ Status close_inherited_fds(std::vector<int> keep) {
   return Status::Ok();
 }
 
+struct AgentArgs {
+  const SandboxSpec* spec;
+  int report_fd;
+  const std::vector<sock_filter>* filter;
+};
+
+int agent_entry(void* p) {
+  const auto* a = static_cast<const AgentArgs*>(p);
+  agent_main(*a->spec, a->report_fd, *a->filter);
+}
+
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd, long* reaped_counter) {
@@ -289,6 +301,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   if (plan.namespaces.uts && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     die_setup(report_fd, sys_error("sethostname"));
   if (plan.namespaces.net) {
+    // Made here, not by the helper's clone (see run_session); owned by the sandbox's user
+    // namespace either way.
+    if (::unshare(CLONE_NEWNET) != 0) die_setup(report_fd, sys_error("new network namespace"));
     if (auto s = bring_loopback_up(); !s) die_setup(report_fd, s.error());
   }
   if (plan.proxy.enabled) {
@@ -314,9 +329,19 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2})
     sigaddset(&set, sig);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
-  pid_t agent = ::fork();
-  if (agent < 0) die_setup(report_fd, sys_error("fork agent"));
-  if (agent == 0) agent_main(spec, report_fd, *filter);
+  // The agent shares init's memory until it execs (CLONE_VM | CLONE_VFORK, on a stack of its
+  // own; init is suspended until the exec or the agent's _exit): a fork would copy init's address
+  // space (the helper's, as init is a clone of it) only for exec to throw the copy away, and that
+  // copy, its page faults and its teardown sat on the path to the agent's start (issue 5). What
+  // the agent sets up before exec (rlimits, capabilities, no_new_privs, Landlock, seccomp, cwd,
+  // signal mask and dispositions) is per process or per task, never shared through the memory.
+  constexpr std::size_t kAgentStack = 1 << 20;  // untouched pages cost nothing
+  void* stack = ::mmap(nullptr, kAgentStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) die_setup(report_fd, sys_error("agent stack"));
+  AgentArgs agent_args{&spec, report_fd, &*filter};
+  pid_t agent = ::clone(agent_entry, static_cast<char*>(stack) + kAgentStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                        &agent_args);
+  if (agent < 0) die_setup(report_fd, sys_error("start agent"));
 
   int agent_status = 0;
   for (;;) {

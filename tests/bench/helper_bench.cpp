@@ -61,6 +61,34 @@ Sample run(const std::vector<std::string>& argv, const std::vector<std::string>&
   return s;
 }
 
+// What the helper's session files cost on this file system, without the helper: the same three
+// new files in a fresh directory (events.jsonl appended; attestation.json and report.json each
+// written to a temporary and renamed, as the helper does). On ext4 without a journal each new
+// inode alone can cost 0.3-1 ms (the inode allocator's recently-deleted scan).
+double session_files_ms(const std::string& dir) {
+  ::mkdir(dir.c_str(), 0700);  // outside the timing, as the direct runs' session directories are
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const std::string line = "{\"event\":\"session_started\"}\n";
+  int fd = ::open((dir + "/events.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    (void)!::write(fd, line.data(), line.size());
+    ::close(fd);
+  }
+  for (const char* name : {"attestation.json", "report.json"}) {
+    const std::string final_path = dir + "/" + name, tmp = final_path + ".tmp";
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      const std::string body(name[0] == 'a' ? 5000 : 300, ' ');
+      (void)!::write(fd, body.data(), body.size());
+      ::close(fd);
+      ::rename(tmp.c_str(), final_path.c_str());
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e3 + static_cast<double>(t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -139,11 +167,12 @@ int main() {
   const std::vector<std::string> e2e_default = {paddock, "run", "--", "/bin/true"};
 
   const int rounds = 40;
-  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e, t_default;
+  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e, t_default, t_files;
   long helper_rss = 0;
   int failures = 0;
   for (int i = 0; i < rounds; ++i) {  // interleaved, so drift hits every variant alike
     t_bare.push_back(run(bare, env).ms);
+    t_files.push_back(session_files_ms(scratch + "/files" + std::to_string(i)));
     if (have_bwrap) t_bwrap.push_back(run(bwrap, env).ms);
     Sample h = run(direct(i), env);
     failures += h.code != 0;
@@ -177,6 +206,10 @@ int main() {
   } else {
     std::printf("  bwrap not installed (apt-get install bubblewrap): no bwrap ratios\n");
   }
+  // Context, not the helper: the file system's price for the session files the helper writes.
+  std::printf("  context: its 3 session files, alone         %8.3f  (events.jsonl + 2 via tmp+rename,\n"
+              "           in a fresh directory on the file system of %s)\n",
+              median(t_files), scratch.c_str());
   std::printf("  peak RSS of helper tree                   %8.1f MB  (goal <= 8 MB)\n", static_cast<double>(helper_rss) / 1024.0);
   if (failures) std::printf("  WARNING: %d sandboxed runs did not exit 0\n", failures);
   std::error_code ec;

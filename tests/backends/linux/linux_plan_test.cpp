@@ -14,6 +14,7 @@ using namespace paddock::linux_backend;
 using paddock::test::probe_abi;
 using paddock::test::relay_ir;
 using paddock::test::typical_ir;
+using nlohmann::json;
 
 namespace {
 
@@ -338,6 +339,24 @@ class LinuxPlanTest : public QObject {
     QVERIFY(!backends::check(*compile_linux(typical_ir(), probe)).ok());
   }
 
+  // The PID namespace is the kill tree; a cgroup leaf is made only to carry a limit.
+  void a_plan_without_memory_or_process_limits_makes_no_cgroup_leaf() {
+    auto probe = probe_abi(7);
+    QVERIFY(probe.cgroup.v2_delegated_writable);
+    FrozenIr ir = typical_ir();
+    ir.resources.memory_bytes.reset();
+    ir.resources.processes.reset();
+    auto p = plan_of(ir, probe);
+    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
+    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v2"));
+    auto plan = compile_linux(ir, probe);
+    const FieldCapability* kill = row(*plan, "lifecycle.cleanup=kill_tree");
+    QVERIFY(kill);
+    QCOMPARE(kill->support, Support::kExact);
+    QVERIFY(backends::check(*plan).ok());
+  }
+
   // One hierarchy with one controller: it goes to the limit whose fallback is weaker or missing.
   void a_single_controller_goes_where_the_rlimit_is_weaker() {
     auto probe = probe_abi(7);
@@ -393,6 +412,41 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(plan->taint, ir.taint);
     QVERIFY(backends::check(*plan).ok());
     QVERIFY(plan_hash(*plan) != plan_hash(*compile_linux(typical_ir(), probe_abi(7))));
+  }
+
+  // paddock-helper hashes the steps' bytes as written (compile_linux_parts); `paddock plan`
+  // hashes the plan JSON. Both must give one hash for every shape a plan can take, and the
+  // bytes must be canonical (sorted keys), or the helper would refuse every session with 103.
+  void the_helpers_plan_hash_from_step_bytes_equals_the_plan_jsons_hash() {
+    FrozenIr git = relay_ir();
+    git.egress.git_ssh = true;
+    git.egress.git_ssh_connect = "/opt/paddock/libexec/paddock-connect";
+    git.egress.connect_ports = {22, 443};
+    git.egress.bind_ports = {8080};
+    git.egress.debug_resolve = {{"x.test", {"127.0.0.1"}}};
+    git.taint = {"PADDOCK_DEBUG_RESOLVE=x.test"};
+    FrozenIr odd = typical_ir();
+    odd.fs.write_roots.push_back("/home/dev/caf\xc3\xa9 \"quoted\" \\ dir");
+    odd.env.set["WEIRD"] = "tab\tand\nnewline";
+    odd.egress.unix_socket_files = {"/run/user/1000/agent.sock"};
+    normalize(odd);
+    KernelProbe no_cgroup = probe_abi(7);
+    no_cgroup.cgroup = {};
+    struct Case { const char* name; FrozenIr ir; KernelProbe probe; };
+    for (const Case& c : {Case{"typical", typical_ir(), probe_abi(7)}, Case{"abi2", typical_ir(), probe_abi(2)},
+                          Case{"relay", relay_ir(), probe_abi(7)}, Case{"git-ssh", git, probe_abi(7)},
+                          Case{"odd strings", odd, probe_abi(5)}, Case{"no cgroup", typical_ir(), no_cgroup},
+                          Case{"minimal", test::minimal_ir(), probe_abi(7)}}) {
+      auto parts = compile_linux_parts(c.ir, c.probe);
+      auto plan = compile_linux(c.ir, c.probe);
+      QVERIFY2(parts.ok() && plan.ok(), c.name);
+      QVERIFY2(parts->plan.steps.empty(), c.name);
+      QCOMPARE(canonical_bytes(json::parse(parts->steps)), parts->steps);
+      QCOMPARE(parts->steps, canonical_bytes(plan->steps));
+      QCOMPARE(plan_hash(parts->plan, parts->steps), plan_hash(*plan));
+      QCOMPARE(plan_hash(*plan), sha256_hex(canonical_bytes(to_json(*plan))));
+      QCOMPARE(parts->linux_plan, plan_of(c.ir, c.probe));
+    }
   }
 
   void golden_linux_plans() {

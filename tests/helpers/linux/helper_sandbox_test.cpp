@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <QtTest>
+
+#include <algorithm>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 
@@ -157,6 +160,29 @@ class HelperSandboxTest : public QObject {
     QVERIFY(!std::filesystem::exists(inside));
   }
 
+  // The view is built beside the host root (staged at /oldroot), which is then detached with the
+  // staging root in one lazy unmount: nothing of it, and none of the host's own mounts (sysfs,
+  // cgroups), may remain in the agent's mount table.
+  void the_view_keeps_no_host_root_and_no_host_mounts_data() { add_uid_rows(); }
+  void the_view_keeps_no_host_root_and_no_host_mounts() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    auto r = run_helper(fixture_, base_ir(fixture_), {"/bin/cat", "/proc/self/mountinfo"});
+    QVERIFY2(r.exit_code == 0 && r.out.find(" / / ") != std::string::npos, dump(r));
+    std::istringstream lines(r.out);
+    std::string line;
+    int mounts = 0;
+    while (std::getline(lines, line)) {
+      std::istringstream f(line);
+      std::string id, parent, dev, root, point;
+      f >> id >> parent >> dev >> root >> point;
+      const std::string fstype = line.substr(line.find(" - ") + 3, line.find(' ', line.find(" - ") + 3) - line.find(" - ") - 3);
+      ++mounts;
+      QVERIFY2(point.rfind("/oldroot", 0) != 0 && point.rfind("/newroot", 0) != 0, line.c_str());
+      QVERIFY2(fstype != "sysfs" && fstype.rfind("cgroup", 0) != 0 && fstype != "mqueue", line.c_str());
+    }
+    QVERIFY2(mounts > 5, r.out.c_str());
+  }
+
   void the_agents_exit_code_and_signal_come_back_data() { add_uid_rows(); }
   void the_agents_exit_code_and_signal_come_back() {
     QVERIFY2(setup_row(), "fixture/probe failed");
@@ -180,6 +206,29 @@ class HelperSandboxTest : public QObject {
     QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
     QVERIFY(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos);
     QVERIFY(!std::filesystem::exists(h.session_dir + "/attestation.json"));
+  }
+
+  // The helper stages attestation.json and report.json while init builds the view; a setup that
+  // fails there (a read root that vanished after the IR was frozen) must still leave exactly a
+  // failed report: no attestation, no temporary.
+  void a_setup_failure_in_the_sandbox_leaves_a_failed_report_and_no_temporaries_data() { add_uid_rows(); }
+  void a_setup_failure_in_the_sandbox_leaves_a_failed_report_and_no_temporaries() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.fs.read_roots.push_back(fixture_.root + "/vanished");
+    normalize(ir);
+    HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
+    QVERIFY(!std::filesystem::exists(h.session_dir + "/attestation.json"));
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(h.session_dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    QCOMPARE(names, (std::vector<std::string>{"events.jsonl", "ir.json", "report.json"}));
+    auto report = nlohmann::json::parse(slurp(h.session_dir + "/report.json"));
+    QCOMPARE(report.at("status").get<std::string>(), std::string("failed"));
+    QVERIFY2(report.at("error").get<std::string>().find("vanished") != std::string::npos, report.dump().c_str());
   }
 
   void the_attestation_is_stored_before_exec_with_the_ir_hash_data() { add_uid_rows(); }

@@ -1,0 +1,150 @@
+// The Linux plan as bytes: one writer for the plan's steps, whose canonical bytes go into
+// plan_hash. `paddock plan` parses them into the plan JSON; paddock-helper hashes them as they
+// are, without building a json tree (issue 5: the tree for the 140-rule seccomp step and its
+// copies were most of the helper's start-up CPU). One writer for both means the two can never
+// disagree about the plan's shape.
+#include <string>
+
+#include "backends/linux/linux_plan.h"
+#include "engine/canonical_writer.h"
+
+namespace paddock::linux_backend {
+namespace {
+
+void opt(CanonicalWriter& w, const std::optional<std::int64_t>& v) {
+  if (v) w.value(*v);
+  else w.null();
+}
+
+// Each object's keys below are written in byte order (the canonical order).
+void namespaces(CanonicalWriter& w, const Namespaces& n) {
+  w.begin_object();
+  w.key("ipc").value(n.ipc).key("mount").value(n.mount).key("net").value(n.net);
+  w.key("pid").value(n.pid).key("user").value(n.user).key("uts").value(n.uts);
+  w.end_object();
+}
+
+void mount(CanonicalWriter& w, const MountStep& m) {
+  w.begin_object().key("op").value(to_string(m.op)).key("source").value(m.source);
+  w.key("target").value(m.target).end_object();
+}
+
+void mounts(CanonicalWriter& w, const std::vector<MountStep>& list) {
+  w.begin_array();
+  for (const auto& m : list) mount(w, m);
+  w.end_array();
+}
+
+void cgroup(CanonicalWriter& w, const CgroupPlan& c) {
+  w.begin_object().key("cpu_max_usec_per_sec");
+  opt(w, c.cpu_max_usec_per_sec);
+  w.key("mechanism").value(c.mechanism).key("memory_max");
+  opt(w, c.memory_max);
+  w.key("pids_max");
+  opt(w, c.pids_max);
+  w.end_object();
+}
+
+void rlimits(CanonicalWriter& w, const std::vector<Rlimit>& list) {
+  w.begin_array();
+  for (const auto& r : list) w.begin_object().key("resource").value(r.resource).key("value").value(r.value).end_object();
+  w.end_array();
+}
+
+void landlock(CanonicalWriter& w, const LandlockPlan& l) {
+  w.begin_object();
+  w.key("abi").value(l.abi).key("handled_fs").value(l.handled_fs).key("handled_net").value(l.handled_net);
+  w.key("net_rules").begin_array();
+  for (const auto& r : l.net_rules) w.begin_object().key("access").value(r.access).key("port").value(r.port).end_object();
+  w.end_array();
+  w.key("path_rules").begin_array();
+  for (const auto& r : l.path_rules) w.begin_object().key("access").value(r.access).key("path").value(r.path).end_object();
+  w.end_array();
+  w.key("scoped").value(l.scoped);
+  w.end_object();
+}
+
+void seccomp(CanonicalWriter& w, const LinuxPlan& p) {
+  w.begin_object().key("default").value("allow").key("rules").begin_array();
+  for (const auto& s : p.seccomp) {
+    w.begin_object().key("arg_index").value(s.arg_index).key("arg_mask").value(s.arg_mask);
+    w.key("arg_op").value(s.arg_op).key("arg_value").value(s.arg_value).key("errno").value(s.errno_value);
+    w.key("syscall").value(s.syscall).end_object();
+  }
+  w.end_array().key("socket_families_allowed").value(p.socket_families_allowed).end_object();
+}
+
+void env(CanonicalWriter& w, const EnvPlan& e) {
+  w.begin_object().key("pass").value(e.pass).key("set").value(e.set).end_object();
+}
+
+void proxy(CanonicalWriter& w, const ProxyPlan& p) {
+  w.begin_object().key("debug_resolve").value(p.debug_resolve).key("enabled").value(p.enabled);
+  w.key("git_ssh_connect").value(p.git_ssh_connect).key("mode").value(p.mode);
+  w.key("port_in_sandbox").value(p.port_in_sandbox).end_object();
+}
+
+void limits(CanonicalWriter& w, const std::vector<LimitEntry>& list) {
+  w.begin_array();
+  for (const auto& l : list)
+    w.begin_object().key("limit").value(l.limit).key("mechanism").value(l.mechanism).key("value").value(l.value).end_object();
+  w.end_array();
+}
+
+// One {"step": name, "value": ...} element; fill writes the value.
+template <typename Fill>
+void step(CanonicalWriter& w, const char* name, Fill&& fill) {
+  w.begin_object().key("step").value(name).key("value");
+  fill();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& limit_entries) {
+  CanonicalWriter w;
+  w.begin_array();
+  step(w, "namespaces", [&] { namespaces(w, p.namespaces); });
+  step(w, "hostname", [&] { w.value(p.hostname); });
+  for (const auto& m : p.mounts) step(w, "mount", [&] { mount(w, m); });
+  step(w, "cgroup", [&] { cgroup(w, p.cgroup); });
+  step(w, "rlimits", [&] { rlimits(w, p.rlimits); });
+  step(w, "limits", [&] { limits(w, limit_entries); });
+  step(w, "no_new_privs", [&] { w.value(p.no_new_privs); });
+  step(w, "landlock", [&] { landlock(w, p.landlock); });
+  step(w, "seccomp", [&] { seccomp(w, p); });
+  step(w, "env", [&] { env(w, p.env); });
+  step(w, "proxy", [&] { proxy(w, p.proxy); });
+  step(w, "wall_time_secs", [&] { opt(w, p.wall_time_secs); });
+  w.end_array();
+  return w.take();
+}
+
+nlohmann::json to_json(const LinuxPlan& p) {
+  CanonicalWriter w;
+  w.begin_object();
+  w.key("cgroup");
+  cgroup(w, p.cgroup);
+  w.key("env");
+  env(w, p.env);
+  w.key("hostname").value(p.hostname);
+  w.key("landlock");
+  landlock(w, p.landlock);
+  w.key("mounts");
+  mounts(w, p.mounts);
+  w.key("namespaces");
+  namespaces(w, p.namespaces);
+  w.key("no_new_privs").value(p.no_new_privs);
+  w.key("proxy");
+  proxy(w, p.proxy);
+  w.key("rlimits");
+  rlimits(w, p.rlimits);
+  w.key("seccomp");
+  seccomp(w, p);
+  w.key("wall_time_secs");
+  opt(w, p.wall_time_secs);
+  w.end_object();
+  return nlohmann::json::parse(w.bytes());
+}
+
+}  // namespace paddock::linux_backend

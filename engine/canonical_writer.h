@@ -1,0 +1,123 @@
+// Canonical JSON bytes (DESIGN §5: UTF-8, keys sorted by byte value, no insignificant
+// whitespace, integers only) written straight into a string, for the plan data whose hash
+// paddock-helper recomputes on every start (issue 5): building an nlohmann tree only to dump it
+// cost the helper more than the rest of its user-space work together.
+//
+// The caller writes each object's keys in byte order; the bytes are then exactly what
+// canonical_bytes() gives for the same data as a json tree (tests/engine/canonical_writer_test
+// and the plan goldens hold the two together).
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace paddock {
+
+class CanonicalWriter {
+ public:
+  CanonicalWriter& begin_object() { return open('{'); }
+  CanonicalWriter& end_object() { return close('}'); }
+  CanonicalWriter& begin_array() { return open('['); }
+  CanonicalWriter& end_array() { return close(']'); }
+
+  CanonicalWriter& key(std::string_view k) {
+    separate();
+    string(k);
+    out_ += ':';
+    need_comma_ = false;
+    return *this;
+  }
+
+  CanonicalWriter& value(std::string_view s) {
+    separate();
+    string(s);
+    need_comma_ = true;
+    return *this;
+  }
+  CanonicalWriter& value(const char* s) { return value(std::string_view(s)); }
+  CanonicalWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  CanonicalWriter& value(bool b) { return raw(b ? "true" : "false"); }
+  CanonicalWriter& value(std::int64_t v) { return number(v); }
+  CanonicalWriter& value(std::uint64_t v) { return number(v); }
+  CanonicalWriter& value(int v) { return number(static_cast<std::int64_t>(v)); }
+  CanonicalWriter& null() { return raw("null"); }
+
+  CanonicalWriter& value(const std::vector<std::string>& list) {
+    begin_array();
+    for (const auto& s : list) value(s);
+    return end_array();
+  }
+  // std::map iterates in byte order of its keys, which is the canonical key order.
+  CanonicalWriter& value(const std::map<std::string, std::string>& m) {
+    begin_object();
+    for (const auto& [k, v] : m) key(k).value(v);
+    return end_object();
+  }
+  CanonicalWriter& value(const std::map<std::string, std::vector<std::string>>& m) {
+    begin_object();
+    for (const auto& [k, v] : m) key(k).value(v);
+    return end_object();
+  }
+  // A value that is already a json tree (small, e.g. the kernel probe).
+  CanonicalWriter& value(const nlohmann::json& j) {
+    return raw(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict));
+  }
+
+  const std::string& bytes() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void separate() {
+    if (need_comma_) out_ += ',';
+  }
+  CanonicalWriter& open(char c) {
+    separate();
+    out_ += c;
+    need_comma_ = false;
+    return *this;
+  }
+  CanonicalWriter& close(char c) {
+    out_ += c;
+    need_comma_ = true;
+    return *this;
+  }
+  CanonicalWriter& raw(std::string_view text) {
+    separate();
+    out_ += text;
+    need_comma_ = true;
+    return *this;
+  }
+  template <typename T>
+  CanonicalWriter& number(T v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  }
+  // Printable ASCII is escaped here (only '"' and '\\' need it); anything else (control
+  // characters, UTF-8) goes through nlohmann's own serializer, so escapes and UTF-8 validation
+  // are exactly those of canonical_bytes().
+  void string(std::string_view s) {
+    for (unsigned char c : s)
+      if (c < 0x20 || c >= 0x7f) {
+        out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+        return;
+      }
+    out_ += '"';
+    for (char c : s) {
+      if (c == '"' || c == '\\') out_ += '\\';
+      out_ += c;
+    }
+    out_ += '"';
+  }
+
+  std::string out_;
+  bool need_comma_ = false;
+};
+
+}  // namespace paddock
