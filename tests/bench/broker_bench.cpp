@@ -260,34 +260,37 @@ int tunnel(int proxy_port, int target_port, const std::string& host) {
   return fd;
 }
 
-// On-CPU nanoseconds of a process and its child processes (tinyproxy serves from pre-forked
-// children): the sum over their threads of /proc/PID/task/TID/schedstat's first field (exact,
-// unlike the tick-based utime in /proc/PID/stat).
-long long threads_cpu_ns(pid_t pid) {
-  long long total = 0;
-  std::error_code ec;
-  for (const auto& t : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::ifstream f(t.path() / "schedstat");
-    long long ns = 0;
-    if (f >> ns) total += ns;
-  }
-  return total;
+// CPU time of a process and of its child processes (tinyproxy serves each connection from a
+// child): utime + stime + cutime + cstime of each from /proc/PID/stat. These include threads and
+// children that have already exited, which per-thread counters would miss; the price is
+// clock-tick resolution (10 ms), small against the 60-900 ms a proxy spends per round.
+long long stat_cpu_ns(const std::string& stat, pid_t* ppid) {
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(paren + 1));
+  std::vector<std::string> f;
+  for (std::string t; rest >> t && f.size() < 15;) f.push_back(t);
+  if (f.size() < 15) return 0;
+  *ppid = static_cast<pid_t>(std::atol(f[1].c_str()));
+  long long ticks = std::atoll(f[11].c_str()) + std::atoll(f[12].c_str()) + std::atoll(f[13].c_str()) +
+                    std::atoll(f[14].c_str());
+  return ticks * 1000000000LL / sysconf(_SC_CLK_TCK);
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
 long long process_cpu_ns(pid_t pid) {
-  long long total = threads_cpu_ns(pid);
+  pid_t ppid = 0;
+  long long total = stat_cpu_ns(slurp("/proc/" + std::to_string(pid) + "/stat"), &ppid);
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     std::string name = e.path().filename();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream rest(stat.substr(paren + 1));
-    std::string state;
-    long ppid = 0;
-    if (rest >> state >> ppid && ppid == pid) total += threads_cpu_ns(std::atoi(name.c_str()));
+    long long ns = stat_cpu_ns(slurp(e.path() / "stat"), &ppid);
+    if (ppid == pid) total += ns;
   }
   return total;
 }
@@ -327,6 +330,8 @@ bool download(Variant& v, long long bytes, size_t read_size) {
   for (ssize_t n; (n = read(fd, buf.data(), buf.size())) > 0;) got += n;
   close(fd);
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  // Let the proxy finish with the connection (a child exits and is reaped) before counting.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   long long cpu1 = self_cpu_ns() + (v.pid > 0 ? process_cpu_ns(v.pid) : 0);
   long long relay1 = v.relay_cpu_ns ? v.relay_cpu_ns() : 0;
   if (got != bytes) return false;
