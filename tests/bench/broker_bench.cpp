@@ -474,9 +474,10 @@ int main(int argc, char** argv) {
   // [--broker BIN] [--only NAME] [--rounds N] [--read-size BYTES]: --only keeps "direct" and one
   // variant and skips the latency and RSS parts, for profiling one relay (perf record -g -- ...).
   // The client reads 64 KiB at a time, as ordinary HTTP clients do (libuv/Node.js reads 64 KiB,
-  // curl 16 KiB, Go's io.Copy 32 KiB). Larger reads are not "faster" on loopback: 256 KiB reads
-  // let more data queue before it is copied out, so the copy runs cache-cold and direct costs
-  // about 1.7x the CPU, which would flatter every relay's ratio.
+  // curl 16 KiB, Go's io.Copy 32 KiB). Larger reads are not faster on loopback: with 256 KiB reads
+  // more data queues before it is copied out and the copy runs cache-cold; on a quiet machine
+  // direct then costs up to ~1.9x the CPU (less under load, where every copy is cold), which
+  // flattered every relay's ratio.
   std::string broker_bin = PADDOCK_BROKER_BIN, only;
   int rounds = 5;
   size_t read_size = 64 << 10;
