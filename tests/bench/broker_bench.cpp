@@ -30,7 +30,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -277,9 +276,15 @@ long long stat_cpu_ns(const std::string& stat, pid_t* ppid) {
   return ticks * 1000000000LL / sysconf(_SC_CLK_TCK);
 }
 
+// read(2), not an ifstream: a process can exit mid-read (ESRCH), which libstdc++'s filebuf throws.
 std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string out;
+  int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[1024];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
 }
 
 long long process_cpu_ns(pid_t pid) {
