@@ -114,7 +114,7 @@ Result<BackendPlan> plan_from_json(const json& j) {
 
 std::string plan_hash(const BackendPlan& plan) { return plan_hash(plan, canonical_bytes(plan.steps)); }
 
-std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical) {
+std::string plan_canonical_bytes(const BackendPlan& plan, std::string_view steps_canonical) {
   // The bytes of canonical_bytes(to_json(plan)), written member by member in the document's
   // (sorted) key order without building the document (issue 5: the helper hashes on every
   // start). Compact canonical dumps compose: a member's bytes inside the whole are its own.
@@ -139,7 +139,11 @@ std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical)
   t.value(plan.taint);
   out += t.bytes();
   out += "}";
-  return sha256_hex(out);
+  return out;
+}
+
+std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical) {
+  return sha256_hex(plan_canonical_bytes(plan, steps_canonical));
 }
 
 json to_json(const Attestation& a) {

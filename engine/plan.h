@@ -51,6 +51,8 @@ std::string plan_hash(const BackendPlan& plan);  // "sha256:<hex>" of canonical 
 // The same hash with the steps given as their canonical bytes (plan.steps is not read): for a
 // helper that has the steps as bytes and no reason to build them as a tree.
 std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical);
+// The canonical bytes that hash covers: what `paddock run` stores as plan.json.
+std::string plan_canonical_bytes(const BackendPlan& plan, std::string_view steps_canonical);
 
 // The readiness attestation (seed §8): sent by the helper on a pipe before exec.
 struct Attestation {

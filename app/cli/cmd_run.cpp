@@ -22,6 +22,8 @@
 #include "app/cli/probe_cache.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
+#include "backends/linux/kernel_probe.h"
+#include "backends/linux/linux_plan.h"
 #include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
@@ -112,13 +114,21 @@ Status create_own_dirs(const Inputs& in, const CliContext& ctx) {
 // Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
 // cached probe is re-checked against a fresh one before it is believed: the machine may have
 // gained what the old facts lacked (and a fresh probe replaces the cache).
-Result<std::pair<BackendPlan, json>> compile_checked(const FrozenIr& ir, CliContext& ctx) {
+// The plan comes as the helper computes it (compile_linux_parts: the steps as canonical bytes,
+// never a json tree), so plan.json is written from the same bytes the hash covers.
+struct CheckedPlan {
+  linux_backend::LinuxCompiled compiled;
+  json probe;
+};
+
+Result<CheckedPlan> compile_checked(const FrozenIr& ir, CliContext& ctx) {
   auto probe = load_probe(ctx);
   if (!probe.ok()) return probe.error();
   for (;;) {
-    auto plan = backends::compile(ir, backends::BackendId::kLinux, probe->probe);
-    Status checked = plan.ok() ? backends::check(*plan) : Status(plan.error());
-    if (checked.ok()) return std::make_pair(std::move(*plan), std::move(probe->probe));
+    auto facts = linux_backend::probe_from_json(probe->probe);
+    auto parts = facts.ok() ? linux_backend::compile_linux_parts(ir, *facts) : Result<linux_backend::LinuxCompiled>(facts.error());
+    Status checked = parts.ok() ? backends::check(parts->plan) : Status(parts.error());
+    if (checked.ok()) return CheckedPlan{std::move(*parts), std::move(probe->probe)};
     if (probe->source != ProbeSource::kCache) return checked.error();
     probe = load_probe(ctx, /*fresh=*/true);
     if (!probe.ok()) return probe.error();
@@ -139,11 +149,10 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
   auto compiled = compile_checked(ev->ir, ctx);
   if (!compiled.ok()) return fail(compiled.error());
-  const BackendPlan* plan = &compiled->first;
-  const json* probe = &compiled->second;
-  // plan_hash(plan) is sha256 over canonical_bytes(to_json(plan)), and plan.json holds exactly
-  // those bytes: serialised once, and `sha256sum plan.json` is the plan hash.
-  const std::string plan_bytes = canonical_bytes(to_json(*plan));
+  const json* probe = &compiled->probe;
+  // plan_hash(plan) is sha256 over the plan's canonical bytes, and plan.json holds exactly those
+  // bytes: serialised once, and `sha256sum plan.json` is the plan hash.
+  const std::string plan_bytes = plan_canonical_bytes(compiled->compiled.plan, compiled->compiled.steps);
   const std::string hash = sha256_hex(plan_bytes);
 
   SessionStore store(ctx);
