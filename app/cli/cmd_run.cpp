@@ -2,10 +2,7 @@
 // (bad input 2, unapproved or dangerous layers 126, tainted plans and plans the kernel cannot
 // enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
 // recompiles and verifies the plan itself before it applies anything.
-#include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/helper_process.h"
 #include "app/cli/inputs_options.h"
 #include "app/cli/probe_cache.h"
 #include "app/cli/session_store.h"
@@ -27,8 +23,6 @@
 #include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
-
-extern char** environ;
 
 namespace paddock::cli {
 namespace {
@@ -45,33 +39,18 @@ int fail(const Error& e) {
   return e.exit_code();
 }
 
-// Runs the helper as our child and waits. SIGINT/SIGQUIT from the terminal reach the agent
-// directly (same process group), so we ignore them; SIGTERM/SIGHUP are passed to the helper,
-// which stops the session. If we are SIGKILLed, the helper dies with us (PR_SET_PDEATHSIG).
-// posix_spawn (vfork semantics) instead of fork: no copy of this process's page tables just to
-// exec the helper; the child starts with our signal dispositions, as a fork would.
-int run_helper_and_wait(const std::string& helper, const std::vector<std::string>& args) {
+// Replaces this process with the helper: the session's exit code, signals and process are the
+// helper's own from here, with no second process waiting (SIGINT/SIGQUIT from the terminal reach
+// the agent; the helper ignores them and stops the session on SIGTERM/SIGHUP). Returns only if
+// the exec failed.
+int exec_helper(const std::string& helper, const std::vector<std::string>& args) {
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(helper.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (int err = ::posix_spawn(&pid, helper.c_str(), nullptr, nullptr, argv.data(), environ); err != 0) {
-    std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(err) << "\n";
-    return 125;
-  }
-  static pid_t child = 0;
-  child = pid;
-  struct sigaction forward {};
-  forward.sa_handler = [](int sig) { ::kill(child, sig); };
-  ::sigemptyset(&forward.sa_mask);
-  ::sigaction(SIGTERM, &forward, nullptr);
-  ::sigaction(SIGHUP, &forward, nullptr);
-  ::signal(SIGINT, SIG_IGN);
-  ::signal(SIGQUIT, SIG_IGN);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  ::execv(helper.c_str(), argv.data());
+  std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(errno) << "\n";
+  return 125;
 }
 
 // A readable, not close-on-exec memory file holding `text`, for the helper to open by its
@@ -177,13 +156,13 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
                                    "--session-id", *id, "--control-socket", store.control_socket(*id),
                                    "--probe", "/proc/self/fd/" + std::to_string(*probe_fd)};
   if (in->timeout_secs) args.insert(args.end(), {"--timeout", std::to_string(*in->timeout_secs)});
+  args.push_back("--replaces-caller");
+  if (const std::string cache = probe_cache_path(ctx); !cache.empty()) args.insert(args.end(), {"--probe-cache", cache});
   if (f.allow_tainted) args.push_back("--allow-tainted");
   args.push_back("--");
   args.insert(args.end(), f.command.begin(), f.command.end());
-  int code = run_helper_and_wait(ctx.helper_path().string(), args);
-  // The helper failed closed or found the probe not describing this kernel and user: whatever
-  // the cause, the next run probes afresh instead of trusting the cached facts again.
-  if (code == 125 || code == 103) drop_probe_cache(ctx);
+  int code = exec_helper(ctx.helper_path().string(), args);
+  drop_probe_cache(ctx);  // not even started: the next run probes afresh
   return code;
 }
 

@@ -140,9 +140,13 @@ void store_probe(const CliContext& ctx, const json& probe) {
   (void)write_file_atomic(dir + "/probe-cache.json", c.dump() + "\n", /*private_file=*/true);
 }
 
-void drop_probe_cache(const CliContext& ctx) {
+std::string probe_cache_path(const CliContext& ctx) {
   const std::string dir = cache_dir(ctx);
-  if (!dir.empty()) ::unlink((dir + "/probe-cache.json").c_str());
+  return dir.empty() ? std::string() : dir + "/probe-cache.json";
+}
+
+void drop_probe_cache(const CliContext& ctx) {
+  if (const std::string path = probe_cache_path(ctx); !path.empty()) ::unlink(path.c_str());
 }
 
 }  // namespace paddock::cli

@@ -38,4 +38,8 @@ void store_probe(const CliContext& ctx, const nlohmann::json& probe);
 // Forgets the cached probe, e.g. after the helper failed closed on facts it could not apply.
 void drop_probe_cache(const CliContext& ctx);
 
+// Where the cache lives ("" when there is no private runtime dir): `run` hands it to the helper,
+// which drops it on a refusal (the helper replaces the `paddock` process, so nothing runs after).
+std::string probe_cache_path(const CliContext& ctx);
+
 }  // namespace paddock::cli

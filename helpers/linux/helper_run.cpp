@@ -1,6 +1,7 @@
 #include "helpers/linux/helper_run.h"
 
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,8 +31,14 @@ using nlohmann::json;
 
 struct RunArgs {
   std::string ir_file, plan_hash, session_dir, session_id, control_socket, probe_file, cwd;
+  // Where the caller's cached probe lives: a refusal (125) or mismatch (103) removes it, so the
+  // next run probes afresh instead of trusting the same facts again.
+  std::string probe_cache;
   std::optional<long> timeout_secs;
   bool allow_tainted = false;
+  // `paddock run` exec'd this helper in its own process: there is no separate launcher whose
+  // death must end the session (a shell that exits leaves it running, as it leaves any command).
+  bool replaces_caller = false;
   std::vector<std::string> command;
 };
 
@@ -53,12 +60,17 @@ Result<RunArgs> parse(int argc, char** argv) {
       a.allow_tainted = true;
       continue;
     }
+    if (arg == "--replaces-caller") {
+      a.replaces_caller = true;
+      continue;
+    }
     if (arg == "--ir") target = &a.ir_file;
     else if (arg == "--plan-hash") target = &a.plan_hash;
     else if (arg == "--session-dir") target = &a.session_dir;
     else if (arg == "--session-id") target = &a.session_id;
     else if (arg == "--control-socket") target = &a.control_socket;
     else if (arg == "--probe") target = &a.probe_file;
+    else if (arg == "--probe-cache") target = &a.probe_cache;
     else if (arg == "--cwd") target = &a.cwd;
     else if (arg == "--timeout") {
       auto v = value("--timeout");
@@ -97,6 +109,12 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
   return p;
 }
 
+// Only a regular file of ours: the path comes from the command line.
+void drop_probe_cache(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid()) ::unlink(path.c_str());
+}
+
 std::map<std::string, std::string> environment() {
   std::map<std::string, std::string> env;
   for (char** e = environ; e && *e; ++e) {
@@ -110,20 +128,25 @@ std::map<std::string, std::string> environment() {
 }  // namespace
 
 int helper_run_main(int argc, char** argv) {
-  // If whoever started us dies (even by SIGKILL), we die, and with us the sandbox (its init has
-  // the same setting towards us).
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   auto args = parse(argc, argv);
+  // If whoever started us dies (even by SIGKILL), we die, and with us the sandbox (its init has
+  // the same setting towards us). Set before anything else can fail.
+  if (!args || !args->replaces_caller) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (!args) {
     std::cerr << "paddock: " << args.error().message << "\n";
     return args.error().exit_code();
   }
+  const std::string probe_cache = args->probe_cache;
+  auto finish = [&](int code) {
+    if ((code == 103 || code == 125) && !probe_cache.empty()) drop_probe_cache(probe_cache);
+    return code;
+  };
   SessionOptions opt;
   opt.session_id = args->session_id;
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
   opt.timeout_secs = args->timeout_secs;
-  auto fail = [&](const Error& e) { return fail_session(opt, e.exit_code(), e.message); };
+  auto fail = [&](const Error& e) { return finish(fail_session(opt, e.exit_code(), e.message)); };
 
   auto text = read_file(args->ir_file);
   if (!text) return fail(text.error());
@@ -171,7 +194,7 @@ int helper_run_main(int argc, char** argv) {
   opt.egress = ir->egress;
   opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
                  {"tainted", !bplan.taint.empty()}};
-  return run_session(spec, opt);
+  return finish(run_session(spec, opt));
 }
 
 }  // namespace paddock::helper
