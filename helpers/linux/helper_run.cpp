@@ -2,6 +2,7 @@
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -104,7 +105,11 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
   if (j.is_discarded()) return bad_input("probe file is not JSON: " + file);
   auto p = linux_backend::probe_from_json(j);
   if (!p) return p.error();
-  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0))
+  // The kernel release decides exact or partial for some rows (RLIMIT_NPROC per user namespace
+  // since 5.14): facts about another kernel are not these facts.
+  struct utsname u {};
+  const bool same_kernel = ::uname(&u) == 0 && p->kernel_release == u.release;
+  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0) || !same_kernel)
     return Error{ErrorCode::kVerifyMismatch, "probe file " + file + " does not describe this kernel and user"};
   return p;
 }

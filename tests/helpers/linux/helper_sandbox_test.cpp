@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <QtTest>
@@ -206,6 +207,25 @@ class HelperSandboxTest : public QObject {
     QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
     QVERIFY(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos);
     QVERIFY(!std::filesystem::exists(h.session_dir + "/attestation.json"));
+  }
+
+  // A probe from another kernel (a stale cache after an upgrade) is not believed: 103, with the
+  // reason, before the plan is even compiled.
+  void a_probe_of_another_kernel_release_exits_103_before_anything_runs_data() { add_uid_rows(); }
+  void a_probe_of_another_kernel_release_exits_103_before_anything_runs() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_),
+                                        {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
+    const std::string other = fixture_.root + "/other-kernel-probe.json";
+    auto probe = nlohmann::json::parse(slurp(fixture_.probe_file));
+    probe["kernel_release"] = "2.6.32-not-this-one";
+    put(other, probe.dump());
+    ::chmod(other.c_str(), 0644);
+    for (auto& a : h.argv)
+      if (a == fixture_.probe_file) a = other;
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 103 && r.err.find("does not describe this kernel") != std::string::npos, dump(r));
+    QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
   }
 
   // The helper stages attestation.json and report.json while init builds the view; a setup that
