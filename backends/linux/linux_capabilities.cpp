@@ -261,7 +261,9 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(processes_row(probe, limits));
   m.push_back(exact("resources.open_files", "RLIMIT_NOFILE (per process)"));
   m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE"));
-  m.push_back(pid(exact("resources.wall_time_secs", "helper timer, then kill of the whole tree")));
+  m.push_back(pid(exact("resources.wall_time_secs",
+                        "helper timer, then kill of the whole tree; the sandbox's init keeps the same "
+                        "deadline (+1 s) in case the helper was stopped")));
   m.push_back(pid(exact("lifecycle.cleanup=kill_tree",
                         "PID namespace init exit (and cgroup.kill where a cgroup exists)")));
   m.push_back(pid(exact("lifecycle.orphan_policy=kill",

@@ -196,6 +196,8 @@ int helper_run_main(int argc, char** argv) {
   spec.attestation_json = to_json(att).dump();
   if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
     opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
+  // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
+  if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
   opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
                  {"tainted", !bplan.taint.empty()}};

@@ -15,12 +15,14 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -273,6 +275,9 @@ Status close_inherited_fds(std::vector<int> keep) {
   return Status::Ok();
 }
 
+// How long after the wall-time deadline init ends the session itself, if the helper has not.
+constexpr time_t kWallTimeBackstopSecs = 1;
+
 struct AgentArgs {
   const SandboxSpec* spec;
   int report_fd;
@@ -343,10 +348,35 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
                         &agent_args);
   if (agent < 0) die_setup(report_fd, sys_error("start agent"));
 
+  // The wall-time limit has a second keeper in here. The helper's timer ends the session at the
+  // deadline, but the helper is outside the sandbox: without Landlock's signal scoping (ABI < 6)
+  // the agent can stop it with a signal to its process group (kill(0, SIGSTOP)), and a stopped
+  // helper keeps no time. Init, PID 1 of the namespace, cannot be stopped from inside; it ends
+  // everything a moment after the deadline if the helper has not.
+  std::optional<timespec> backstop;
+  if (plan.wall_time_secs) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    backstop = timespec{now.tv_sec + static_cast<time_t>(*plan.wall_time_secs) + kWallTimeBackstopSecs, now.tv_nsec};
+  }
   int agent_status = 0;
+  bool timed_out = false;
   for (;;) {
     siginfo_t info{};
-    int sig = ::sigwaitinfo(&set, &info);
+    int sig;
+    if (backstop) {
+      timespec now{};
+      ::clock_gettime(CLOCK_MONOTONIC, &now);
+      long left_ns = (backstop->tv_sec - now.tv_sec) * 1000000000L + (backstop->tv_nsec - now.tv_nsec);
+      if (left_ns <= 0) {
+        timed_out = true;
+        break;
+      }
+      timespec wait{left_ns / 1000000000L, left_ns % 1000000000L};
+      sig = ::sigtimedwait(&set, &info, &wait);
+    } else {
+      sig = ::sigwaitinfo(&set, &info);
+    }
     if (sig < 0) continue;
     if (sig == SIGCHLD) {
       bool agent_done = false;
@@ -364,6 +394,11 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
       // SIGINT/SIGQUIT from the terminal already reach the agent (same process group).
       ::kill(agent, sig);
     }
+  }
+  if (timed_out) {
+    send_msg(report_fd, {{"type", "exit"}, {"status", 128 + SIGKILL}, {"timed_out", true},
+                         {"pids", __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST)}});
+    _exit(124);  // the kernel kills the rest of the namespace with init
   }
   send_msg(report_fd, {{"type", "exit"}, {"status", agent_status},
                        {"pids", __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST)}});

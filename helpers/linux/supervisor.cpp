@@ -126,6 +126,7 @@ struct Outcome {
   std::string exec_error;
   bool attested = false;
   bool have_exit = false;
+  bool init_timed_out = false;  // init's own wall-time keeper ended the session (see sandbox_child)
   int agent_status = 0;
   long pids = 0;
 };
@@ -337,6 +338,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         out.exec_error = msg.value("message", "exec failed");
       } else if (type == "exit") {
         out.have_exit = true;
+        out.init_timed_out = msg.value("timed_out", false);
         out.agent_status = msg.value("status", 0);
         out.pids = msg.value("pids", 0L);
       }
@@ -387,6 +389,11 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   rusage ru{};
   while (::wait4(pid, &init_status, 0, &ru) < 0 && errno == EINTR) {}
   read_reports();
+  if (out.init_timed_out && !timed_out) {
+    timed_out = true;
+    events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", o.timeout_secs.value_or(0)},
+                 {"enforced_by", "sandbox init (the helper did not act in time)"}});
+  }
   long live = leaf->process_count();
   leaf->kill_all();
   relay.stop();

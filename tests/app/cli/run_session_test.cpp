@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -306,6 +307,40 @@ class RunSessionTest : public QObject {
              events.c_str());
     auto again = paddock({"stop", id});
     QVERIFY2(again.exit_code == 2, dump(again));
+  }
+
+  // Without Landlock's signal scoping (ABI < 6) an agent can stop the helper with kill(0,
+  // SIGSTOP), and a stopped helper keeps no time. The test stops it from outside (this kernel
+  // scopes signals): the sandbox's init still ends the session just after the deadline.
+  void the_wall_time_holds_even_while_the_helper_is_stopped_data() { add_uid_rows(); }
+  void the_wall_time_holds_even_while_the_helper_is_stopped() {
+    setup_row();
+    chown_all();
+    const std::string marker = "2000." + std::to_string(::getpid()) + "7";
+    pid_t pid = spawn_paddock({"run", "--timeout", "2", "--", "sleep", marker});  // run execs the helper
+    // Whatever happens below, the helper is not left stopped.
+    std::unique_ptr<void, std::function<void(void*)>> resume(&pid, [](void* p) {
+      ::kill(*static_cast<pid_t*>(p), SIGCONT);
+    });
+    // The agent: the sleep itself (the helper's own command line names the marker too).
+    auto agent_alive = [&] {
+      for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string cmd = slurp(e.path().string() + "/cmdline");
+        if (cmd == "sleep" + std::string(1, '\0') + marker + std::string(1, '\0')) return true;
+      }
+      return false;
+    };
+    QVERIFY(eventually(agent_alive));
+    QCOMPARE(::kill(pid, SIGSTOP), 0);
+    QVERIFY2(eventually([&] { return !agent_alive(); }, 10), "the agent outlived its wall time");
+    const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    QVERIFY2(stat.find(") T ") != std::string::npos, stat.c_str());  // the helper was stopped all along
+    QCOMPARE(::kill(pid, SIGCONT), 0);
+    QCOMPARE(wait_exit(pid), 124);
+    const auto ids = session_ids();
+    QCOMPARE(ids.size(), std::size_t(1));
+    const std::string events = slurp(session_dir(ids[0]) + "/events.jsonl");
+    QVERIFY2(events.find("\"enforced_by\":\"sandbox init") != std::string::npos, events.c_str());
   }
 
   void sigkill_of_paddock_leaves_zero_processes_data() { add_uid_rows(); }
