@@ -32,6 +32,8 @@ Result<EvalContext> make_context(const Inputs& in) {
   c.state_dir = (xdg_state.empty() || xdg_state[0] != '/' ? c.home + "/.local/state" : xdg_state) + "/paddock";
   const std::string sys = c.getenv("PADDOCK_SYSTEM_DIR");
   c.system_dir = sys.empty() ? "/etc/paddock" : sys;
+  const std::string xdg_runtime = c.getenv("XDG_RUNTIME_DIR");
+  if (!xdg_runtime.empty() && xdg_runtime[0] == '/') c.runtime_dir = xdg_runtime + "/paddock";
   return c;
 }
 

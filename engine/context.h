@@ -17,6 +17,7 @@ struct EvalContext {
   std::string config_dir;   // $XDG_CONFIG_HOME/paddock
   std::string state_dir;    // $XDG_STATE_HOME/paddock
   std::string system_dir;   // /etc/paddock or $PADDOCK_SYSTEM_DIR
+  std::string runtime_dir;  // $XDG_RUNTIME_DIR/paddock, "" when XDG_RUNTIME_DIR is not absolute
   std::string tmp = "/tmp";
   std::string os;
   const std::map<std::string, std::string>* env = nullptr;

@@ -217,12 +217,11 @@ void IrBuilder::add_paddock_dirs() {
   // records and control sockets. An agent that could read or write them could sign or approve its
   // own policy, widen its next session, answer its own asks or stop other sessions. Masked
   // wherever a grant reaches them; the system tier (root-owned) is kept from writes.
-  std::vector<std::pair<std::string, bool>> dirs = {{ctx_.config_dir, true}, {ctx_.state_dir, true},
-                                                    {ctx_.system_dir, false}};
-  if (const auto rt = ctx_.getenv("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/') dirs.push_back({rt + "/paddock", true});
+  const std::pair<const std::string*, bool> dirs[] = {
+      {&ctx_.config_dir, true}, {&ctx_.state_dir, true}, {&ctx_.runtime_dir, true}, {&ctx_.system_dir, false}};
   for (const auto& [dir, mask] : dirs) {
-    if (dir.empty()) continue;
-    const std::string c = canonical(dir);
+    if (dir->empty()) continue;
+    const std::string c = canonical(*dir);
     bool readable = false, writable = false;
     for (const auto& r : ir_.fs.write_roots) writable = writable || path_within(c, r);
     for (const auto& r : ir_.fs.read_roots) readable = readable || path_within(c, r);

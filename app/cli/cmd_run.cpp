@@ -53,10 +53,9 @@ int exec_helper(const std::string& helper, const std::vector<std::string>& args)
   return 125;
 }
 
-// A readable, not close-on-exec memory file holding `text`, for the helper to open by its
-// /proc/self/fd path. The helper's sandbox init closes it (with every inherited descriptor)
-// before anything runs in the sandbox.
-// The descriptor stays open until this process exits, which is after the helper has read it.
+// A readable, not close-on-exec memory file holding `text`: it survives the exec, so the helper
+// (this same process by then) opens it by its /proc/self/fd path. The sandbox's init closes it
+// with every other inherited descriptor before anything runs in the sandbox.
 Result<int> probe_memfd(const std::string& text) {
   const int fd = ::memfd_create("paddock-probe", 0);
   if (fd < 0) return internal_error(std::string("memfd_create: ") + std::strerror(errno));
@@ -75,13 +74,12 @@ Result<int> probe_memfd(const std::string& text) {
 // Paddock's own directories exist before the policy is resolved: the engine masks them wherever a
 // grant reaches them, and a directory absent at launch cannot be masked (an agent with a write
 // grant above ~/.config could otherwise create ~/.config/paddock/policy.yaml for its next session).
-Status create_own_dirs(const Inputs& in, const CliContext& ctx) {
+Status create_own_dirs(const Inputs& in) {
   auto c = make_context(in);
   if (!c.ok()) return c.error();
-  std::vector<std::string> dirs = {c->config_dir, c->state_dir + "/sessions"};
-  if (const auto rt = ctx.env("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/') dirs.push_back(rt + "/paddock");
-  for (const auto& d : dirs) {
+  for (const std::string& d : {c->config_dir, c->state_dir, c->runtime_dir}) {
     std::error_code ec;
+    if (d.empty()) continue;
     if (std::filesystem::is_directory(d, ec)) continue;
     std::filesystem::create_directories(d, ec);
     if (ec) return refused("cannot create " + d + ": " + ec.message());
@@ -120,7 +118,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!in.ok()) return fail(in.error());
   in->require_approvals = true;
   in->with_report = false;  // lint and provenance are for explain/plan; run needs the IR only
-  if (auto s = create_own_dirs(*in, ctx); !s.ok()) return fail(s.error());
+  if (auto s = create_own_dirs(*in); !s.ok()) return fail(s.error());
   auto ev = evaluate(*in);
   if (!ev.ok()) return fail(ev.error());
   if (!ev->ir.taint.empty() && !f.allow_tainted)
