@@ -43,17 +43,18 @@ void chown_tree(const std::string& path, uid_t uid) {
     ::lchown(it->path().c_str(), uid, uid);
 }
 
-int count_processes_with(const std::string& marker) {
+namespace {
+
+// Live (non-zombie) processes whose raw /proc/PID/cmdline (NUL-separated) satisfies `match`.
+template <class Match>
+int count_processes(Match match) {
   int n = 0;
   DIR* d = ::opendir("/proc");
   if (!d) return -1;
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     const std::string base = std::string("/proc/") + e->d_name;
-    std::string cmdline = slurp(base + "/cmdline");
-    for (auto& c : cmdline)
-      if (c == '\0') c = ' ';
-    if (cmdline.find(marker) == std::string::npos) continue;
+    if (!match(slurp(base + "/cmdline"))) continue;
     const std::string stat = slurp(base + "/stat");
     auto rp = stat.rfind(')');
     if (rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z') continue;
@@ -61,6 +62,22 @@ int count_processes_with(const std::string& marker) {
   }
   ::closedir(d);
   return n;
+}
+
+}  // namespace
+
+int count_processes_with(const std::string& marker) {
+  return count_processes([&](std::string cmdline) {
+    for (auto& c : cmdline)
+      if (c == '\0') c = ' ';
+    return cmdline.find(marker) != std::string::npos;
+  });
+}
+
+int count_processes_running(const std::vector<std::string>& argv) {
+  std::string want;
+  for (const auto& a : argv) want += a + '\0';
+  return count_processes([&](const std::string& cmdline) { return cmdline == want; });
 }
 
 }  // namespace paddock::test

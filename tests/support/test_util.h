@@ -24,6 +24,9 @@ QByteArray dump(const ProcessResult& r);
 
 // Live (non-zombie) processes whose command line contains `marker`; -1 if /proc is unreadable.
 int count_processes_with(const std::string& marker);
+// Live processes whose command line is exactly argv (a parent that names it among its own
+// arguments, as paddock-helper names the agent's command, does not count).
+int count_processes_running(const std::vector<std::string>& argv);
 
 // The data rows of every boundary test: root, and uid 65534 (our users are not root).
 void add_uid_rows();  // QTest column "uid" (uint)

@@ -323,13 +323,7 @@ class RunSessionTest : public QObject {
       ::kill(*static_cast<pid_t*>(p), SIGCONT);
     });
     // The agent: the sleep itself (the helper's own command line names the marker too).
-    auto agent_alive = [&] {
-      for (const auto& e : fs::directory_iterator("/proc")) {
-        const std::string cmd = slurp(e.path().string() + "/cmdline");
-        if (cmd == "sleep" + std::string(1, '\0') + marker + std::string(1, '\0')) return true;
-      }
-      return false;
-    };
+    auto agent_alive = [&] { return count_processes_running({"sleep", marker}) > 0; };
     QVERIFY(eventually(agent_alive));
     QCOMPARE(::kill(pid, SIGSTOP), 0);
     QVERIFY2(eventually([&] { return !agent_alive(); }, 10), "the agent outlived its wall time");
