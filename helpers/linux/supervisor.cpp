@@ -366,7 +366,10 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     control.handle(fds);
     if (fds[1].revents & POLLIN) init_done = true;
     auto now = Clock::now();
-    if (!init_done && deadline && now >= *deadline && !timed_out) {
+    // Once init has reported the end (the agent exited, or init's own wall-time keeper fired while
+    // this process was stopped), the deadline is not this process's to act on: it only waits for
+    // init to be gone, and the report says who ended the session.
+    if (!init_done && !out.have_exit && deadline && now >= *deadline && !timed_out) {
       timed_out = true;
       events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", *o.timeout_secs}});
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
