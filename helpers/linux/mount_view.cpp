@@ -57,20 +57,28 @@ Status mkdir_p(const std::string& path) {
 }
 
 // Makes sure target exists as a mount point of the right kind. Intermediate directories are
-// created in the staging tmpfs; inside an already bound host tree they must already exist.
+// created in the staging tmpfs; inside an already bound host tree they must already exist. The
+// common case (the parent is there) costs one call; only a missing parent walks the path.
 Status ensure_mount_point(const std::string& target, bool as_dir) {
+  auto create = [&] {
+    if (as_dir) return ::mkdir(target.c_str(), 0755) == 0 || errno == EEXIST;
+    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+  };
+  if (create()) return Status::Ok();
   struct stat st {};
-  if (::lstat(target.c_str(), &st) == 0) return Status::Ok();
+  if (errno != ENOENT) {
+    // Something of another kind or not writable is already there: mount onto what exists (the
+    // mount call reports a kind mismatch).
+    if (::lstat(target.c_str(), &st) == 0) return Status::Ok();
+    return sys_error(as_dir ? "mkdir" : "create mount point", target);
+  }
   auto slash = target.rfind('/');
   if (auto s = mkdir_p(target.substr(0, slash)); !s) return s;
-  if (as_dir) {
-    if (::mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) return sys_error("mkdir", target);
-  } else {
-    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
-    if (fd < 0) return sys_error("create mount point", target);
-    ::close(fd);
-  }
-  return Status::Ok();
+  if (create()) return Status::Ok();
+  return sys_error(as_dir ? "mkdir" : "create mount point", target);
 }
 
 // Fallback for kernels without mount_setattr: remount the bind read-only keeping the flags the

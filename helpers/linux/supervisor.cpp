@@ -185,6 +185,10 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGQUIT}) sigaddset(&sigs, sig);
   sigset_t old_mask;
   ::sigprocmask(SIG_BLOCK, &sigs, &old_mask);
+  // A sandbox that died during its setup closes its end of the release pipe: writing to it must
+  // fail with EPIPE (and the session report the cause), not kill the helper unreported. The
+  // agent gets SIGPIPE's default back before exec (sandbox_child).
+  ::signal(SIGPIPE, SIG_IGN);
   UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
 
   int sp[2], sync[2], fp[2];
@@ -244,6 +248,13 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   auto abort_start = [&](const std::string& message) {
     ::kill(pid, SIGKILL);
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+    // Init makes its network namespace while the id maps are written: if that failed first, the
+    // maps failed only because init was gone, and init's own message names the cause.
+    char text[4096];
+    ssize_t n = ::recv(report.get(), text, sizeof text, MSG_DONTWAIT);
+    json early = n > 0 ? json::parse(std::string_view(text, static_cast<std::size_t>(n)), nullptr, false) : json();
+    if (early.is_object() && early.value("type", "") == "setup_failed")
+      return fail_session(o, 125, early.value("message", message));
     return fail_session(o, 125, message);
   };
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));

@@ -120,6 +120,42 @@ class HelperLifecycleTest : public QObject {
     QVERIFY(slurp(h.session_dir + "/report.json").find("\"stopped\"") != std::string::npos);
   }
 
+  // The sandbox's init makes its network namespace while the helper writes its id maps. When
+  // the kernel refuses that namespace (here: a user namespace around the helper allows none), the
+  // helper must still end with 125, one line naming the cause, and a failed session, not die of
+  // SIGPIPE on the release pipe or blame the id maps.
+  void a_sandbox_that_cannot_get_a_network_namespace_fails_with_the_cause_data() { add_uid_rows(); }
+  void a_sandbox_that_cannot_get_a_network_namespace_fails_with_the_cause() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    // The helper runs as uid 0 of a user namespace of the row's uid; that namespace allows no
+    // network namespace below it. The probe is taken in the same kind of namespace (it records the
+    // user), before the limit: the refusal must come from the kernel at setup, not from the plan.
+    auto in_userns = [&](const std::string& before_exec, const std::vector<std::string>& cmd) {
+      std::vector<std::string> argv = fixture_.prefix();
+      for (const auto& a : {std::string("unshare"), std::string("-Ur"), std::string("/bin/sh"), std::string("-c"),
+                            before_exec + "exec \"$@\"", std::string("sh")})
+        argv.push_back(a);
+      argv.insert(argv.end(), cmd.begin(), cmd.end());
+      return argv;
+    };
+    auto probe = run_process(in_userns("", {helper_bin(), "probe"}));
+    if (probe.exit_code != 0) QSKIP(("no nested user namespace here: " + probe.err).c_str());
+    SandboxFixture nested = fixture_;
+    nested.probe_file = fixture_.root + "/probe-nested.json";
+    { std::ofstream(nested.probe_file) << probe.out; }
+    std::string marker = new_marker();
+    HelperInvocation h = prepare_helper(nested, base_ir(nested), {"/bin/echo", "ran." + marker});
+    const std::vector<std::string> helper_argv(h.argv.begin() + static_cast<long>(fixture_.prefix().size()),
+                                               h.argv.end());
+    auto r = run_process(in_userns("echo 0 > /proc/sys/user/max_net_namespaces && ", helper_argv));
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY2(r.err.find("network namespace") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("ran." + marker) == std::string::npos, dump(r));
+    const std::string report = slurp(h.session_dir + "/report.json");
+    QVERIFY2(report.find("\"failed\"") != std::string::npos, report.c_str());
+    QVERIFY2(report.find("network namespace") != std::string::npos, report.c_str());
+  }
+
   void sigkill_of_the_helper_leaves_zero_processes_data() { add_uid_rows(); }
   void sigkill_of_the_helper_leaves_zero_processes() {
     QVERIFY2(setup_row(), "fixture/probe failed");
