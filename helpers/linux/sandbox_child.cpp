@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -21,8 +22,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -60,20 +64,70 @@ void send_msg(int fd, const json& msg, int pass_fd = -1) {
   _exit(125);
 }
 
-Status bring_loopback_up() {
-  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return sys_error("socket for loopback");
-  ifreq ifr{};
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0 ||
-      (ifr.ifr_flags |= IFF_UP, ::ioctl(s, SIOCSIFFLAGS, &ifr) != 0)) {
-    Error e = sys_error("bring up loopback", "lo");
-    ::close(s);
-    return e;
+// The sandbox's network namespace, made on a second thread of init while init's main thread
+// builds the mount view. Making one is ~0.7 ms of kernel work (the loopback device, sysctl
+// tables, netfilter) that otherwise sat on the path to the agent's start (issue 5). unshare of a
+// network namespace moves only the calling thread; the thread hands the namespace over as a file
+// descriptor taken from a socket inside it (SIOCGSKNS: no path, as the main thread is pivoting
+// the root meanwhile), and the main thread enters it with setns before anything in the sandbox
+// exists. Both need only init's capabilities in its own user namespace.
+class NetworkNamespace {
+ public:
+  NetworkNamespace() = default;
+  NetworkNamespace(const NetworkNamespace&) = delete;
+  NetworkNamespace& operator=(const NetworkNamespace&) = delete;
+  ~NetworkNamespace() {
+    if (thread_.joinable()) thread_.join();
   }
-  ::close(s);
-  return Status::Ok();
-}
+
+  bool started() const { return started_; }
+
+  Status start() {
+    started_ = true;
+    try {
+      thread_ = std::thread([this] { made_ = make(); });
+    } catch (const std::system_error& e) {
+      return refused(std::string("cannot start a thread for the network namespace: ") + e.what());
+    }
+    return Status::Ok();
+  }
+
+  // Waits for the thread and moves the calling thread into the namespace it made.
+  Status enter() {
+    thread_.join();
+    if (!made_) return made_.error();
+    const int fd = *made_;
+    const bool ok = ::setns(fd, CLONE_NEWNET) == 0;
+    Error e = ok ? Error{} : sys_error("enter network namespace");
+    ::close(fd);
+    if (!ok) return e;
+    return Status::Ok();
+  }
+
+ private:
+  static Result<int> make() {
+    if (::unshare(CLONE_NEWNET) != 0) return sys_error("new network namespace");
+    int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return sys_error("socket for loopback");
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+    if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0 ||
+        (ifr.ifr_flags |= IFF_UP, ::ioctl(s, SIOCSIFFLAGS, &ifr) != 0)) {
+      Error e = sys_error("bring up loopback", "lo");
+      ::close(s);
+      return e;
+    }
+    int ns = ::ioctl(s, SIOCGSKNS);
+    Error e = ns < 0 ? sys_error("network namespace of the loopback socket") : Error{};
+    ::close(s);
+    if (ns < 0) return e;
+    return ns;
+  }
+
+  std::thread thread_;
+  bool started_ = false;
+  Result<int> made_ = Error{};
+};
 
 // The relay's listening socket lives in the sandbox's network namespace; the helper (outside)
 // accepts on it, so no relay process ever runs inside the sandbox.
@@ -301,17 +355,16 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   if (auto s = close_inherited_fds({report_fd, sync_fd, filter_fd}); !s) die_setup(report_fd, s.error());
   const auto& plan = spec.plan;
   // The host name and the network namespace need only this process's capabilities in its new
-  // user namespace, which it holds from the clone on, not the id maps: they are made while the
-  // helper writes the maps (~0.4 ms of /proc writes), instead of after. The network namespace is
-  // made here, not by the helper's clone (see run_session); owned by the sandbox's user namespace
-  // either way. Nothing the session runs exists yet: the agent is forked after the view and the
-  // filter, and if the maps fail the helper kills this process, and the namespace with it.
+  // user namespace, which it holds from the clone on, not the id maps: they are started while the
+  // helper writes the maps (~0.4 ms of /proc writes), the namespace on a thread of its own (see
+  // NetworkNamespace) that runs on while the view is built. Nothing the session runs exists yet:
+  // the agent is forked after the view, the namespace and the filter, and if the maps fail the
+  // helper kills this process, and the namespace with it.
   if (plan.namespaces.uts && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     die_setup(report_fd, sys_error("sethostname"));
-  if (plan.namespaces.net) {
-    if (::unshare(CLONE_NEWNET) != 0) die_setup(report_fd, sys_error("new network namespace"));
-    if (auto s = bring_loopback_up(); !s) die_setup(report_fd, s.error());
-  }
+  NetworkNamespace net;
+  if (plan.namespaces.net)
+    if (auto s = net.start(); !s) die_setup(report_fd, s.error());
   char go = 0;
   ssize_t got;
   while ((got = ::read(sync_fd, &go, 1)) < 0 && errno == EINTR) {}
@@ -320,14 +373,16 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // Only now: the helper had to open /proc/<this pid>/uid_map, which a non-dumpable process's
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (plan.namespaces.mount) {
+    if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
+  }
+  if (plan.namespaces.net)
+    if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
   if (plan.proxy.enabled) {
     auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);
     if (!fd) die_setup(report_fd, fd.error());
     send_msg(report_fd, {{"type", "proxy_listen"}}, *fd);
     ::close(*fd);
-  }
-  if (plan.namespaces.mount) {
-    if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
   }
 
   // The helper sends the filter only once this process is in the session's cgroup: the agent is
@@ -404,14 +459,43 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
       ::kill(agent, sig);
     }
   }
-  if (timed_out) {
-    send_msg(report_fd, {{"type", "exit"}, {"status", 128 + SIGKILL}, {"timed_out", true},
-                         {"pids", __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST)}});
-    _exit(124);  // the kernel kills the rest of the namespace with init
+  // The agent is gone (or the deadline passed). End whatever it left in the namespace and reap it
+  // all here, so that the session's usage covers the whole tree and the report can say that
+  // nothing of the sandbox runs any more: kill(-1) from PID 1 reaches every other process of this
+  // namespace and none outside it. The helper then needs no wait for this process's own exit (the
+  // kernel's teardown of the namespaces), as bwrap's outer process does not wait for its init.
+  ::kill(-1, SIGKILL);
+  for (;;) {
+    int st = 0;
+    pid_t pid = ::waitpid(-1, &st, 0);
+    if (pid > 0) {
+      __atomic_add_fetch(reaped_counter, 1, __ATOMIC_SEQ_CST);
+      if (pid == agent && !timed_out) agent_status = st;
+    } else if (errno != EINTR) {
+      break;  // ECHILD: the namespace holds only this process
+    }
   }
-  send_msg(report_fd, {{"type", "exit"}, {"status", agent_status},
-                       {"pids", __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST)}});
-  // Exiting init makes the kernel kill whatever the agent left behind in the namespace.
+  // The agent's tree only, not this process: its setup work and its memory (a copy of the
+  // helper's) are Paddock's, not the session's.
+  rusage tree{};
+  ::getrusage(RUSAGE_CHILDREN, &tree);
+  const long cpu_ms = (tree.ru_utime.tv_sec + tree.ru_stime.tv_sec) * 1000L +
+                      (tree.ru_utime.tv_usec + tree.ru_stime.tv_usec) / 1000L;
+  // Processes and threads the session started: the PID namespace's last number, less init and
+  // init's network-namespace thread (numbers are never reused before pid_max wraps around). Init
+  // reaped only its own children; a shell's children were the shell's.
+  long started = __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST);
+  if (FILE* f = std::fopen("/proc/sys/kernel/ns_last_pid", "re")) {
+    long last = 0;
+    if (std::fscanf(f, "%ld", &last) == 1) started = std::max(started, last - 1 - (net.started() ? 1 : 0));
+    std::fclose(f);
+  }
+  json exit_msg = {{"type", "exit"}, {"status", timed_out ? 128 + SIGKILL : agent_status},
+                   {"pids", started},
+                   {"cpu_ms", cpu_ms}, {"max_rss", static_cast<long>(tree.ru_maxrss) * 1024}};
+  if (timed_out) exit_msg["timed_out"] = true;
+  send_msg(report_fd, exit_msg);
+  if (timed_out) _exit(124);
   if (WIFEXITED(agent_status)) _exit(WEXITSTATUS(agent_status));
   _exit(128 + WTERMSIG(agent_status));
 }

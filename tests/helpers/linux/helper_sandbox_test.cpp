@@ -272,6 +272,28 @@ class HelperSandboxTest : public QObject {
     QCOMPARE(report.at("exit_code").get<int>(), 0);
     QVERIFY(report.at("usage").contains("cpu_ms") && report.at("usage").at("pids").get<long>() >= 1);
   }
+
+  // The report's usage is the agent's whole tree: a double-forked orphan's CPU time, a child's
+  // peak memory, every process; not the helper's or the sandbox init's own.
+  void the_sessions_usage_covers_the_agents_whole_tree_data() { add_uid_rows(); }
+  void the_sessions_usage_covers_the_agents_whole_tree() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string tool = fixture_.probe_tool();
+    // The orphan spins 300 ms of CPU time and exits on its own; the agent outlives it by polling
+    // for its mark (no wall-clock guess on a loaded machine).
+    const std::string mark = "/tmp/spun";
+    HelperInvocation h = prepare_helper(
+        fixture_, base_ir(fixture_),
+        {"/bin/sh", "-c",
+         "(" + tool + " spin 300 > " + mark + " &); " + tool + " alloc 48; "
+         "while ! grep -q ok " + mark + " 2>/dev/null; do sleep 0.05; done"});
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 0, dump(r));
+    auto usage = nlohmann::json::parse(slurp(h.session_dir + "/report.json")).at("usage");
+    QVERIFY2(usage.at("cpu_ms").get<long>() >= 300, usage.dump().c_str());
+    QVERIFY2(usage.at("max_rss").get<long>() >= 48L << 20, usage.dump().c_str());
+    QVERIFY2(usage.at("pids").get<long>() >= 4, usage.dump().c_str());  // sh, subshell, spin, alloc
+  }
 };
 
 QTEST_GUILESS_MAIN(HelperSandboxTest)

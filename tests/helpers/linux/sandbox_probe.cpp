@@ -158,6 +158,18 @@ static int cmd_threads(int n) {
   _exit(0);
 }
 
+// Burns ms milliseconds of this process's CPU time.
+static int cmd_spin(long ms) {
+  timespec t{};
+  volatile unsigned long sink = 0;
+  do {
+    for (int i = 0; i < 100000; ++i) sink = sink + static_cast<unsigned long>(i);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  } while (t.tv_sec * 1000L + t.tv_nsec / 1000000L < ms);
+  printf("spin:ok\n");
+  return 0;
+}
+
 static int cmd_alloc(long mib) {
   std::size_t size = static_cast<std::size_t>(mib) << 20;
   char* p = static_cast<char*>(malloc(size));
@@ -199,6 +211,7 @@ int main(int argc, char** argv) {
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
   if (cmd == "alloc" && argc == 3) return cmd_alloc(atol(argv[2]));
+  if (cmd == "spin" && argc == 3) return cmd_spin(atol(argv[2]));
   if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
   if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));
   if (cmd == "exit" && argc == 3) return atoi(argv[2]);
