@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <iostream>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -138,7 +138,8 @@ int helper_run_main(int argc, char** argv) {
   // the same setting towards us). Set before anything else can fail.
   if (!args || !args->replaces_caller) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (!args) {
-    std::cerr << "paddock: " << args.error().message << "\n";
+    const std::string line = "paddock: " + args.error().message + "\n";
+    std::fputs(line.c_str(), stderr);
     return args.error().exit_code();
   }
   const std::string probe_cache = args->probe_cache;

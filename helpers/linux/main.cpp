@@ -1,20 +1,25 @@
 // paddock-helper: the small Linux enforcement helper. It never parses user YAML.
 //   paddock-helper probe          print the kernel probe JSON
 //   paddock-helper run ...        see helper_run.h
+// No <iostream>: its static initialiser (the standard streams and their locale) ran on every
+// start and its teardown on every exit, for three lines of output (issue 5).
+#include <cstdio>
 #include <cstring>
-#include <iostream>
+#include <string>
 
 #include "helpers/linux/helper_run.h"
 #include "helpers/linux/probe.h"
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "probe") == 0) {
-    std::cout << paddock::linux_backend::to_json(paddock::helper::probe_kernel()).dump() << "\n";
+    const std::string json = paddock::linux_backend::to_json(paddock::helper::probe_kernel()).dump() + "\n";
+    std::fputs(json.c_str(), stdout);
     return 0;
   }
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return paddock::helper::helper_run_main(argc, argv);
-  std::cerr << "paddock-helper: usage: paddock-helper probe | paddock-helper run --ir FILE --plan-hash H "
-               "--session-dir DIR --session-id ID [--control-socket PATH] [--timeout SECS] "
-               "[--allow-tainted] [--probe FILE] [--cwd DIR] -- CMD [ARGS...]\n";
+  std::fputs("paddock-helper: usage: paddock-helper probe | paddock-helper run --ir FILE --plan-hash H "
+             "--session-dir DIR --session-id ID [--control-socket PATH] [--timeout SECS] "
+             "[--allow-tainted] [--probe FILE] [--cwd DIR] -- CMD [ARGS...]\n",
+             stderr);
   return 2;
 }

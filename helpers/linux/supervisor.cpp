@@ -15,7 +15,7 @@
 
 #include <chrono>
 #include <cstring>
-#include <iostream>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -133,7 +133,10 @@ struct Outcome {
   std::optional<long> cpu_ms, max_rss;
 };
 
-void report_error_line(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }
+void report_error_line(const std::string& message) {
+  const std::string line = "paddock: " + message + "\n";
+  std::fputs(line.c_str(), stderr);
+}
 
 void emit_report(const SessionOptions& o, EventLog& events, const json& report, StagedFile* staged = nullptr) {
   json ended = report;
