@@ -180,8 +180,6 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   ControlServer control(events, {[&] { stop_requested = true; },
                                  [&](const std::string& id, const std::string& d) { return relay.answer(id, d); },
                                  [&] { return relay.pending_asks(); }});
-  if (!o.control_socket.empty())
-    if (auto s = control.listen(o.control_socket); !s) return fail_session(o, 125, s.error().message);
 
   // The helper handles these itself: SIGTERM/SIGHUP stop the session; SIGINT from the terminal
   // reaches the agent directly (same process group) and must not kill the helper first.
@@ -268,6 +266,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
+  // The control socket (a new inode) is made while init builds the view, not before the clone.
+  if (!o.control_socket.empty())
+    if (auto s = control.listen(o.control_socket); !s) return abort_start(s.error().message);
   // From here until the filter arrives init builds the sandbox on the other core; the first event
   // (which creates events.jsonl) and the staged session files are made in that time.
   json started = o.started;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <algorithm>
 #include <sstream>
 #include <chrono>
 #include <filesystem>
@@ -154,6 +155,25 @@ class HelperLifecycleTest : public QObject {
     const std::string report = slurp(h.session_dir + "/report.json");
     QVERIFY2(report.find("\"failed\"") != std::string::npos, report.c_str());
     QVERIFY2(report.find("network namespace") != std::string::npos, report.c_str());
+  }
+
+  // The control socket is made while the sandbox builds its view: a socket that cannot be made
+  // still ends the session before the agent starts, with one line and a failed session.
+  void a_control_socket_that_cannot_be_made_fails_the_session_before_the_agent_starts_data() { add_uid_rows(); }
+  void a_control_socket_that_cannot_be_made_fails_the_session_before_the_agent_starts() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    std::string marker = new_marker();
+    const std::string not_a_dir = fixture_.state + "/plain-file";
+    { std::ofstream(not_a_dir) << "x"; }
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", "ran." + marker});
+    auto at = std::find(h.argv.begin(), h.argv.end(), "--control-socket");
+    QVERIFY(at != h.argv.end());
+    *(at + 1) = not_a_dir + "/s.sock";
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY2(r.err.find("plain-file") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("ran." + marker) == std::string::npos, dump(r));
+    QVERIFY2(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos, dump(r));
   }
 
   void sigkill_of_the_helper_leaves_zero_processes_data() { add_uid_rows(); }
