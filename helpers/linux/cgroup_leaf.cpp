@@ -1,5 +1,6 @@
 #include "helpers/linux/cgroup_leaf.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -155,6 +156,21 @@ Status CgroupLeaf::add(pid_t pid) {
   for (const auto& dir : dirs_)
     if (auto s = write_value(dir + "/cgroup.procs", std::to_string(pid)); !s) return s;
   return Status::Ok();
+}
+
+Result<std::vector<int>> CgroupLeaf::open_v1_tasks_files() const {
+  std::vector<int> fds;
+  if (v2_) return fds;
+  for (const auto& dir : dirs_) {
+    int fd = ::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      Error e = sys_error("cgroup: cannot open", dir + "/tasks");
+      for (int f : fds) ::close(f);
+      return e;
+    }
+    fds.push_back(fd);
+  }
+  return fds;
 }
 
 void CgroupLeaf::kill_all() {

@@ -30,6 +30,9 @@ class CgroupLeaf {
   // the leaf avoids a migration, which costs milliseconds. "" for v1 or none.
   std::string v2_dir() const { return v2_ && !dirs_.empty() ? dirs_[0] : std::string(); }
   Status add(pid_t pid);
+  // v1 only: each hierarchy's `tasks` file, opened for writing, for the sandbox's init to move
+  // itself in (see sandbox_init_main). Empty for v2 or none.
+  Result<std::vector<int>> open_v1_tasks_files() const;
   void kill_all();
   // Limit hits observed in the controllers' event counters ("memory", "processes").
   std::vector<std::string> limits_hit() const;

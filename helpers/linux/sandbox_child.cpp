@@ -349,9 +349,19 @@ int agent_entry(void* p) {
 
 }  // namespace
 
-void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd, long* reaped_counter) {
+void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
+                       const std::vector<int>& cgroup_join_fds, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
+  // process and thread it will ever hold starts inside. A thread that moves itself ("0" to
+  // `tasks`) skips the kernel's global thread-group lock, whose first writer waits for an RCU
+  // grace period (~10 ms here) when the helper moves another process in. The file was opened by
+  // the helper, outside: the kernel checks the opener's credentials.
+  for (int fd : cgroup_join_fds) {
+    if (::write(fd, "0", 1) != 1) die_setup(report_fd, sys_error("cgroup: join the session's leaf"));
+    ::close(fd);
+  }
   if (auto s = close_inherited_fds({report_fd, sync_fd, filter_fd}); !s) die_setup(report_fd, s.error());
   const auto& plan = spec.plan;
   // The host name and the network namespace need only this process's capabilities in its new

@@ -13,8 +13,11 @@ namespace paddock::helper {
 // the uid/gid maps are in place (EOF = the helper died: exit). filter_fd: stream on which the
 // helper sends the compiled seccomp filter (u32 byte length, then the sock_filter array; length
 // 0 = it could not be built) once this process is in the session's cgroup; init builds the view
-// meanwhile, reads the filter before it forks the agent and dies (125) without it. Never returns.
+// meanwhile, reads the filter before it forks the agent and dies (125) without it.
+// cgroup_join_fds: the session's cgroup v1 `tasks` files, opened by the helper; init writes "0" to
+// each first thing, which moves itself (a single thread) into the leaf (empty: the helper placed
+// init itself). Never returns.
 [[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                                    long* reaped_counter);
+                                    const std::vector<int>& cgroup_join_fds, long* reaped_counter);
 
 }  // namespace paddock::helper

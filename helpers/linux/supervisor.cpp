@@ -234,6 +234,16 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         return fail_session(o, 125, std::string("clone3 (new namespaces): ") + std::strerror(errno));
     }
   }
+  // A v1 leaf: init moves itself in, first thing (sandbox_init_main), through the `tasks` files
+  // opened here. Where they cannot be opened, this process moves init in after the clone.
+  std::vector<UniqueFd> join_files;
+  std::vector<int> join_fds;
+  if (leaf->active() && !in_leaf)
+    if (auto fds = leaf->open_v1_tasks_files(); fds)
+      for (int fd : *fds) {
+        join_files.emplace_back(fd);
+        join_fds.push_back(fd);
+      }
   if (!in_leaf) pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
   if (pid < 0) return fail_session(o, 125, std::string("clone (new namespaces): ") + std::strerror(errno));
   if (pid == 0) {
@@ -241,8 +251,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     sync_wr.reset();
     filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), join_fds, reaped);
   }
+  join_files.clear();
   report_child.reset();
   sync_rd.reset();
   filter_child.reset();
@@ -278,11 +289,12 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   started["helper_pid"] = getpid();
   events.emit(started);
   // While the sandbox builds its view (on the other core), move init into the cgroup leaf where
-  // clone3 could not start it there (cgroup v1: a migration costs the kernel an RCU grace period,
-  // ~10 ms) and compile the seccomp filter. Init forks the agent only after the filter arrives,
-  // which is after the migration: the agent always starts inside the leaf (a filter that cannot
-  // be built: length 0, init fails setup, and the session reports this error).
-  if (leaf->active() && !in_leaf)
+  // neither clone3 nor init itself could put it there (a migration of another process costs the
+  // kernel an RCU grace period, ~10 ms on cgroup v1) and compile the seccomp filter. Init forks
+  // the agent only after the filter arrives, which is after the migration: the agent always starts
+  // inside the leaf (a filter that cannot be built: length 0, init fails setup, and the session
+  // reports this error).
+  if (leaf->active() && !in_leaf && join_fds.empty())
     if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
   std::string filter_error;
   {
