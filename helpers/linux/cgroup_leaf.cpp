@@ -1,12 +1,15 @@
 #include "helpers/linux/cgroup_leaf.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -158,10 +161,11 @@ Status CgroupLeaf::add(pid_t pid) {
   return Status::Ok();
 }
 
-Result<std::vector<int>> CgroupLeaf::open_v1_tasks_files() const {
+Result<std::vector<int>> CgroupLeaf::open_v1_tasks_files(bool of_parent) const {
   std::vector<int> fds;
   if (v2_) return fds;
-  for (const auto& dir : dirs_) {
+  for (const auto& leaf_dir : dirs_) {
+    const std::string dir = of_parent ? leaf_dir.substr(0, leaf_dir.rfind('/')) : leaf_dir;
     int fd = ::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       Error e = sys_error("cgroup: cannot open", dir + "/tasks");
@@ -171,6 +175,37 @@ Result<std::vector<int>> CgroupLeaf::open_v1_tasks_files() const {
     fds.push_back(fd);
   }
   return fds;
+}
+
+namespace {
+
+// "paddock-20261130T001445Z-..." -> that time; nullopt for any other name (left alone).
+std::optional<time_t> leaf_started(const char* name) {
+  constexpr std::string_view prefix = "paddock-";
+  std::string_view n(name);
+  if (n.substr(0, prefix.size()) != prefix || n.size() < prefix.size() + 16) return std::nullopt;
+  tm t{};
+  const char* end = ::strptime(name + prefix.size(), "%Y%m%dT%H%M%SZ", &t);
+  if (!end) return std::nullopt;
+  return ::timegm(&t);
+}
+
+}  // namespace
+
+void CgroupLeaf::sweep_stale_siblings() const {
+  const time_t now = ::time(nullptr);
+  for (const auto& dir : dirs_) {
+    const auto slash = dir.rfind('/');
+    DIR* d = ::opendir(dir.substr(0, slash).c_str());
+    if (!d) continue;
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_type != DT_DIR || dir.compare(slash + 1, std::string::npos, e->d_name) == 0) continue;
+      auto started = leaf_started(e->d_name);
+      if (!started || now - *started < 60) continue;
+      (void)::unlinkat(::dirfd(d), e->d_name, AT_REMOVEDIR);  // EBUSY while anything is inside
+    }
+    ::closedir(d);
+  }
 }
 
 void CgroupLeaf::kill_all() {

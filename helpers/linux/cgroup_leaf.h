@@ -30,10 +30,16 @@ class CgroupLeaf {
   // the leaf avoids a migration, which costs milliseconds. "" for v1 or none.
   std::string v2_dir() const { return v2_ && !dirs_.empty() ? dirs_[0] : std::string(); }
   Status add(pid_t pid);
-  // v1 only: each hierarchy's `tasks` file, opened for writing, for the sandbox's init to move
-  // itself in (see sandbox_init_main). Empty for v2 or none.
-  Result<std::vector<int>> open_v1_tasks_files() const;
+  // v1 only: each hierarchy's `tasks` file of the leaf (of its parent), opened for writing, for
+  // the sandbox's init to move itself in at its start (out at its end); see sandbox_init_main.
+  // Empty for v2 or none.
+  Result<std::vector<int>> open_v1_tasks_files(bool of_parent = false) const;
   void kill_all();
+  // Removes the leaves that earlier sessions left next to this one's (a helper killed with
+  // SIGKILL cannot remove its own): siblings named "paddock-<UTC time>Z-..." whose session began
+  // more than a minute ago. The kernel refuses to remove a cgroup that still holds a process, so a
+  // running session's leaf stays; the minute keeps away from a leaf its helper has just made.
+  void sweep_stale_siblings() const;
   // Limit hits observed in the controllers' event counters ("memory", "processes").
   std::vector<std::string> limits_hit() const;
   long process_count() const;  // live pids now (0 when inactive)

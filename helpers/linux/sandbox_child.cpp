@@ -350,7 +350,7 @@ int agent_entry(void* p) {
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const std::vector<int>& cgroup_join_fds, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -358,11 +358,13 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // `tasks`) skips the kernel's global thread-group lock, whose first writer waits for an RCU
   // grace period (~10 ms here) when the helper moves another process in. The file was opened by
   // the helper, outside: the kernel checks the opener's credentials.
-  for (int fd : cgroup_join_fds) {
+  for (int fd : cgroup.join) {
     if (::write(fd, "0", 1) != 1) die_setup(report_fd, sys_error("cgroup: join the session's leaf"));
     ::close(fd);
   }
-  if (auto s = close_inherited_fds({report_fd, sync_fd, filter_fd}); !s) die_setup(report_fd, s.error());
+  std::vector<int> keep = {report_fd, sync_fd, filter_fd};
+  keep.insert(keep.end(), cgroup.leave.begin(), cgroup.leave.end());
+  if (auto s = close_inherited_fds(keep); !s) die_setup(report_fd, s.error());
   const auto& plan = spec.plan;
   // The host name and the network namespace need only this process's capabilities in its new
   // user namespace, which it holds from the clone on, not the id maps: they are started while the
@@ -504,6 +506,11 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
                    {"pids", started},
                    {"cpu_ms", cpu_ms}, {"max_rss", static_cast<long>(tree.ru_maxrss) * 1024}};
   if (timed_out) exit_msg["timed_out"] = true;
+  // Out of the leaf again (the same fast self-move as on the way in): it is empty now, and the
+  // helper can remove it at once.
+  bool left = !cgroup.leave.empty();
+  for (int fd : cgroup.leave) left = ::write(fd, "0", 1) == 1 && left;
+  if (left) exit_msg["left_cgroup"] = true;
   send_msg(report_fd, exit_msg);
   if (timed_out) _exit(124);
   if (WIFEXITED(agent_status)) _exit(WEXITSTATUS(agent_status));

@@ -5,6 +5,8 @@
 // it dies with the helper (PR_SET_PDEATHSIG), and when init dies the kernel kills the namespace.
 #pragma once
 
+#include <vector>
+
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -14,10 +16,15 @@ namespace paddock::helper {
 // helper sends the compiled seccomp filter (u32 byte length, then the sock_filter array; length
 // 0 = it could not be built) once this process is in the session's cgroup; init builds the view
 // meanwhile, reads the filter before it forks the agent and dies (125) without it.
-// cgroup_join_fds: the session's cgroup v1 `tasks` files, opened by the helper; init writes "0" to
-// each first thing, which moves itself (a single thread) into the leaf (empty: the helper placed
-// init itself). Never returns.
+// cgroup: the session's cgroup v1 `tasks` files (join) and their parents' (leave), opened by the
+// helper; init writes "0" to each join file first thing, which moves itself (a single thread) into
+// the leaf, and to each leave file at the end, once the namespace is empty, so that the helper can
+// remove the leaf without waiting for init's exit (empty: the helper moves init in itself).
+// Never returns.
+struct CgroupHandoff {
+  std::vector<int> join, leave;
+};
 [[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                                    const std::vector<int>& cgroup_join_fds, long* reaped_counter);
+                                    const CgroupHandoff& cgroup, long* reaped_counter);
 
 }  // namespace paddock::helper

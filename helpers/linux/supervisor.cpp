@@ -131,6 +131,7 @@ struct Outcome {
   long pids = 0;
   // Init's account of the agent's whole tree, which it has reaped before it reports the end.
   std::optional<long> cpu_ms, max_rss;
+  bool left_cgroup = false;  // init moved itself out of the (now empty) cgroup leaf
 };
 
 void report_error_line(const std::string& message) {
@@ -234,16 +235,18 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         return fail_session(o, 125, std::string("clone3 (new namespaces): ") + std::strerror(errno));
     }
   }
-  // A v1 leaf: init moves itself in, first thing (sandbox_init_main), through the `tasks` files
-  // opened here. Where they cannot be opened, this process moves init in after the clone.
-  std::vector<UniqueFd> join_files;
-  std::vector<int> join_fds;
-  if (leaf->active() && !in_leaf)
-    if (auto fds = leaf->open_v1_tasks_files(); fds)
-      for (int fd : *fds) {
-        join_files.emplace_back(fd);
-        join_fds.push_back(fd);
-      }
+  // A v1 leaf: init moves itself in, first thing (sandbox_init_main), and out at the end,
+  // through the `tasks` files opened here. Where they cannot be opened, this process moves init in
+  // after the clone, and waits for init's exit before it removes the leaf.
+  std::vector<UniqueFd> handoff_files;
+  CgroupHandoff handoff;
+  if (leaf->active() && !in_leaf) {
+    auto join = leaf->open_v1_tasks_files();
+    auto leave = join ? leaf->open_v1_tasks_files(/*of_parent=*/true) : Result<std::vector<int>>(std::vector<int>{});
+    for (int fd : join ? *join : std::vector<int>{}) handoff_files.emplace_back(fd);
+    for (int fd : leave ? *leave : std::vector<int>{}) handoff_files.emplace_back(fd);
+    if (join && leave) handoff = {*join, *leave};
+  }
   if (!in_leaf) pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
   if (pid < 0) return fail_session(o, 125, std::string("clone (new namespaces): ") + std::strerror(errno));
   if (pid == 0) {
@@ -251,9 +254,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     sync_wr.reset();
     filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), join_fds, reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, reaped);
   }
-  join_files.clear();
+  handoff_files.clear();
   report_child.reset();
   sync_rd.reset();
   filter_child.reset();
@@ -294,8 +297,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // the agent only after the filter arrives, which is after the migration: the agent always starts
   // inside the leaf (a filter that cannot be built: length 0, init fails setup, and the session
   // reports this error).
-  if (leaf->active() && !in_leaf && join_fds.empty())
+  if (leaf->active() && !in_leaf && handoff.join.empty())
     if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
+  leaf->sweep_stale_siblings();
   std::string filter_error;
   {
     auto program = compile_seccomp(plan.seccomp, plan.socket_families_allowed);
@@ -374,6 +378,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
           out.cpu_ms = msg.value("cpu_ms", 0L);
           out.max_rss = msg.value("max_rss", 0L);
         }
+        out.left_cgroup = msg.value("left_cgroup", false);
       }
     }
   };
@@ -403,8 +408,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     // teardown of init and its namespaces (0.3 to 0.6 ms here, more under load), which this
     // process need not wait for, as bwrap's outer process does not; init, no longer waited
     // for, is reaped by whoever adopts it. A cgroup leaf can only be removed once init has
-    // left it, so with one the helper still waits.
-    if (out.have_exit && out.cpu_ms && !leaf->active()) {
+    // left it: init moves itself out before it reports (v1); otherwise the helper still waits.
+    if (out.have_exit && out.cpu_ms && (!leaf->active() || out.left_cgroup)) {
       init_done = true;
       init_reaped = false;
     }

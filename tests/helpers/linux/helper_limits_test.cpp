@@ -9,6 +9,8 @@
 
 #include <QtTest>
 #include <chrono>
+#include <ctime>
+#include <sys/stat.h>
 #include <dirent.h>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +75,32 @@ std::string mechanism_of(const SandboxFixture& f, const FrozenIr& ir, const std:
     if (step["step"] == "limits")
       for (const auto& l : step["value"])
         if (l["limit"] == limit) return l["mechanism"].get<std::string>();
+  return "";
+}
+
+// The session's leaf holding the pids limit, as a directory path, from the agent's
+// /proc/self/cgroup: the v1 hierarchy with the pids controller or the v2 line, joined to where
+// that hierarchy is mounted here. "" if the agent was in no "paddock-" leaf.
+std::string pids_leaf_dir(const std::string& proc_self_cgroup) {
+  std::istringstream lines(proc_self_cgroup);
+  for (std::string line; std::getline(lines, line);) {
+    auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) continue;
+    const std::string ctrls = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",", path = line.substr(c2 + 1);
+    const bool v2 = ctrls == ",,";
+    if ((!v2 && ctrls.find(",pids,") == std::string::npos) || path.find("/paddock-") == std::string::npos)
+      continue;
+    std::istringstream mi(slurp("/proc/self/mountinfo"));
+    for (std::string m; std::getline(mi, m);) {
+      std::istringstream f(m);
+      std::string a, b, c, root, mp, tok, fstype, source, opts;
+      f >> a >> b >> c >> root >> mp;
+      while (f >> tok && tok != "-") {}
+      f >> fstype >> source >> opts;
+      if ((v2 && fstype == "cgroup2") || (!v2 && fstype == "cgroup" && ("," + opts + ",").find(",pids,") != std::string::npos))
+        return mp + path;
+    }
+  }
   return "";
 }
 
@@ -260,6 +288,37 @@ class HelperLimitsTest : public QObject {
     QVERIFY2(big.out.find("alloc:ok") == std::string::npos, dump(big));
     auto reserve = run_helper(fixture_, ir, {fixture_.probe_tool(), "reserve", "65536"});
     QVERIFY2(reserve.out == "reserve:ok\n", dump(reserve));
+  }
+
+  // A session's leaf is gone when it ends. One that an earlier helper could not remove (killed
+  // with SIGKILL) is removed by the next session once it is a minute old; a newer one is not.
+  void an_ended_sessions_cgroup_leaf_is_removed_and_stale_ones_are_swept_data() { add_uid_rows(); }
+  void an_ended_sessions_cgroup_leaf_is_removed_and_stale_ones_are_swept() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.processes = 64;
+    const std::string via = mechanism_of(fixture_, ir, "processes");
+    if (via.rfind("cgroup_", 0) != 0) QSKIP(("no cgroup for this uid here: processes via " + via).c_str());
+    auto first = run_helper(fixture_, ir, {"/bin/cat", "/proc/self/cgroup"});
+    QVERIFY2(first.exit_code == 0, dump(first));
+    const std::string leaf = pids_leaf_dir(first.out);
+    QVERIFY2(!leaf.empty(), dump(first));
+    QVERIFY2(!std::filesystem::exists(leaf), leaf.c_str());
+
+    const std::string parent = leaf.substr(0, leaf.rfind('/'));
+    char now[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(now, sizeof now, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
+    const std::string stale = parent + "/paddock-20200101T000000Z-stale" + std::to_string(::getpid()),
+                      fresh = parent + "/paddock-" + now + "-fresh" + std::to_string(::getpid());
+    QVERIFY2(::mkdir(stale.c_str(), 0755) == 0 && ::mkdir(fresh.c_str(), 0755) == 0, parent.c_str());
+    auto second = run_helper(fixture_, ir, {"/bin/true"});
+    const bool stale_gone = !std::filesystem::exists(stale), fresh_kept = std::filesystem::exists(fresh);
+    ::rmdir(stale.c_str());
+    ::rmdir(fresh.c_str());
+    QVERIFY2(second.exit_code == 0, dump(second));
+    QVERIFY2(stale_gone, stale.c_str());
+    QVERIFY2(fresh_kept, fresh.c_str());
   }
 };
 
