@@ -40,6 +40,10 @@ struct RunArgs {
   // `paddock run` exec'd this helper in its own process: there is no separate launcher whose
   // death must end the session (a shell that exits leaves it running, as it leaves any command).
   bool replaces_caller = false;
+  // The helper writes the session's ir.json (the IR bytes it was given) and plan.json (the
+  // canonical bytes of the plan whose hash it checked) itself, while the sandbox builds its view,
+  // instead of the caller writing them before the exec (`paddock run`).
+  bool record_session = false;
   std::vector<std::string> command;
 };
 
@@ -63,6 +67,10 @@ Result<RunArgs> parse(int argc, char** argv) {
     }
     if (arg == "--replaces-caller") {
       a.replaces_caller = true;
+      continue;
+    }
+    if (arg == "--record-session") {
+      a.record_session = true;
       continue;
     }
     if (arg == "--ir") target = &a.ir_file;
@@ -152,10 +160,15 @@ int helper_run_main(int argc, char** argv) {
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
   opt.timeout_secs = args->timeout_secs;
-  auto fail = [&](const Error& e) { return finish(fail_session(opt, e.exit_code(), e.message)); };
+  std::optional<std::string> ir_record;  // ir.json to write on failure too: what was asked for
+  auto fail = [&](const Error& e) {
+    if (ir_record && !opt.session_dir.empty()) (void)write_file_atomic(opt.session_dir + "/ir.json", *ir_record);
+    return finish(fail_session(opt, e.exit_code(), e.message));
+  };
 
   auto text = read_file(args->ir_file);
   if (!text) return fail(text.error());
+  if (args->record_session) ir_record = *text;
   json ir_json = json::parse(*text, nullptr, false);
   if (ir_json.is_discarded()) return fail(bad_input("IR file is not JSON: " + args->ir_file));
   auto ir = ir_from_json(ir_json);
@@ -167,7 +180,8 @@ int helper_run_main(int argc, char** argv) {
   auto compiled = linux_backend::compile_linux_parts(*ir, *probe);
   if (!compiled) return fail(compiled.error());
   const BackendPlan& bplan = compiled->plan;
-  const std::string hash = plan_hash(bplan, compiled->steps);
+  std::string plan_bytes = plan_canonical_bytes(bplan, compiled->steps);
+  const std::string hash = sha256_hex(plan_bytes);
   if (hash != args->plan_hash)
     return fail({ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
                                                  ", the caller expected " + args->plan_hash +
@@ -200,6 +214,10 @@ int helper_run_main(int argc, char** argv) {
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
+  if (args->record_session) {
+    opt.record_ir = std::move(*ir_record);
+    opt.record_plan = std::move(plan_bytes);
+  }
   opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
                  {"tainted", !bplan.taint.empty()}};
   return finish(run_session(spec, opt));

@@ -280,26 +280,24 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
-  // The control socket (a new inode) is made while init builds the view, not before the clone.
+  // From here until the filter arrives init builds the sandbox on the other core. What can fail
+  // the session comes first, while a failure still means the agent never started (125): the
+  // control socket, and the session's own records where the caller left them to this process
+  // (the IR it was given and the plan whose hash it checked, byte for byte: sha256sum plan.json
+  // is the plan hash).
   if (!o.control_socket.empty())
     if (auto s = control.listen(o.control_socket); !s) return abort_start(s.error().message);
-  // From here until the filter arrives init builds the sandbox on the other core; the first event
-  // (which creates events.jsonl) and the staged session files are made in that time.
-  json started = o.started;
-  started["event"] = "session_started";
-  started["session_id"] = o.session_id;
-  started["command"] = spec.argv;
-  started["helper_pid"] = getpid();
-  events.emit(started);
-  // While the sandbox builds its view (on the other core), move init into the cgroup leaf where
-  // neither clone3 nor init itself could put it there (a migration of another process costs the
-  // kernel an RCU grace period, ~10 ms on cgroup v1) and compile the seccomp filter. Init forks
-  // the agent only after the filter arrives, which is after the migration: the agent always starts
-  // inside the leaf (a filter that cannot be built: length 0, init fails setup, and the session
-  // reports this error).
+  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &o.record_ir},
+                                    {"plan.json", &o.record_plan}})
+    if (!bytes->empty())
+      if (auto s = write_file_atomic(o.session_dir + "/" + name, *bytes); !s) return abort_start(s.error().message);
+  // Then what init waits for: move init into the cgroup leaf where neither clone3 nor init itself
+  // could put it there (a migration of another process costs the kernel an RCU grace period,
+  // ~10 ms on cgroup v1), then compile and send the seccomp filter. Init forks the agent only after
+  // the filter arrives, which is after the migration: the agent always starts inside the leaf (a
+  // filter that cannot be built: length 0, init fails setup, and the session reports this error).
   if (leaf->active() && !in_leaf && handoff.join.empty())
     if (auto s = leaf->add(pid); !s) return abort_start(s.error().message);
-  leaf->sweep_stale_siblings();
   std::string filter_error;
   {
     auto program = compile_seccomp(plan.seccomp, plan.socket_families_allowed);
@@ -317,6 +315,16 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     }
     filter.reset();
   }
+  // Then the session's other files, each a new inode (0.1 to several ms on this machine's disk),
+  // while init finishes the view: off the path to the agent's start. Nothing the agent reports is
+  // read before they exist, so session_started stays the first event.
+  json started = o.started;
+  started["event"] = "session_started";
+  started["session_id"] = o.session_id;
+  started["command"] = spec.argv;
+  started["helper_pid"] = getpid();
+  events.emit(started);
+  leaf->sweep_stale_siblings();
   // Still while the sandbox builds its view: the attestation as the session will store it. Init
   // reports readiness with exactly these bytes (spec.attestation_json); the parent writes its own
   // copy then, instead of parsing the message back on the path to the agent's exec.

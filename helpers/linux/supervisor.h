@@ -21,6 +21,9 @@ struct SessionOptions {
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
   nlohmann::json started;      // extra fields for the session_started event
+  // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
+  // (the bytes the helper read and verified; see --record-session).
+  std::string record_ir, record_plan;
 };
 
 // Runs the session to its end; returns the exit code of DESIGN §10.

@@ -273,6 +273,39 @@ class HelperSandboxTest : public QObject {
     QVERIFY(report.at("usage").contains("cpu_ms") && report.at("usage").at("pids").get<long>() >= 1);
   }
 
+  // With --record-session the helper writes the session's ir.json (the bytes it was handed) and
+  // plan.json (the canonical bytes of the plan whose hash it checked); on a mismatch only ir.json,
+  // what was asked for, and a failed report.
+  void the_helper_records_the_ir_and_the_verified_plan_in_the_session_data() { add_uid_rows(); }
+  void the_helper_records_the_ir_and_the_verified_plan_in_the_session() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    for (const bool matching : {true, false}) {
+      HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"}, {"--record-session"});
+      // The IR comes from elsewhere; the session starts without the two records.
+      const std::string given = fixture_.root + "/given-ir.json";
+      std::filesystem::rename(h.session_dir + "/ir.json", given);
+      ::chown(given.c_str(), fixture_.uid, fixture_.uid);
+      auto at = std::find(h.argv.begin(), h.argv.end(), "--ir");
+      *(at + 1) = given;
+      if (!matching) {
+        auto ph = std::find(h.argv.begin(), h.argv.end(), "--plan-hash");
+        *(ph + 1) = "sha256:" + std::string(64, '0');
+      }
+      auto r = run_process(h.argv);
+      QVERIFY2(r.exit_code == (matching ? 0 : 103), dump(r));
+      QCOMPARE(slurp(h.session_dir + "/ir.json"), slurp(given));
+      if (matching) {
+        const std::string plan = slurp(h.session_dir + "/plan.json");
+        QCOMPARE(sha256_hex(plan), h.plan_hash);
+        QVERIFY2(plan.find("\"probe\"") != std::string::npos, plan.c_str());
+      } else {
+        QVERIFY(!std::filesystem::exists(h.session_dir + "/plan.json"));
+        QVERIFY(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos);
+      }
+    }
+  }
+
   // The report's usage is the agent's whole tree: a double-forked orphan's CPU time, a child's
   // peak memory, every process; not the helper's or the sandbox init's own.
   void the_sessions_usage_covers_the_agents_whole_tree_data() { add_uid_rows(); }
