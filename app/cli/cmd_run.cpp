@@ -56,15 +56,15 @@ int exec_helper(const std::string& helper, const std::vector<std::string>& args)
 // A readable, not close-on-exec memory file holding `text`: it survives the exec, so the helper
 // (this same process by then) opens it by its /proc/self/fd path. The sandbox's init closes it
 // with every other inherited descriptor before anything runs in the sandbox.
-Result<int> probe_memfd(const std::string& text) {
-  const int fd = ::memfd_create("paddock-probe", 0);
+Result<int> memory_file(const char* name, const std::string& text) {
+  const int fd = ::memfd_create(name, 0);
   if (fd < 0) return internal_error(std::string("memfd_create: ") + std::strerror(errno));
   for (std::size_t done = 0; done < text.size();) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(fd);
-      return internal_error(std::string("writing the probe to memory: ") + std::strerror(errno));
+      return internal_error(std::string("writing ") + name + " to memory: " + std::strerror(errno));
     }
     done += static_cast<std::size_t>(n);
   }
@@ -137,20 +137,17 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!id.ok()) return fail(id.error());
   auto dir = store.create(*id);
   if (!dir.ok()) return fail(dir.error());
-  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &ev->ir_bytes},
-                                    {"plan.json", &plan_bytes}})
-    if (auto s = write_file_atomic(*dir + "/" + name, *bytes); !s.ok()) {
-      (void)write_file_atomic(*dir + "/report.json",
-                              json{{"session_id", *id}, {"status", "failed"}, {"exit_code", 125},
-                                   {"error", s.error().message}}.dump(2) + "\n");
-      return fail(s.error());
-    }
 
-  // The helper re-checks the probe it is given (plan.json records the same facts for verify);
-  // it arrives through an anonymous memory file instead of one more file in the session.
-  auto probe_fd = probe_memfd(probe->dump());
+  // The IR and the probe reach the helper through anonymous memory files. The helper re-checks
+  // the probe (plan.json records the same facts for verify), and writes the session's ir.json
+  // (these bytes) and plan.json (the plan whose hash it checked, the bytes hashed above) itself,
+  // while the sandbox builds its view: two new files off the path to the agent's start.
+  auto ir_fd = memory_file("paddock-ir", ev->ir_bytes);
+  if (!ir_fd.ok()) return fail(ir_fd.error());
+  auto probe_fd = memory_file("paddock-probe", probe->dump());
   if (!probe_fd.ok()) return fail(probe_fd.error());
-  std::vector<std::string> args = {"run", "--ir", *dir + "/ir.json", "--plan-hash", hash, "--session-dir", *dir,
+  std::vector<std::string> args = {"run", "--ir", "/proc/self/fd/" + std::to_string(*ir_fd), "--record-session",
+                                   "--plan-hash", hash, "--session-dir", *dir,
                                    "--session-id", *id, "--control-socket", store.control_socket(*id),
                                    "--probe", "/proc/self/fd/" + std::to_string(*probe_fd)};
   if (in->timeout_secs) args.insert(args.end(), {"--timeout", std::to_string(*in->timeout_secs)});
