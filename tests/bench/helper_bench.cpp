@@ -166,8 +166,8 @@ int main() {
   const std::vector<std::string> bwrap = {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                                           "--unshare-all", "--die-with-parent", "/bin/true"};
   // A fresh session directory per run, as in real use (replacing files costs more than creating).
-  auto direct = [&](int i) {
-    std::string dir = scratch + "/" + std::to_string(i);
+  auto direct = [&](int i, const std::string& under) {
+    std::string dir = under + "/" + std::to_string(i);
     fs::create_directories(dir);
     return std::vector<std::string>{helper, "run", "--ir", session + "/ir.json", "--plan-hash", plan_hash,
                                     "--session-dir", dir, "--session-id", "bench" + std::to_string(i),
@@ -177,14 +177,16 @@ int main() {
   const std::vector<std::string> e2e_default = {paddock, "run", "--", "/bin/true"};
 
   const int rounds = 40;
-  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e, t_default, t_files, t_e2e_tmpfs;
+  std::vector<double> t_bare, t_bwrap, t_helper, t_e2e, t_default, t_files, t_e2e_tmpfs, t_helper_tmpfs;
+  const std::string shm_scratch = shm + "/scratch";
+  if (have_shm) fs::create_directories(shm_scratch);
   long helper_rss = 0;
   int failures = 0;
   for (int i = 0; i < rounds; ++i) {  // interleaved, so drift hits every variant alike
     t_bare.push_back(run(bare, env).ms);
     t_files.push_back(session_files_ms(scratch + "/files" + std::to_string(i)));
     if (have_bwrap) t_bwrap.push_back(run(bwrap, env).ms);
-    Sample h = run(direct(i), env);
+    Sample h = run(direct(i, scratch), env);
     failures += h.code != 0;
     t_helper.push_back(h.ms);
     helper_rss = std::max(helper_rss, h.max_rss_kb);
@@ -192,6 +194,9 @@ int main() {
     failures += p.code != 0;
     t_e2e.push_back(p.ms);
     if (have_shm) {
+      Sample t = run(direct(i, shm_scratch), env);
+      failures += t.code != 0;
+      t_helper_tmpfs.push_back(t.ms);
       Sample q = run(e2e, env_tmpfs_state);
       failures += q.code != 0;
       t_e2e_tmpfs.push_back(q.ms);
@@ -225,6 +230,9 @@ int main() {
   std::printf("  context: its 3 session files, alone         %8.3f  (events.jsonl + 2 via tmp+rename,\n"
               "           in a fresh directory on the file system of %s)\n",
               median(t_files), scratch.c_str());
+  if (have_shm && have_bwrap)
+    std::printf("  context: paddock-helper, session files on tmpfs %8.3f  (%.2fx bwrap)\n",
+                median(t_helper_tmpfs), median(t_helper_tmpfs) / mw);
   if (have_shm && have_bwrap)
     std::printf("  context: paddock run permissive, session records on tmpfs %8.3f  (%.2fx bwrap: what\n"
                 "           Paddock costs without this disk's price for a new file)\n",
