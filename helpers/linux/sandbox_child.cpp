@@ -307,8 +307,14 @@ void send_attestation(int fd, const std::string& attestation_json) {
   if (auto s = load_seccomp_program(filter); !s) die_setup(report_fd, s.error());
   if (auto s = clear_capabilities(); !s) die_setup(report_fd, s.error());
   std::vector<std::string> env = build_env(spec);
-  // Readiness: everything above is in force for this process and all it will start.
+  // Readiness: everything above is in force for this process and all it will start. Nothing of
+  // the agent runs before the helper has stored the attestation: it answers one byte once
+  // attestation.json and its event are written ('1'), or that it could not store them ('0').
   send_attestation(report_fd, spec.attestation_json);
+  char stored = 0;
+  ssize_t got;
+  while ((got = ::read(report_fd, &stored, 1)) < 0 && errno == EINTR) {}
+  if (got != 1 || stored != '1') _exit(125);  // the helper reports why (or is gone)
   int err = exec_agent(spec.argv, env);
   int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
   send_msg(report_fd, {{"type", "exec_failed"}, {"errno", err},

@@ -89,16 +89,20 @@ class StagedFile {
     if (!write_all(prefill)) discard();
   }
 
-  // Appends rest, closes and renames the temporary into place.
-  void publish(const std::string& rest = "") {
-    if (!fd_.valid()) {
-      (void)write_file_atomic(path_, staged_ + rest);
-      return;
-    }
+  // Appends rest, closes and renames the temporary into place; false (and errno) if the file
+  // could not be put in place.
+  bool publish(const std::string& rest = "") {
+    if (!fd_.valid()) return static_cast<bool>(write_file_atomic(path_, staged_ + rest));
     const bool ok = write_all(rest);
     fd_.reset();
-    if (ok && ::rename(tmp_.c_str(), path_.c_str()) == 0) tmp_.clear();
-    else discard();
+    if (ok && ::rename(tmp_.c_str(), path_.c_str()) == 0) {
+      tmp_.clear();
+      return true;
+    }
+    const int saved = errno;
+    discard();
+    errno = saved;
+    return false;
   }
 
  private:
@@ -372,9 +376,17 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
           stop_requested = true;
         }
       } else if (type == "attestation" && !out.attested) {
-        out.attested = true;
-        attestation_out.publish();
-        events.emit({{"event", "attestation"}, {"attestation", std::move(attestation)}});
+        // The agent waits for this answer before its exec: the attestation is stored first.
+        const bool stored = attestation_out.publish();
+        if (stored) {
+          out.attested = true;
+          events.emit({{"event", "attestation"}, {"attestation", std::move(attestation)}});
+        } else {
+          out.setup_error = "cannot store " + o.session_dir + "/attestation.json: " + std::strerror(errno) +
+                            "; the agent was not started";
+        }
+        const char answer = stored ? '1' : '0';
+        (void)::send(report.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       } else if (type == "exec_failed") {
         out.exec_error = msg.value("message", "exec failed");
       } else if (type == "exit") {

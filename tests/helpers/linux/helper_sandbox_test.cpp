@@ -273,6 +273,23 @@ class HelperSandboxTest : public QObject {
     QVERIFY(report.at("usage").contains("cpu_ms") && report.at("usage").at("pids").get<long>() >= 1);
   }
 
+  // The agent is executed only once its attestation is stored: where attestation.json cannot be
+  // put in place (here a directory occupies the name), the command never runs and the session
+  // fails with 125, the cause named.
+  void an_attestation_that_cannot_be_stored_keeps_the_agent_from_running_data() { add_uid_rows(); }
+  void an_attestation_that_cannot_be_stored_keeps_the_agent_from_running() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string marker = "ran-" + std::to_string(::getpid());
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker});
+    std::filesystem::create_directory(h.session_dir + "/attestation.json");
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY2(r.out.find(marker) == std::string::npos, dump(r));
+    QVERIFY2(r.err.find("attestation.json") != std::string::npos, dump(r));
+    const std::string report = slurp(h.session_dir + "/report.json");
+    QVERIFY2(report.find("\"failed\"") != std::string::npos, report.c_str());
+  }
+
   // With --record-session the helper writes the session's ir.json (the bytes it was handed) and
   // plan.json (the canonical bytes of the plan whose hash it checked); on a mismatch only ir.json,
   // what was asked for, and a failed report.
