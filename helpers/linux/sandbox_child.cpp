@@ -309,7 +309,7 @@ void send_attestation(int fd, const std::string& attestation_json) {
   std::vector<std::string> env = build_env(spec);
   // Readiness: everything above is in force for this process and all it will start. Nothing of
   // the agent runs before the helper has stored the attestation: it answers one byte once
-  // attestation.json and its event are written ('1'), or that it could not store them ('0').
+  // attestation.json is in place ('1'), or that it could not store it ('0').
   send_attestation(report_fd, spec.attestation_json);
   char stored = 0;
   ssize_t got;

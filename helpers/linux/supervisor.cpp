@@ -376,17 +376,18 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
           stop_requested = true;
         }
       } else if (type == "attestation" && !out.attested) {
-        // The agent waits for this answer before its exec: the attestation is stored first.
+        // The agent waits for this answer before its exec: attestation.json, the session's
+        // record of what was applied, is in place first. The event (advisory) follows the answer.
         const bool stored = attestation_out.publish();
+        if (!stored)
+          out.setup_error = "cannot store " + o.session_dir + "/attestation.json: " + std::strerror(errno) +
+                            "; the agent was not started";
+        const char answer = stored ? '1' : '0';
+        (void)::send(report.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (stored) {
           out.attested = true;
           events.emit({{"event", "attestation"}, {"attestation", std::move(attestation)}});
-        } else {
-          out.setup_error = "cannot store " + o.session_dir + "/attestation.json: " + std::strerror(errno) +
-                            "; the agent was not started";
         }
-        const char answer = stored ? '1' : '0';
-        (void)::send(report.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       } else if (type == "exec_failed") {
         out.exec_error = msg.value("message", "exec failed");
       } else if (type == "exit") {
