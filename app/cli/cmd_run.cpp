@@ -49,7 +49,9 @@ int exec_helper(const std::string& helper, const std::vector<std::string>& args)
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   ::execv(helper.c_str(), argv.data());
-  std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(errno) << "\n";
+  const int err = errno;
+  std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(err) << "\n";
+  errno = err;
   return 125;
 }
 
@@ -157,7 +159,15 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   args.push_back("--");
   args.insert(args.end(), f.command.begin(), f.command.end());
   int code = exec_helper(ctx.helper_path().string(), args);
+  const int exec_errno = errno;
   drop_probe_cache(ctx);  // not even started: the next run probes afresh
+  // The helper never ran, so it recorded nothing: the session says what was asked and why it
+  // did not start.
+  (void)write_file_atomic(*dir + "/ir.json", ev->ir_bytes);
+  (void)write_file_atomic(*dir + "/report.json",
+                          json{{"session_id", *id}, {"status", "failed"}, {"exit_code", code},
+                               {"error", "cannot start " + ctx.helper_path().string() + ": " + std::strerror(exec_errno)}}
+                                  .dump(2) + "\n");
   return code;
 }
 
