@@ -317,7 +317,9 @@ class RunSessionTest : public QObject {
     setup_row();
     chown_all();
     const std::string marker = "2000." + std::to_string(::getpid()) + "7";
-    pid_t pid = spawn_paddock({"run", "--timeout", "2", "--", "sleep", marker});  // run execs the helper
+    // 4 s: the helper must be stopped before its own deadline, even when a loaded machine takes a
+    // second or two to start the agent (with 2 s, the helper's timer sometimes fired first).
+    pid_t pid = spawn_paddock({"run", "--timeout", "4", "--", "sleep", marker});  // run execs the helper
     // Whatever happens below, the helper is not left stopped.
     std::unique_ptr<void, std::function<void(void*)>> resume(&pid, [](void* p) {
       ::kill(*static_cast<pid_t*>(p), SIGCONT);
