@@ -482,6 +482,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // nothing of the sandbox runs any more: kill(-1) from PID 1 reaches every other process of this
   // namespace and none outside it. The helper then needs no wait for this process's own exit (the
   // kernel's teardown of the namespaces), as bwrap's outer process does not wait for its init.
+  // When the deadline is what ended it, the helper hears that first, before anything dies: a
+  // helper resumed after a stop (see the wall-time keeper above) must not take the end for its own.
+  if (timed_out) send_msg(report_fd, {{"type", "deadline"}});
   ::kill(-1, SIGKILL);
   for (;;) {
     int st = 0;

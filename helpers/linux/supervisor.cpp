@@ -390,9 +390,11 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         }
       } else if (type == "exec_failed") {
         out.exec_error = msg.value("message", "exec failed");
+      } else if (type == "deadline") {
+        out.init_timed_out = true;  // init's own wall-time keeper is ending the session
       } else if (type == "exit") {
         out.have_exit = true;
-        out.init_timed_out = msg.value("timed_out", false);
+        out.init_timed_out = out.init_timed_out || msg.value("timed_out", false);
         out.agent_status = msg.value("status", 0);
         out.pids = msg.value("pids", 0L);
         if (msg.contains("cpu_ms") && msg.contains("max_rss")) {
@@ -437,8 +439,14 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     auto now = Clock::now();
     // Once init has reported the end (the agent exited, or init's own wall-time keeper fired while
     // this process was stopped), the deadline is not this process's to act on: it only waits for
-    // init to be gone, and the report says who ended the session.
-    if (!init_done && !out.have_exit && deadline && now >= *deadline && !timed_out) {
+    // init to be gone, and the report says who ended the session. A poll that returned without
+    // the reports (interrupted as this process was stopped and resumed) must not hide that end:
+    // they are read once more before the deadline is acted on.
+    auto deadline_is_ours = [&] {
+      return !init_done && !out.have_exit && !out.init_timed_out && deadline && now >= *deadline && !timed_out;
+    };
+    if (deadline_is_ours()) read_reports();
+    if (deadline_is_ours()) {
       timed_out = true;
       events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", *o.timeout_secs}});
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
