@@ -89,6 +89,8 @@ class StagedFile {
     if (!write_all(prefill)) discard();
   }
 
+  bool staged() const { return !path_.empty(); }
+
   // Appends rest, closes and renames the temporary into place; false (and errno) if the file
   // could not be put in place.
   bool publish(const std::string& rest = "") {
@@ -284,18 +286,12 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   char go = 1;
   if (::write(sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   sync_wr.reset();
-  // From here until the filter arrives init builds the sandbox on the other core. What can fail
-  // the session comes first, while a failure still means the agent never started (125): the
-  // control socket, and the session's own records where the caller left them to this process
-  // (the IR it was given and the plan whose hash it checked, byte for byte: sha256sum plan.json
-  // is the plan hash).
+  // From here until the filter arrives init builds the sandbox on the other core. The agent it
+  // then starts executes only after this process has answered its readiness (the attestation is
+  // stored, in the loop below): every failure until then still means the agent never started (125).
   if (!o.control_socket.empty())
     if (auto s = control.listen(o.control_socket); !s) return abort_start(s.error().message);
-  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &o.record_ir},
-                                    {"plan.json", &o.record_plan}})
-    if (!bytes->empty())
-      if (auto s = write_file_atomic(o.session_dir + "/" + name, *bytes); !s) return abort_start(s.error().message);
-  // Then what init waits for: move init into the cgroup leaf where neither clone3 nor init itself
+  // First what init waits for: move init into the cgroup leaf where neither clone3 nor init itself
   // could put it there (a migration of another process costs the kernel an RCU grace period,
   // ~10 ms on cgroup v1), then compile and send the seccomp filter. Init forks the agent only after
   // the filter arrives, which is after the migration: the agent always starts inside the leaf (a
@@ -319,23 +315,26 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     }
     filter.reset();
   }
-  // Then the session's other files, each a new inode (0.1 to several ms on this machine's disk),
-  // while init finishes the view: off the path to the agent's start. Nothing the agent reports is
-  // read before they exist, so session_started stays the first event.
+  // Then the session's files, each a new inode (0.1 to several ms on this machine's disk), while
+  // init finishes the view and the agent sets itself up: the session's own records where the
+  // caller left them to this process (the IR it was given and the plan whose hash it checked,
+  // byte for byte: sha256sum plan.json is the plan hash), the first event, and the attestation as
+  // the session will store it. Init reports readiness with exactly these bytes
+  // (spec.attestation_json); this process publishes its staged copy then, instead of parsing the
+  // message back on the path to the agent's exec. report.json is staged once the agent runs.
+  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &o.record_ir},
+                                    {"plan.json", &o.record_plan}})
+    if (!bytes->empty())
+      if (auto s = write_file_atomic(o.session_dir + "/" + name, *bytes); !s) return abort_start(s.error().message);
   json started = o.started;
   started["event"] = "session_started";
   started["session_id"] = o.session_id;
   started["command"] = spec.argv;
   started["helper_pid"] = getpid();
   events.emit(started);
-  leaf->sweep_stale_siblings();
-  // Still while the sandbox builds its view: the attestation as the session will store it. Init
-  // reports readiness with exactly these bytes (spec.attestation_json); the parent writes its own
-  // copy then, instead of parsing the message back on the path to the agent's exec.
   json attestation = json::parse(spec.attestation_json, nullptr, false);
   StagedFile attestation_out, report_out;
   attestation_out.stage(o.session_dir + "/attestation.json", attestation.dump(2) + "\n");
-  report_out.stage(o.session_dir + "/report.json");
   const std::string readiness_message = "{\"attestation\":" + spec.attestation_json + ",\"type\":\"attestation\"}";
 
   Outcome out;
@@ -388,6 +387,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
           out.attested = true;
           events.emit({{"event", "attestation"}, {"attestation", std::move(attestation)}});
         }
+        // While the agent runs: the report's temporary, and the leaves earlier sessions left.
+        report_out.stage(o.session_dir + "/report.json");
+        leaf->sweep_stale_siblings();
       } else if (type == "exec_failed") {
         out.exec_error = msg.value("message", "exec failed");
       } else if (type == "deadline") {
@@ -527,7 +529,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
                       {"ended", utc_timestamp()}};
   if (!out.setup_error.empty()) report_json["error"] = out.setup_error;
   else if (!out.exec_error.empty()) report_json["error"] = out.exec_error;
-  emit_report(o, events, report_json, &report_out);
+  emit_report(o, events, report_json, report_out.staged() ? &report_out : nullptr);
   leaf->remove();
   return code;
 }

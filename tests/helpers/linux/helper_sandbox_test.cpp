@@ -323,6 +323,20 @@ class HelperSandboxTest : public QObject {
     }
   }
 
+  // A record the helper cannot write (a directory occupies plan.json) ends the session before the
+  // agent executes, though the sandbox was already being built: 125, the cause named.
+  void a_session_record_that_cannot_be_written_keeps_the_agent_from_running_data() { add_uid_rows(); }
+  void a_session_record_that_cannot_be_written_keeps_the_agent_from_running() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string marker = "ran-" + std::to_string(::getpid());
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker}, {"--record-session"});
+    std::filesystem::create_directory(h.session_dir + "/plan.json");
+    auto r = run_process(h.argv);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY2(r.out.find(marker) == std::string::npos, dump(r));
+    QVERIFY2(r.err.find("plan.json") != std::string::npos, dump(r));
+  }
+
   // The report's usage is the agent's whole tree: a double-forked orphan's CPU time, a child's
   // peak memory, every process; not the helper's or the sandbox init's own.
   void the_sessions_usage_covers_the_agents_whole_tree_data() { add_uid_rows(); }
