@@ -77,7 +77,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     auto abs = expand_vars(d.text, ctx, d.at.where() + ": key 'agent.data_dir'");
     if (!abs.ok()) return abs.error();
     std::error_code ec;
-    ctx.agent_dir = fs::weakly_canonical(*abs, ec).string();
+    ctx.agent_dir = ctx.paths->weakly_canonical(*abs, ec).string();
   }
 
   IrBuilder b(ctx, in);
@@ -128,7 +128,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     b.add_source(SourceLayer{s.tier, s.file, s.sha256});
     ev.layers.push_back(std::move(info));
   }
-  if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.agent_dir, ec))
+  if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.paths->status(ctx.agent_dir, ec)))
     b.warn("agent data directory " + ctx.agent_dir + " ($AGENT) does not exist, so it is not granted; create it "
            "before launching if the agent needs to keep state there");
   auto built = b.finish();
