@@ -304,8 +304,6 @@ std::string canonical_bytes(const json& j) {
   return j.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::strict);
 }
 
-std::string canonical_bytes(const FrozenIr& ir) { return canonical_bytes(to_json(ir)); }
-
 std::string sha256_hex(const std::string& bytes) {
   unsigned char out[crypto_hash_sha256_BYTES];
   crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
