@@ -1,7 +1,5 @@
 // evaluate(): the whole pipeline (DESIGN §1) from launch inputs to a frozen IR, its provenance,
 // the tier stack as the GUI shows it, and lint.
-#include <sodium.h>
-
 #include <deque>
 #include <filesystem>
 #include <system_error>
@@ -34,7 +32,8 @@ void add_taint(const Inputs& in, IrBuilder& b) {
 }  // namespace
 
 Result<Evaluation> evaluate(const Inputs& in) {
-  if (sodium_init() < 0) return internal_error("libsodium failed to initialise");
+  // libsodium is initialised where it is used (signing.cpp, the portable SHA-256), not here: its
+  // CPU probe costs ~50 us (CPUID traps in a VM) and a run of shipped layers never needs it.
   auto ctx_r = make_context(in);
   if (!ctx_r.ok()) return ctx_r.error();
   EvalContext ctx = std::move(*ctx_r);

@@ -14,6 +14,9 @@
 namespace paddock {
 
 void sha256_portable(const unsigned char* data, std::size_t size, unsigned char out[kSha256Bytes]) {
+  // libsodium asks for sodium_init() before any call; the hash itself does not depend on it (its
+  // only failure, no randomness source, is no reason to refuse a digest).
+  [[maybe_unused]] const int init = sodium_init();
   crypto_hash_sha256(out, data, size);
 }
 
