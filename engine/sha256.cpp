@@ -34,13 +34,14 @@ alignas(16) constexpr std::uint32_t kRound[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
+// Two CPUID leaves (each traps to the hypervisor in a VM, ~7 us here): the highest leaf, then
+// leaf 7's SHA bit. Every CPU with the SHA extensions also has the SSSE3 and SSE4.1 instructions
+// compress_ni() uses (and a CPUID mask cannot take instructions away), so they are not asked.
 bool cpu_has_sha() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  const bool ssse3 = c & (1u << 9), sse41 = c & (1u << 19);
   if (__get_cpuid_max(0, nullptr) < 7) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
   __cpuid_count(7, 0, a, b, c, d);
-  return ssse3 && sse41 && (b & (1u << 29));
+  return (b & (1u << 29)) != 0;
 }
 
 // Compresses `blocks` 64-byte blocks into state (a..h). The SHA instructions keep the state as
