@@ -121,7 +121,7 @@ Status IrBuilder::add_layer(const Layer& l) {
     const auto& v = l.limits[i];
     if (v.value && (!limits_[i] || *v.value < limits_[i]->first)) limits_[i] = std::make_pair(*v.value, v.at);
   }
-  record_adds(l);
+  if (in_.with_report) record_adds(l);
   return {};
 }
 
