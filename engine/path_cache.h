@@ -24,6 +24,7 @@ class PathCache {
   std::filesystem::path canonical(const std::filesystem::path& p, std::error_code& ec);
 
  private:
+  std::filesystem::path weakly_canonical_plain(const std::string& p, std::error_code& ec);
   using Answer = std::pair<std::filesystem::file_status, std::error_code>;
   std::map<std::string, Answer> status_, lstatus_;
   std::map<std::string, std::pair<std::filesystem::path, std::error_code>> canonical_;
