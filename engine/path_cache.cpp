@@ -1,5 +1,7 @@
 #include "engine/path_cache.h"
 
+#include <algorithm>
+
 namespace paddock {
 namespace fs = std::filesystem;
 
@@ -46,7 +48,8 @@ bool plain_absolute(const std::string& s) {
 }  // namespace
 
 fs::path PathCache::weakly_canonical(const fs::path& p, std::error_code& ec) {
-  if (plain_absolute(p.native())) return weakly_canonical_plain(p.native(), ec);
+  if constexpr (std::is_same_v<fs::path::value_type, char>)  // POSIX paths only
+    if (plain_absolute(p.native())) return weakly_canonical_plain(p.native(), ec);
   fs::path result;
   fs::file_status st = status(p, ec);
   if (fs::exists(st)) return canonical(p, ec);

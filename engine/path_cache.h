@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 namespace paddock {
@@ -26,8 +27,9 @@ class PathCache {
  private:
   std::filesystem::path weakly_canonical_plain(const std::string& p, std::error_code& ec);
   using Answer = std::pair<std::filesystem::file_status, std::error_code>;
-  std::map<std::string, Answer> status_, lstatus_;
-  std::map<std::string, std::pair<std::filesystem::path, std::error_code>> canonical_;
+  using Key = std::filesystem::path::string_type;  // wide on Windows
+  std::map<Key, Answer> status_, lstatus_;
+  std::map<Key, std::pair<std::filesystem::path, std::error_code>> canonical_;
 };
 
 }  // namespace paddock
