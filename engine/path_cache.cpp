@@ -34,7 +34,7 @@ namespace {
 
 // An absolute path without empty, "." or ".." components and without a trailing slash: what
 // expand_vars and the glob walk produce. For these the walk below can work on the string itself.
-bool plain_absolute(const std::string& s) {
+[[maybe_unused]] bool plain_absolute(const std::string& s) {
   if (s.size() < 2 || s[0] != '/' || s.back() == '/') return false;
   for (std::size_t i = 1; i < s.size();) {
     const std::size_t end = std::min(s.find('/', i), s.size());
@@ -48,8 +48,9 @@ bool plain_absolute(const std::string& s) {
 }  // namespace
 
 fs::path PathCache::weakly_canonical(const fs::path& p, std::error_code& ec) {
-  if constexpr (std::is_same_v<fs::path::value_type, char>)  // POSIX paths only
-    if (plain_absolute(p.native())) return weakly_canonical_plain(p.native(), ec);
+#ifndef _WIN32  // POSIX paths only: on Windows native() is a wide string with drive letters
+  if (plain_absolute(p.native())) return weakly_canonical_plain(p.native(), ec);
+#endif
   fs::path result;
   fs::file_status st = status(p, ec);
   if (fs::exists(st)) return canonical(p, ec);
@@ -111,7 +112,7 @@ fs::path PathCache::weakly_canonical_plain(const std::string& s, std::error_code
   if (!ec && !result.empty()) out = canonical(result, ec);
   if (ec) return {};
   if (rest < s.size()) {
-    std::string tail = out.native();
+    std::string tail = out.string();
     if (!tail.empty() && tail.back() != '/') tail += '/';
     tail.append(s, rest, std::string::npos);
     return fs::path(std::move(tail));

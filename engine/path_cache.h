@@ -10,7 +10,6 @@
 #include <map>
 #include <string>
 #include <system_error>
-#include <type_traits>
 #include <utility>
 
 namespace paddock {
