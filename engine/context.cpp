@@ -14,7 +14,7 @@ Result<EvalContext> make_context(const Inputs& in) {
   const std::string home = c.getenv("HOME");
   if (home.empty() || home[0] != '/') return bad_input("HOME is not set to an absolute path; Paddock resolves ~ and $HOME from it");
   std::error_code ec;
-  c.home = fs::weakly_canonical(home, ec).string();
+  c.home = c.paths->weakly_canonical(home, ec).string();
   if (ec) return bad_input("HOME " + home + ": " + ec.message());
   fs::path project = in.project.empty() ? fs::path(".") : fs::path(in.project);
   if (project.is_relative()) {
@@ -22,8 +22,8 @@ Result<EvalContext> make_context(const Inputs& in) {
     const std::string pwd = c.getenv("PWD");
     project = (pwd.empty() ? fs::current_path(ec) : fs::path(pwd)) / project;
   }
-  const fs::path canon = fs::weakly_canonical(project, ec);
-  if (ec || !fs::is_directory(canon, ec))
+  const fs::path canon = c.paths->weakly_canonical(project, ec);
+  if (ec || !fs::is_directory(c.paths->status(canon, ec)))
     return bad_input("--project " + in.project + ": not a directory");
   c.project = canon.string();
   const std::string xdg_config = c.getenv("XDG_CONFIG_HOME");

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "engine/engine.h"
+#include "engine/path_cache.h"
 
 namespace paddock {
 
@@ -21,6 +23,8 @@ struct EvalContext {
   std::string tmp = "/tmp";
   std::string os;
   const std::map<std::string, std::string>* env = nullptr;
+  // This evaluation's memo of stat/canonical answers (shared by copies of the context).
+  std::shared_ptr<PathCache> paths = std::make_shared<PathCache>();
 
   std::string getenv(const std::string& name) const {
     auto it = env->find(name);

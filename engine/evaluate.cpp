@@ -1,7 +1,5 @@
 // evaluate(): the whole pipeline (DESIGN §1) from launch inputs to a frozen IR, its provenance,
 // the tier stack as the GUI shows it, and lint.
-#include <sodium.h>
-
 #include <deque>
 #include <filesystem>
 #include <system_error>
@@ -34,7 +32,8 @@ void add_taint(const Inputs& in, IrBuilder& b) {
 }  // namespace
 
 Result<Evaluation> evaluate(const Inputs& in) {
-  if (sodium_init() < 0) return internal_error("libsodium failed to initialise");
+  // libsodium is initialised where it is used (signing.cpp, the portable SHA-256), not here: its
+  // CPU probe costs ~50 us (CPUID traps in a VM) and a run of shipped layers never needs it.
   auto ctx_r = make_context(in);
   if (!ctx_r.ok()) return ctx_r.error();
   EvalContext ctx = std::move(*ctx_r);
@@ -77,7 +76,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     auto abs = expand_vars(d.text, ctx, d.at.where() + ": key 'agent.data_dir'");
     if (!abs.ok()) return abs.error();
     std::error_code ec;
-    ctx.agent_dir = fs::weakly_canonical(*abs, ec).string();
+    ctx.agent_dir = ctx.paths->weakly_canonical(*abs, ec).string();
   }
 
   IrBuilder b(ctx, in);
@@ -128,7 +127,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     b.add_source(SourceLayer{s.tier, s.file, s.sha256});
     ev.layers.push_back(std::move(info));
   }
-  if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.agent_dir, ec))
+  if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.paths->status(ctx.agent_dir, ec)))
     b.warn("agent data directory " + ctx.agent_dir + " ($AGENT) does not exist, so it is not granted; create it "
            "before launching if the agent needs to keep state there");
   auto built = b.finish();

@@ -160,7 +160,7 @@ bool match_component(std::string_view p, std::string_view n, bool ci) {
   return pi == p.size();
 }
 
-Status expand_globs(std::vector<GlobJob>& jobs) {
+Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
   std::vector<Compiled> compiled;
   compiled.reserve(jobs.size());
   std::map<std::string, std::vector<Compiled*>> by_base;
@@ -181,7 +181,7 @@ Status expand_globs(std::vector<GlobJob>& jobs) {
   for (std::size_t i = 0; i < compiled.size(); ++i) {
     if (compiled[i].segs.empty()) continue;  // not a glob after all
     std::error_code ec;
-    fs::path base = fs::weakly_canonical(bases[i], ec);
+    fs::path base = paths ? paths->weakly_canonical(bases[i], ec) : fs::weakly_canonical(bases[i], ec);
     if (ec) continue;
     by_base[base.string()].push_back(&compiled[i]);
   }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/path_cache.h"
 #include "engine/status.h"
 
 namespace paddock {
@@ -26,7 +27,8 @@ struct GlobJob {
   std::vector<std::string> matches;  // filled: absolute paths (canonical base + relative part)
 };
 
-// Expands every job; jobs with the same literal base directory share one walk.
-Status expand_globs(std::vector<GlobJob>& jobs);
+// Expands every job; jobs with the same literal base directory share one walk. `paths`, when
+// given, answers the base directories' resolution from the evaluation's memo.
+Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths = nullptr);
 
 }  // namespace paddock

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include <sodium.h>
-
+#include "engine/sha256.h"
 #include "engine/strict_json_reader.h"
 
 namespace paddock {
@@ -304,11 +303,9 @@ std::string canonical_bytes(const json& j) {
   return j.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::strict);
 }
 
-std::string canonical_bytes(const FrozenIr& ir) { return canonical_bytes(to_json(ir)); }
-
 std::string sha256_hex(const std::string& bytes) {
-  unsigned char out[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  unsigned char out[kSha256Bytes];
+  sha256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex = "sha256:";
   for (unsigned char c : out) {

@@ -121,7 +121,7 @@ Status IrBuilder::add_layer(const Layer& l) {
     const auto& v = l.limits[i];
     if (v.value && (!limits_[i] || *v.value < limits_[i]->first)) limits_[i] = std::make_pair(*v.value, v.at);
   }
-  record_adds(l);
+  if (in_.with_report) record_adds(l);
   return {};
 }
 
@@ -223,7 +223,7 @@ Result<Built> IrBuilder::finish() {
   ir_.meta.agent_dir = ctx_.agent_dir;
   ir_.meta.os = ctx_.os;
   // The schema this engine reads and writes; a change of IR shape changes the hash.
-  ir_.meta.schema_hash = sha256_hex(canonical_bytes(to_json(FrozenIr{})));
+  ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
   if (auto s = resolve_paths(); !s.ok()) return s.error();
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
   build_fs();

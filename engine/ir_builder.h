@@ -31,7 +31,9 @@ struct Built {
 
 class IrBuilder {
  public:
-  IrBuilder(const EvalContext& ctx, const Inputs& in) : ctx_(ctx), in_(in) {}
+  // Without the report (Inputs::with_report, `paddock run`) neither provenance nor each layer's
+  // additions are recorded: they feed explain, lint and the GUI, never the IR.
+  IrBuilder(const EvalContext& ctx, const Inputs& in) : ctx_(ctx), in_(in) { prov_.set_enabled(in.with_report); }
 
   // The system-global layer's lockdown (its security keys), read before any other tier.
   void set_lockdown(const Layer* system_layer);

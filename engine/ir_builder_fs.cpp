@@ -23,22 +23,22 @@ const char* use_key(PathUse u) {
   return "";
 }
 
-std::string canonical(const std::string& p) {
+std::string canonical(PathCache& cache, const std::string& p) {
   std::error_code ec;
-  auto c = fs::weakly_canonical(p, ec);
+  auto c = cache.weakly_canonical(p, ec);
   return ec ? p : c.string();
 }
 
-PathKind kind_of(const std::string& p) {
+PathKind kind_of(PathCache& cache, const std::string& p) {
   std::error_code ec;
-  const auto st = fs::symlink_status(p, ec);
+  const auto st = cache.symlink_status(p, ec);
   if (ec || st.type() == fs::file_type::not_found) return PathKind::kAbsent;
   return st.type() == fs::file_type::directory ? PathKind::kDir : PathKind::kFile;
 }
 
-bool exists(const std::string& p) {
+bool exists(PathCache& cache, const std::string& p) {
   std::error_code ec;
-  return fs::exists(p, ec);
+  return fs::exists(cache.status(p, ec));
 }
 
 }  // namespace
@@ -62,12 +62,12 @@ Status IrBuilder::resolve_paths() {
       jobs.push_back(GlobJob{*abs, label, {}});
       job_owner.push_back(i);
     } else {
-      r.resolved.push_back(canonical(*abs));
+      r.resolved.push_back(canonical(*ctx_.paths, *abs));
     }
   }
-  if (auto s = expand_globs(jobs); !s.ok()) return s;
+  if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(m));
+    for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
   return {};
 }
 
@@ -115,7 +115,7 @@ void IrBuilder::build_fs() {
       switch (r.use) {
         case PathUse::kWrite:
         case PathUse::kRead:
-          if (!exists(p)) {
+          if (!exists(*ctx_.paths, p)) {
             // Shipped tiers name optional paths (e.g. ~/.gitconfig); provenance records them.
             if (!is_builtin(r.item.at.tier))
               warn(r.item.at.where() + ": " + r.item.at.key + " '" + r.item.text + "' -> " + p + " does not exist; not granted");
@@ -133,9 +133,9 @@ void IrBuilder::build_fs() {
             prov_.add(key + ":" + p, r.item.at, "removed", r.item.text + " (contains the home or the project)");
             continue;
           }
-          ir_.fs.deny.push_back({p, kind_of(p)});
+          ir_.fs.deny.push_back({p, kind_of(*ctx_.paths, p)});
           break;
-        case PathUse::kDenyWrite: ir_.fs.deny_write.push_back({p, kind_of(p)}); break;
+        case PathUse::kDenyWrite: ir_.fs.deny_write.push_back({p, kind_of(*ctx_.paths, p)}); break;
         case PathUse::kSocketAllow: ir_.egress.unix_socket_files.push_back(p); break;
       }
       prov_.add(key + ":" + p, r.item.at, "added", r.item.text);
@@ -199,13 +199,13 @@ void IrBuilder::add_sockets() {
   }
   std::set<std::string> allowed(ir_.egress.unix_socket_files.begin(), ir_.egress.unix_socket_files.end());
   for (const auto& s : sockets) {
-    const std::string c = canonical(s);
+    const std::string c = canonical(*ctx_.paths, s);
     if (allowed.count(c)) continue;
     bool reachable = false;
     for (const auto* roots : {&ir_.fs.write_roots, &ir_.fs.read_roots})
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
     if (!reachable) continue;
-    ir_.fs.deny.push_back({c, kind_of(c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
+    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
     prov_.add_raw("fs.deny:" + c, Contribution{"invariant", "builtin:never-reachable-sockets", "added",
                                                "unix socket " + s + " is never implied by a file grant"});
   }
@@ -221,13 +221,13 @@ void IrBuilder::add_paddock_dirs() {
       {&ctx_.config_dir, true}, {&ctx_.state_dir, true}, {&ctx_.runtime_dir, true}, {&ctx_.system_dir, false}};
   for (const auto& [dir, mask] : dirs) {
     if (dir->empty()) continue;
-    const std::string c = canonical(*dir);
+    const std::string c = canonical(*ctx_.paths, *dir);
     bool readable = false, writable = false;
     for (const auto& r : ir_.fs.write_roots) writable = writable || path_within(c, r);
     for (const auto& r : ir_.fs.read_roots) readable = readable || path_within(c, r);
     if (!(mask ? readable || writable : writable)) continue;
     auto& list = mask ? ir_.fs.deny : ir_.fs.deny_write;
-    list.push_back({c, kind_of(c)});
+    list.push_back({c, kind_of(*ctx_.paths, c)});
     prov_.add_raw(std::string(mask ? "fs.deny:" : "fs.deny_write:") + c,
                   Contribution{"invariant", "builtin:paddock-own-files", "added",
                                "Paddock's own directory " + c + " is never implied by a file grant"});

@@ -12,10 +12,12 @@ std::string describe_rule(const Origin& at, const std::string& text) {
 }
 
 void Provenance::add(const std::string& key, const Origin& at, const std::string& action, const std::string& text) {
+  if (!enabled_) return;
   add_raw(key, Contribution{at.tier, at.file, action, describe_rule(at, text)});
 }
 
 void Provenance::add_raw(const std::string& key, Contribution c) {
+  if (!enabled_) return;
   auto& v = entries_[key];
   if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(std::move(c));
 }

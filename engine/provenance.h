@@ -29,9 +29,12 @@ class Provenance {
   // Only keys accepted by `keep` (entries that exist in the IR, plus removals).
   nlohmann::json to_json() const;
   std::map<std::string, std::vector<Contribution>>& entries() { return entries_; }
+  // A disabled record keeps nothing (`paddock run` asks for the IR only: no explain, no lint).
+  void set_enabled(bool on) { enabled_ = on; }
 
  private:
   std::map<std::string, std::vector<Contribution>> entries_;
+  bool enabled_ = true;
 };
 
 std::string describe_rule(const Origin& at, const std::string& text);

@@ -77,6 +77,7 @@ Result<std::vector<std::string>> read_trusted_keys(const std::string& path) {
   std::vector<std::string> keys;
   std::error_code ec;
   if (!fs::exists(path, ec)) return keys;
+  if (sodium_init() < 0) return internal_error("libsodium failed to initialise");
   bool ok = false;
   const std::string text = slurp(path, ok);
   if (!ok) return bad_input(path + ":1:1: cannot be read");

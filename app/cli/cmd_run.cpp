@@ -243,7 +243,7 @@ int verify(const std::string& id, CliContext& ctx) {
 
 }  // namespace
 
-void add_session_commands(CLI::App& app, CliContext& ctx) {
+void add_run_command(CLI::App& app, CliContext& ctx) {
   auto* run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
   auto inputs = add_inputs_options(run_cmd);
   auto flags = std::make_shared<RunFlags>();
@@ -256,6 +256,10 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
   run_cmd->callback([&ctx, inputs, flags] {
     ctx.exit_code = run(*inputs, *flags, ctx);
   });
+}
+
+void add_session_commands(CLI::App& app, CliContext& ctx) {
+  add_run_command(app, ctx);
 
   auto* sessions_cmd = app.add_subcommand("sessions", "List sessions");
   auto as_json = std::make_shared<bool>(false);

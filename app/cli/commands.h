@@ -13,9 +13,16 @@ void add_policy_commands(CLI::App& app, CliContext& ctx);     // cmd_policy.cpp:
 void add_signing_commands(CLI::App& app, CliContext& ctx);    // cmd_signing.cpp: keygen sign verify-signature
 void add_plan_command(CLI::App& app, CliContext& ctx);        // cmd_plan.cpp: plan
 void add_session_commands(CLI::App& app, CliContext& ctx);    // cmd_run.cpp: run sessions stop verify
+void add_run_command(CLI::App& app, CliContext& ctx);         // cmd_run.cpp: run alone
+
+// Which subcommands run_cli registers. kForArgs registers only `run` when `run` is the first
+// argument: building the whole CLI11 tree cost ~0.4 ms of every session's start (issue 5), and
+// nothing after `run` can reach a sibling (its command positional takes every non-option token;
+// options do not fall through). kWhole always registers everything; tests compare the two.
+enum class CliTree { kForArgs, kWhole };
 
 // Runs the CLI: parse, dispatch, return the exit code (DESIGN §10). Usage errors print one
 // line and return 2.
-int run_cli(int argc, char** argv, CliContext& ctx);
+int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree = CliTree::kForArgs);
 
 }  // namespace paddock::cli

@@ -67,11 +67,14 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.environment = ctx.environment;
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();
-  // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the view.
-  std::error_code ec;
-  const auto connect = ctx.helper_path().parent_path() / "paddock-connect";
-  const auto canonical = std::filesystem::weakly_canonical(connect, ec);
-  in.connect_path = (ec ? connect : canonical).string();
+  // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the
+  // view, and nothing else reads it (so a run without --git-ssh does not resolve it).
+  if (in.git_ssh) {
+    std::error_code ec;
+    const auto connect = ctx.helper_path().parent_path() / "paddock-connect";
+    const auto canonical = std::filesystem::weakly_canonical(connect, ec);
+    in.connect_path = (ec ? connect : canonical).string();
+  }
   return in;
 }
 

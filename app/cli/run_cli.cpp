@@ -1,21 +1,26 @@
 #include <iostream>
+#include <string_view>
 
 #include "app/cli/commands.h"
 
 namespace paddock::cli {
 
-int run_cli(int argc, char** argv, CliContext& ctx) {
+int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree) {
   CLI::App app{"Paddock: launch AI coding agents inside a real OS sandbox", "paddock"};
   app.require_subcommand(0, 1);
   app.set_help_all_flag("--help-all", "Show help for every command");
   bool show_version = false;
   app.add_flag("--version", show_version, "Print the version and exit");
 
-  add_version_and_doctor(app, ctx);
-  add_policy_commands(app, ctx);
-  add_signing_commands(app, ctx);
-  add_plan_command(app, ctx);
-  add_session_commands(app, ctx);
+  if (tree == CliTree::kForArgs && argc > 1 && std::string_view(argv[1]) == "run") {
+    add_run_command(app, ctx);
+  } else {
+    add_version_and_doctor(app, ctx);
+    add_policy_commands(app, ctx);
+    add_signing_commands(app, ctx);
+    add_plan_command(app, ctx);
+    add_session_commands(app, ctx);
+  }
 
   try {
     app.parse(argc, argv);

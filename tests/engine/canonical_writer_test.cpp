@@ -22,7 +22,9 @@ class CanonicalWriterTest : public QObject {
     const std::vector<std::string> samples = {
         "",           "plain",          "with \"quotes\"", "back\\slash", "/etc/pass wd",
         "tab\there",  "new\nline",      std::string("nul\0byte", 8),  "\x01\x1f\x7f",
-        "caf\xc3\xa9", "\xe2\x82\xac/\xf0\x9f\x98\x80", "\b\f\r", "'single' & <angle>"};
+        "caf\xc3\xa9", "\xe2\x82\xac/\xf0\x9f\x98\x80", "\b\f\r", "'single' & <angle>",
+        // escapes first, last, adjacent and alone (the writer appends the runs between them)
+        "\"", "\\", "\"\"", "\\\\\"", "a\\\"b\\", "\"lead", "trail\\", "x\"y\"z"};
     for (const auto& s : samples) {
       CanonicalWriter w;
       w.value(s);

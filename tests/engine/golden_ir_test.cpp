@@ -56,6 +56,23 @@ class GoldenIrTest : public QObject {
     }
   }
 
+  // `paddock run` evaluates without the report (no provenance, no per-layer additions); the IR it
+  // freezes must be the one explain and plan show.
+  void without_the_report_every_fixture_freezes_the_same_ir_bytes() {
+    for (const auto& name : paddock::test::fixture_names()) {
+      FixtureProject fx(name);
+      Inputs with = fx.inputs(), without = fx.inputs();
+      without.with_report = false;
+      auto a = evaluate(with), b = evaluate(without);
+      QVERIFY2(a.ok() && b.ok(), name.c_str());
+      QCOMPARE(b->ir_bytes, a->ir_bytes);
+      QCOMPARE(b->ir_hash, a->ir_hash);
+      QCOMPARE(b->ir.warnings, a->ir.warnings);
+      QVERIFY(!a->provenance.empty());
+      QVERIFY(b->provenance.is_null() || b->provenance.empty());
+    }
+  }
+
   void the_same_inputs_twice_give_the_same_bytes() {
     FixtureProject fx("rust-service", "/tmp/paddock-determinism");
     QCOMPARE(canonical_of(fx.inputs()), canonical_of(fx.inputs()));

@@ -1,5 +1,9 @@
 #include <QtTest>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "engine/ir.h"
 
 using namespace paddock;
@@ -51,6 +55,74 @@ class IrTest : public QObject {
     QVERIFY(bytes.find('\n') == std::string::npos);
     QVERIFY(bytes.find(": ") == std::string::npos);
     QVERIFY(bytes.rfind("{\"egress\":", 0) == 0);  // "egress" sorts first
+  }
+
+  // canonical_bytes(FrozenIr) writes the bytes directly (start-up cost, issue 5); they must be
+  // exactly the json tree's canonical dump, for every field and every kind of string.
+  void direct_canonical_bytes_equal_the_json_trees_dump_with_every_field_set() {
+    FrozenIr ir;
+    ir.meta.schema_hash = "sha256:00";
+    ir.meta.source_layers = {{"profile", "builtin:profiles/default.yaml", "sha256:ab"}, {"cli-flags", "cli:flags", ""}};
+    ir.meta.project = "/p/\u00e9t\u00e9 \"quoted\" back\\slash";
+    ir.meta.home = "/home/\xc3\xa9";
+    ir.meta.agent = "codex";
+    ir.meta.agent_dir = "/home/u/.codex";
+    ir.meta.os = "linux";
+    ir.fs.write_roots = {"/p", "/tmp/x"};
+    ir.fs.read_roots = {"/usr", "/etc\ttab"};
+    ir.fs.deny = {{"/p/.env", PathKind::kFile}, {"/root", PathKind::kDir}, {"/x", PathKind::kAbsent}};
+    ir.fs.deny_write = {{"/p/.git/hooks", PathKind::kDir}};
+    ir.fs.tmp_isolated = false;
+    ir.fs.host_mounted_paths = {"/mnt/a"};
+    ir.egress.mode = NetMode::kStrict;
+    ir.egress.domains = {"*.example.com", "github.com"};
+    ir.egress.strict_ports["github.com"] = {22, 443};
+    ir.egress.strict_ports["a.example"] = {};
+    ir.egress.cidr = {"10.0.0.0/8"};
+    ir.egress.bind_ports = {8080};
+    ir.egress.connect_ports = {5432, 6379};
+    ir.egress.unix_socket_files = {"/run/x.sock"};
+    ir.egress.quotas["github.com"] = 1024;
+    ir.egress.quotas["big.example"] = 9007199254740993LL;
+    ir.egress.git_ssh = true;
+    ir.egress.ask_timeout_secs = -5;
+    ir.egress.git_ssh_connect = "/usr/libexec/paddock/paddock-connect";
+    ir.egress.debug_resolve["svc.test"] = {"127.0.0.2", "::1"};
+    ir.process.privilege_drop = false;
+    ir.secrets.brokered_env = {"GITHUB_TOKEN"};
+    ir.env.pass_through = {"LANG", "LC_*"};
+    ir.env.deny = {"FOO*"};
+    ir.env.hard_deny = {"*TOKEN*"};
+    ir.env.passed_names = {"LANG"};
+    ir.env.set = {{"HOME", "/home/u"}, {"PATH", "/usr/bin\n\x01"}, {"Z\x7f", ""}};
+    ir.resources.cpu_seconds = 300;
+    ir.resources.memory_bytes = 4LL << 30;
+    ir.resources.wall_time_secs = 0;
+    ir.extensions["linux"] = {{"landlock", {{"abi", 7}, {"z", nullptr}, {"a", {1, "two", false}}}}};
+    ir.warnings = {"w1", "w\u00fc2"};
+    ir.taint = {"PADDOCK_DEBUG_X: debug switch set"};
+    QCOMPARE(canonical_bytes(ir), canonical_bytes(to_json(ir)));
+    QCOMPARE(canonical_bytes(FrozenIr{}), canonical_bytes(to_json(FrozenIr{})));
+    // Invalid UTF-8 is refused the same way on both paths.
+    ir.meta.agent = "\xff";
+    QVERIFY_THROWS_EXCEPTION(nlohmann::json::exception, canonical_bytes(ir));
+    QVERIFY_THROWS_EXCEPTION(nlohmann::json::exception, canonical_bytes(to_json(ir)));
+  }
+
+  void direct_canonical_bytes_reproduce_every_golden_ir() {
+    int seen = 0;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(PADDOCK_TEST_DATA) + "/golden/ir")) {
+      if (e.path().extension() != ".json") continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      const auto j = nlohmann::json::parse(ss.str());  // goldens are indented for review
+      auto ir = ir_from_json(j);
+      QVERIFY2(ir.ok(), e.path().c_str());
+      QCOMPARE(canonical_bytes(*ir), canonical_bytes(j));
+      ++seen;
+    }
+    QVERIFY(seen >= 3);
   }
 
   void the_hash_is_sha256_of_the_canonical_bytes() {

@@ -1,0 +1,123 @@
+#include "engine/path_cache.h"
+
+#include <algorithm>
+
+namespace paddock {
+namespace fs = std::filesystem;
+
+fs::file_status PathCache::status(const fs::path& p, std::error_code& ec) {
+  auto [it, fresh] = status_.try_emplace(p.native());
+  if (fresh) it->second.first = fs::status(p, it->second.second);
+  ec = it->second.second;
+  return it->second.first;
+}
+
+fs::file_status PathCache::symlink_status(const fs::path& p, std::error_code& ec) {
+  auto [it, fresh] = lstatus_.try_emplace(p.native());
+  if (fresh) it->second.first = fs::symlink_status(p, it->second.second);
+  ec = it->second.second;
+  return it->second.first;
+}
+
+fs::path PathCache::canonical(const fs::path& p, std::error_code& ec) {
+  auto [it, fresh] = canonical_.try_emplace(p.native());
+  if (fresh) it->second.first = fs::canonical(p, it->second.second);
+  ec = it->second.second;
+  return it->second.first;
+}
+
+// The algorithm of libstdc++'s weakly_canonical (GCC 12), step for step, over the memoised
+// status and canonical: the longest leading part that exists is made canonical, the rest is
+// appended and the whole normalised lexically. The leading parts ("/", "/home", "/home/u", ...)
+// are what repeat from one path to the next, and each is now asked about once.
+namespace {
+
+// An absolute path without empty, "." or ".." components and without a trailing slash: what
+// expand_vars and the glob walk produce. For these the walk below can work on the string itself.
+[[maybe_unused]] bool plain_absolute(const std::string& s) {
+  if (s.size() < 2 || s[0] != '/' || s.back() == '/') return false;
+  for (std::size_t i = 1; i < s.size();) {
+    const std::size_t end = std::min(s.find('/', i), s.size());
+    const std::size_t n = end - i;
+    if (n == 0 || (n == 1 && s[i] == '.') || (n == 2 && s[i] == '.' && s[i + 1] == '.')) return false;
+    i = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+fs::path PathCache::weakly_canonical(const fs::path& p, std::error_code& ec) {
+#ifndef _WIN32  // POSIX paths only: on Windows native() is a wide string with drive letters
+  if (plain_absolute(p.native())) return weakly_canonical_plain(p.native(), ec);
+#endif
+  fs::path result;
+  fs::file_status st = status(p, ec);
+  if (fs::exists(st)) return canonical(p, ec);
+  if (fs::status_known(st)) ec.clear();
+  else return result;
+
+  fs::path tmp;
+  auto iter = p.begin(), end = p.end();
+  while (iter != end) {
+    tmp = result / *iter;
+    st = status(tmp, ec);
+    if (fs::exists(st)) {
+      swap(result, tmp);
+    } else {
+      if (fs::status_known(st)) ec.clear();
+      break;
+    }
+    ++iter;
+  }
+  if (!ec && !result.empty()) result = canonical(result, ec);
+  if (ec) {
+    result.clear();
+  } else {
+    while (iter != end) result /= *iter++;
+    result = result.lexically_normal();
+  }
+  return result;
+}
+
+// The same steps on a plain absolute path, as strings (building and splitting std::filesystem
+// paths was most of the remaining cost): its elements are "/" and then each component, a prefix
+// is the string up to a slash, and appending plain components to a canonical path leaves nothing
+// for lexically_normal to change.
+fs::path PathCache::weakly_canonical_plain(const std::string& s, std::error_code& ec) {
+  fs::file_status st = status(s, ec);
+  if (fs::exists(st)) return canonical(s, ec);
+  if (fs::status_known(st)) ec.clear();
+  else return {};
+  std::string result;
+  std::size_t rest = 0;  // where the first component not (yet) known to exist starts
+  if (st = status(std::string("/"), ec); fs::exists(st)) {
+    result = "/";
+    rest = 1;
+    while (rest < s.size()) {
+      const std::size_t end = std::min(s.find('/', rest), s.size());
+      const std::string tmp = s.substr(0, end);
+      st = status(tmp, ec);
+      if (!fs::exists(st)) {
+        if (fs::status_known(st)) ec.clear();
+        break;
+      }
+      result = tmp;
+      rest = end + 1;
+    }
+  } else if (fs::status_known(st)) {
+    ec.clear();
+  }
+  fs::path out;
+  if (!ec && !result.empty()) out = canonical(result, ec);
+  if (ec) return {};
+  if (rest < s.size()) {
+    std::string tail = out.string();
+    if (!tail.empty() && tail.back() != '/') tail += '/';
+    tail.append(s, rest, std::string::npos);
+    return fs::path(std::move(tail));
+  }
+  return out;
+}
+
+}  // namespace paddock

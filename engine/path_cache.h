@@ -1,0 +1,34 @@
+// One evaluation's memo of the file-system questions path resolution asks (issue 5: `paddock
+// run` resolved ~60 paths with std::filesystem::weakly_canonical, and every call re-stat'ed and
+// re-readlink'ed the same parent directories: ~550 syscalls per run). Answers are exactly what
+// std::filesystem gives (the same calls, asked once per distinct path), so resolved paths, the IR
+// and its hash do not change. An evaluation does not write to the file system, so its answers
+// cannot go stale inside it; a cache never outlives the EvalContext that owns it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace paddock {
+
+class PathCache {
+ public:
+  // std::filesystem::weakly_canonical(p, ec): same result, same error.
+  std::filesystem::path weakly_canonical(const std::filesystem::path& p, std::error_code& ec);
+  // std::filesystem::status / symlink_status / canonical, memoised by the exact path string.
+  std::filesystem::file_status status(const std::filesystem::path& p, std::error_code& ec);
+  std::filesystem::file_status symlink_status(const std::filesystem::path& p, std::error_code& ec);
+  std::filesystem::path canonical(const std::filesystem::path& p, std::error_code& ec);
+
+ private:
+  std::filesystem::path weakly_canonical_plain(const std::string& p, std::error_code& ec);
+  using Answer = std::pair<std::filesystem::file_status, std::error_code>;
+  using Key = std::filesystem::path::string_type;  // wide on Windows
+  std::map<Key, Answer> status_, lstatus_;
+  std::map<Key, std::pair<std::filesystem::path, std::error_code>> canonical_;
+};
+
+}  // namespace paddock
