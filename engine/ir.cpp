@@ -1,9 +1,12 @@
 #include "engine/ir.h"
 
+#include <sodium.h>
+
+#include <cstdlib>
+
 #include <algorithm>
 #include <set>
 
-#include "engine/sha256.h"
 #include "engine/strict_json_reader.h"
 
 namespace paddock {
@@ -304,8 +307,11 @@ std::string canonical_bytes(const json& j) {
 }
 
 std::string sha256_hex(const std::string& bytes) {
-  unsigned char out[kSha256Bytes];
-  sha256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out);
+  // libsodium asks for sodium_init() before any call (once per process; it is idempotent).
+  static const bool sodium_ready = sodium_init() >= 0;
+  if (!sodium_ready) std::abort();
+  unsigned char out[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex = "sha256:";
   for (unsigned char c : out) {
