@@ -1,6 +1,7 @@
 #include <QtTest>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -35,6 +36,39 @@ class GlobTest : public QObject {
     QVERIFY(expand_globs(jobs).ok());
     QCOMPARE(jobs[0].matches, (std::vector<std::string>{root + "/a.pem", root + "/x/b.pem", root + "/x/y/z/c.pem"}));
     QCOMPARE(jobs[1].matches, (std::vector<std::string>{root + "/x/b.pem", root + "/x/note.txt", root + "/x/y"}));
+  }
+
+  // A tree large enough that the walk takes a second thread (beyond a few thousand entries, with
+  // directories still queued): the matches are exactly those a plain recursive listing finds, the
+  // same on every run.
+  void a_large_tree_walked_by_two_threads_matches_exactly_what_a_listing_finds() {
+    // On tmpfs where there is one: 6,600 new files cost seconds on a slow disk.
+    QTemporaryDir tmp(std::filesystem::is_directory("/dev/shm") ? QString("/dev/shm/paddock-glob-XXXXXX")
+                                                                 : QDir::tempPath() + "/paddock-glob-XXXXXX");
+    const std::string root = std::filesystem::canonical(tmp.path().toStdString()).string();
+    for (int a = 0; a < 60; ++a)
+      for (int b = 0; b < 10; ++b) {
+        const std::string dir = root + "/d" + std::to_string(a) + "/sub" + std::to_string(b);
+        std::filesystem::create_directories(dir);
+        for (int c = 0; c < 10; ++c)
+          std::ofstream(dir + "/f" + std::to_string(c) + ((a + b + c) % 7 == 0 ? ".pem" : ".js"));
+      }
+    std::vector<std::string> want_pem, want_sub1;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      const std::filesystem::path rel = e.path().lexically_relative(root);
+      if (match_component("*.pem", e.path().filename().string())) want_pem.push_back(e.path().string());
+      std::vector<std::string> parts(rel.begin(), rel.end());
+      if (parts.size() == 3 && parts[1] == "sub1") want_sub1.push_back(e.path().string());
+    }
+    std::sort(want_pem.begin(), want_pem.end());
+    std::sort(want_sub1.begin(), want_sub1.end());
+    QVERIFY(want_pem.size() > 500 && want_sub1.size() == 600);
+    for (int round = 0; round < 3; ++round) {
+      std::vector<GlobJob> jobs = {{root + "/**/*.pem", "pem", {}}, {root + "/*/sub1/*", "sub1", {}}};
+      QVERIFY(expand_globs(jobs).ok());
+      QCOMPARE(jobs[0].matches, want_pem);
+      QCOMPARE(jobs[1].matches, want_sub1);
+    }
   }
 
   void no_match_is_an_empty_set() {
