@@ -58,12 +58,13 @@ Status mkdir_p(const std::string& path) {
 
 // Makes sure target exists as a mount point of the right kind. Intermediate directories are
 // created in the staging tmpfs; inside an already bound host tree they must already exist. The
-// common case (the parent is there) costs one call; only a missing parent walks the path.
+// common case (the parent is there) costs one call; only a missing parent walks the path. An
+// existing target is never opened (O_EXCL): a host FIFO or device there must not be touched.
 Status ensure_mount_point(const std::string& target, bool as_dir) {
   auto create = [&] {
     if (as_dir) return ::mkdir(target.c_str(), 0755) == 0 || errno == EEXIST;
-    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
-    if (fd < 0) return false;
+    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (fd < 0) return errno == EEXIST;
     ::close(fd);
     return true;
   };
