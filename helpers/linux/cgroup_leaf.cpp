@@ -161,18 +161,14 @@ Status CgroupLeaf::add(pid_t pid) {
   return Status::Ok();
 }
 
-Result<std::vector<int>> CgroupLeaf::open_v1_tasks_files(bool of_parent) const {
-  std::vector<int> fds;
+Result<std::vector<UniqueFd>> CgroupLeaf::open_v1_tasks_files(bool of_parent) const {
+  std::vector<UniqueFd> fds;
   if (v2_) return fds;
   for (const auto& leaf_dir : dirs_) {
     const std::string dir = of_parent ? leaf_dir.substr(0, leaf_dir.rfind('/')) : leaf_dir;
-    int fd = ::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-      Error e = sys_error("cgroup: cannot open", dir + "/tasks");
-      for (int f : fds) ::close(f);
-      return e;
-    }
-    fds.push_back(fd);
+    UniqueFd fd(::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) return sys_error("cgroup: cannot open", dir + "/tasks");
+    fds.push_back(std::move(fd));
   }
   return fds;
 }

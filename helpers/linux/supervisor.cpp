@@ -244,14 +244,17 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // A v1 leaf: init moves itself in, first thing (sandbox_init_main), and out at the end,
   // through the `tasks` files opened here. Where they cannot be opened, this process moves init in
   // after the clone, and waits for init's exit before it removes the leaf.
-  std::vector<UniqueFd> handoff_files;
+  std::vector<UniqueFd> join_files, leave_files;
   CgroupHandoff handoff;
   if (leaf->active() && !in_leaf) {
     auto join = leaf->open_v1_tasks_files();
-    auto leave = join ? leaf->open_v1_tasks_files(/*of_parent=*/true) : Result<std::vector<int>>(std::vector<int>{});
-    for (int fd : join ? *join : std::vector<int>{}) handoff_files.emplace_back(fd);
-    for (int fd : leave ? *leave : std::vector<int>{}) handoff_files.emplace_back(fd);
-    if (join && leave) handoff = {*join, *leave};
+    auto leave = leaf->open_v1_tasks_files(/*of_parent=*/true);
+    if (join && leave) {
+      join_files = std::move(*join);
+      leave_files = std::move(*leave);
+      for (const auto& f : join_files) handoff.join.push_back(f.get());
+      for (const auto& f : leave_files) handoff.leave.push_back(f.get());
+    }
   }
   if (!in_leaf) pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
   if (pid < 0) return fail_session(o, 125, std::string("clone (new namespaces): ") + std::strerror(errno));
@@ -262,7 +265,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, reaped);
   }
-  handoff_files.clear();
+  join_files.clear();
+  leave_files.clear();
   report_child.reset();
   sync_rd.reset();
   filter_child.reset();
