@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <system_error>
@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "helpers/common/atomic_file.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
 #include "helpers/linux/seccomp_apply.h"
@@ -506,11 +507,8 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // init's network-namespace thread (numbers are never reused before pid_max wraps around). Init
   // reaped only its own children; a shell's children were the shell's.
   long started = __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST);
-  if (FILE* f = std::fopen("/proc/sys/kernel/ns_last_pid", "re")) {
-    long last = 0;
-    if (std::fscanf(f, "%ld", &last) == 1) started = std::max(started, last - 1 - (net.started() ? 1 : 0));
-    std::fclose(f);
-  }
+  if (auto last = read_file("/proc/sys/kernel/ns_last_pid"); last && !last->empty())
+    started = std::max(started, std::strtol(last->c_str(), nullptr, 10) - 1 - (net.started() ? 1 : 0));
   json exit_msg = {{"type", "exit"}, {"status", timed_out ? 128 + SIGKILL : agent_status},
                    {"pids", started},
                    {"cpu_ms", cpu_ms}, {"max_rss", static_cast<long>(tree.ru_maxrss) * 1024}};
