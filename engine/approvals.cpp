@@ -5,7 +5,6 @@
 #include <sstream>
 #include <system_error>
 
-#include "engine/atomic_file.h"
 #include "engine/layer.h"
 
 namespace paddock {
@@ -38,14 +37,15 @@ Result<std::set<std::string>> load_approvals(const std::string& state_dir, const
   return out;
 }
 
-Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers) {
+Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers,
+                        const FileWriter& out) {
   auto j = read_all(approvals_path(state_dir));
   if (!j.ok()) return j.error();
   auto& entry = (*j)["projects"][project];
   if (!entry.is_object()) entry = nlohmann::json::object();
   for (const auto& l : layers)
     if (is_repository_side(l.tier) && l.exists && l.applies) entry[l.sha256] = {{"file", l.file}, {"tier", l.tier}};
-  return write_file_atomic(approvals_path(state_dir), j->dump(2) + "\n");
+  return out.write_file(approvals_path(state_dir), j->dump(2) + "\n", 0600);
 }
 
 }  // namespace paddock

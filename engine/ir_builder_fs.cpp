@@ -188,7 +188,7 @@ void IrBuilder::add_sockets() {
                                       "/var/run/podman/podman.sock", "/run/containerd/containerd.sock",
                                       "/var/run/containerd/containerd.sock", "/run/dbus/system_bus_socket",
                                       "/var/run/dbus/system_bus_socket", ctx_.home + "/.docker/run/docker.sock"};
-  if (const auto rt = ctx_.getenv("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/')
+  if (const auto& rt = ctx_.xdg_runtime_dir; !rt.empty())
     for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent.ssh", "/ssh-agent.socket"})
       sockets.push_back(rt + s);
   if (const auto a = ctx_.getenv("SSH_AUTH_SOCK"); !a.empty() && a[0] == '/') sockets.push_back(a);

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/run_args.h"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -169,9 +171,16 @@ int main() {
   auto direct = [&](int i, const std::string& under) {
     std::string dir = under + "/" + std::to_string(i);
     fs::create_directories(dir);
-    return std::vector<std::string>{helper, "run", "--ir", session + "/ir.json", "--plan-hash", plan_hash,
-                                    "--session-dir", dir, "--session-id", "bench" + std::to_string(i),
-                                    "--probe", probe_file, "--", "/bin/true"};
+    paddock::session::HelperRunArgs a;
+    a.ir_file = session + "/ir.json";
+    a.plan_hash = plan_hash;
+    a.session_dir = dir;
+    a.session_id = "bench" + std::to_string(i);
+    a.probe_file = probe_file;
+    a.command = {"/bin/true"};
+    std::vector<std::string> argv = {helper};
+    for (auto& s : paddock::session::encode_run_args(a)) argv.push_back(std::move(s));
+    return argv;
   };
   const std::vector<std::string> e2e = {paddock, "run", "--profile", "permissive", "--", "/bin/true"};
   const std::vector<std::string> e2e_default = {paddock, "run", "--", "/bin/true"};

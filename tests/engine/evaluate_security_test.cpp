@@ -8,6 +8,7 @@
 #include "engine/approvals.h"
 #include "engine/engine.h"
 #include "engine/signing.h"
+#include "platform/engine_files.h"
 #include "tests/engine/engine_test_env.h"
 
 using namespace paddock;
@@ -25,6 +26,7 @@ bool has(const std::string& s, const std::string& what) { return s.find(what) !=
 
 class EvaluateSecurityTest : public QObject {
   Q_OBJECT
+  const paddock::platform::AtomicFileWriter writer_;  // how the front ends give the engine its writes
  private slots:
   void an_immutable_system_layer_locks_the_whole_never_overridable_set() {
     EngineEnv env;
@@ -159,7 +161,7 @@ class EvaluateSecurityTest : public QObject {
     auto err = eval_err(in);
     QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
     QVERIFY2(has(err.message, "paddock approve --project " + env.project), err.message.c_str());
-    QVERIFY(record_approvals(env.home + "/.local/state/paddock", env.project, e->layers).ok());
+    QVERIFY(record_approvals(env.home + "/.local/state/paddock", env.project, e->layers, writer_).ok());
     auto ok = evaluate(in);
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     // Changing one byte makes it a different layer: unapproved again.
@@ -168,7 +170,7 @@ class EvaluateSecurityTest : public QObject {
     // The approvals file lives under XDG_STATE_HOME when set.
     in.environment["XDG_STATE_HOME"] = env.root + "/state";
     auto e2 = evaluate(env.inputs());
-    QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
+    QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers, writer_).ok());
     QVERIFY(evaluate(in).ok());
   }
 
@@ -180,9 +182,9 @@ class EvaluateSecurityTest : public QObject {
     QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
     QVERIFY2(has(err.message, "tier repository is not signed"), err.message.c_str());
     const std::string cfg = env.home + "/.config/paddock";
-    auto k = keygen(cfg);
+    auto k = keygen(cfg, writer_);
     QVERIFY(k.ok());
-    QVERIFY(sign_file(env.project + "/.paddock/policy.yaml", cfg).ok());
+    QVERIFY(sign_file(env.project + "/.paddock/policy.yaml", cfg, writer_).ok());
     auto ok = evaluate(env.inputs());
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     for (const auto& l : ok->layers)

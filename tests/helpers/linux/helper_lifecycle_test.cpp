@@ -95,8 +95,8 @@ class HelperLifecycleTest : public QObject {
   void setsid_and_double_forked_children_die_at_timeout() {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
-    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), {"--timeout", "2"});
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), [](auto& a) { a.timeout_secs = 2; });
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));  // helper + 3 sleeps
     int code = wait_exit(pid);
     QVERIFY2(code == 124, slurp(fixture_.root + "/log").c_str());
@@ -110,7 +110,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     QVERIFY(std::filesystem::exists(h.control_socket));
     QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
@@ -146,8 +146,7 @@ class HelperLifecycleTest : public QObject {
     { std::ofstream(nested.probe_file) << probe.out; }
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(nested, base_ir(nested), {"/bin/echo", "ran." + marker});
-    const std::vector<std::string> helper_argv(h.argv.begin() + static_cast<long>(fixture_.prefix().size()),
-                                               h.argv.end());
+    const std::vector<std::string> helper_argv = h.helper_argv();
     auto r = run_process(in_userns("echo 0 > /proc/sys/user/max_net_namespaces && ", helper_argv));
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.err.find("network namespace") != std::string::npos, dump(r));
@@ -166,10 +165,8 @@ class HelperLifecycleTest : public QObject {
     const std::string not_a_dir = fixture_.state + "/plain-file";
     { std::ofstream(not_a_dir) << "x"; }
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", "ran." + marker});
-    auto at = std::find(h.argv.begin(), h.argv.end(), "--control-socket");
-    QVERIFY(at != h.argv.end());
-    *(at + 1) = not_a_dir + "/s.sock";
-    auto r = run_process(h.argv);
+    h.args.control_socket = not_a_dir + "/s.sock";
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.err.find("plain-file") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("ran." + marker) == std::string::npos, dump(r));
@@ -181,7 +178,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     // setpriv execs the helper, so pid is the helper itself.
     ::kill(pid, SIGKILL);
