@@ -19,7 +19,7 @@ if ! "$clangxx" -fsanitize=fuzzer,address "$probe_dir/p.cpp" -o "$probe_dir/p" >
 fi
 "$clangxx" -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
   -fno-sanitize-recover=undefined -I"$root" "$@" -o "$out" || { echo "FAIL: fuzz target does not build"; exit 1; }
-work=$(dirname "$out")/fuzz_work
+work=$(dirname "$out")/$(basename "$out")_work
 mkdir -p "$work/corpus"
 cp "$corpus"/* "$work/corpus/" 2>/dev/null
 cd "$work" || exit 1
