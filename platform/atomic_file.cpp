@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace paddock::platform {
 namespace {
@@ -119,7 +122,7 @@ Status AtomicFile::sync() {
   return Status::Ok();
 }
 
-Status AtomicFile::commit() {
+Status AtomicFile::commit(DirSync dir_sync) {
   if (!fd_.valid()) return internal_error("commit of " + path_ + " that is not open");
   if (mode_ != 0600) {
     if (::fchmod(fd_.get(), mode_) != 0) {
@@ -138,6 +141,10 @@ Status AtomicFile::commit() {
     return e;
   }
   tmp_.clear();
+  if (dir_sync == DirSync::kByCaller) {
+    dir_fd_.reset();
+    return Status::Ok();
+  }
   // The rename is durable only once the directory is; a file system without directory fsync
   // (EINVAL) has nothing more to offer.
   const bool synced = ::fsync(dir_fd_.get()) == 0 || errno == EINVAL;
@@ -152,6 +159,33 @@ void AtomicFile::discard() {
   if (!tmp_.empty() && dir_fd_.valid()) ::unlinkat(dir_fd_.get(), tmp_.c_str(), 0);
   tmp_.clear();
   dir_fd_.reset();
+}
+
+Status sync_all(std::initializer_list<AtomicFile*> files) {
+  std::vector<AtomicFile*> open;
+  for (AtomicFile* f : files)
+    if (f && f->is_open()) open.push_back(f);
+  std::vector<Status> results(open.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < open.size(); ++i) {
+    try {
+      threads.emplace_back([&results, &open, i] { results[i] = open[i]->sync(); });
+    } catch (const std::system_error&) {
+      results[i] = open[i]->sync();  // no thread to spare: in turn, then
+    }
+  }
+  if (!open.empty()) results[0] = open[0]->sync();
+  for (auto& t : threads) t.join();
+  for (const auto& r : results)
+    if (!r.ok()) return r;
+  return Status::Ok();
+}
+
+Status sync_directory(const std::string& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return io_error("cannot open directory", dir);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) return io_error("cannot sync directory", dir);
+  return Status::Ok();
 }
 
 Status write_file_atomic(const std::string& path, std::string_view bytes, const WriteOptions& options) {

@@ -9,6 +9,7 @@
 // is removed.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,12 @@ struct WriteOptions {
   bool keep_mode = false;    // an existing target keeps its mode (files the user edits)
   bool create_dirs = false;  // missing parent directories are created (0700)
 };
+
+// Whether commit() syncs the directory. kByCaller: the caller syncs it later (sync_directory, or
+// the commit of another file in the same directory), so that several renames share one sync (a
+// sync is a few ms on a plain disk); until then the file may vanish in a crash of the machine,
+// but it is never seen half written.
+enum class DirSync { kNow, kByCaller };
 
 // One write in steps, for files whose bytes are known before they are due: open() makes the
 // temporary (an inode allocation, 0.1 to several ms on a busy disk) and write() and sync() can
@@ -40,7 +47,7 @@ class AtomicFile {
   // fsync now; commit() skips its own when nothing was written since.
   Status sync();
   // Final mode, fsync, rename over the target, fsync of the directory.
-  Status commit();
+  Status commit(DirSync dir_sync = DirSync::kNow);
   // Removes the temporary (nothing happens to the target).
   void discard();
 
@@ -53,6 +60,13 @@ class AtomicFile {
   unsigned mode_ = 0600;
   bool dirty_ = false;
 };
+
+// sync() of several open files at once, each on its own thread: a disk serves concurrent syncs
+// in about the time of one (here 6 ms for three files instead of 12). The first failure is
+// returned; a file whose sync failed is discarded.
+Status sync_all(std::initializer_list<AtomicFile*> files);
+
+Status sync_directory(const std::string& dir);
 
 Status write_file_atomic(const std::string& path, std::string_view bytes, const WriteOptions& options = {});
 

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <tuple>
 
 #include "engine/session/event.h"
 #include "engine/session/init_message.h"
@@ -77,19 +78,20 @@ Status write_id_maps(pid_t pid) {
 
 // A session file staged ahead of time, while the sandbox builds its view: the platform writer
 // in its two steps (platform/atomic_file.h). The temporary is created (an inode allocation, 0.1
-// to several ms on a busy disk), filled and synced early, so that publishing it on the path to
-// the agent's exec or at the session's end is the rest of its bytes, a rename and a directory
-// sync. A file that could not be staged is written whole when it is published.
+// to several ms on a busy disk) and filled early, and can be synced early too (file()), so that
+// publishing it on the path to the agent's exec or at the session's end is the rest of its bytes,
+// a rename and a directory sync. A file that could not be staged is written whole when published.
 class StagedFile {
  public:
   void stage(const std::string& path, const std::string& prefill = "") {
     path_ = path;
     staged_ = prefill;
     if (!file_.open(path).ok()) return;
-    if (!prefill.empty() && !(file_.write(prefill).ok() && file_.sync().ok())) file_.discard();
+    if (!prefill.empty() && !file_.write(prefill).ok()) file_.discard();
   }
 
   bool staged() const { return !path_.empty(); }
+  platform::AtomicFile* file() { return &file_; }
 
   Status publish(const std::string& rest = "") {
     if (!file_.is_open()) return platform::write_file_atomic(path_, staged_ + rest);
@@ -307,11 +309,19 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // the session will store it. Init reports readiness with exactly these bytes
   // (spec.attestation_json); this process publishes its staged copy then, instead of parsing the
   // message back on the path to the agent's exec. report.json is staged once the agent runs.
-  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &o.record_ir},
-                                    {"plan.json", &o.record_plan}})
-    if (!bytes->empty())
-      if (auto s = platform::write_file_atomic(o.session_dir + "/" + name, *bytes); !s)
-        return abort_start(s.error().message);
+  //
+  // Each record is synced before it is renamed into place (a sync is a few ms on a plain disk):
+  // the three syncs run at once, and the attestation's commit, before the agent is answered,
+  // syncs the directory once for all three renames.
+  platform::AtomicFile ir_out, plan_out;
+  for (auto [file, name, bytes] : {std::tuple<platform::AtomicFile*, const char*, const std::string*>{
+                                       &ir_out, "ir.json", &o.record_ir},
+                                   {&plan_out, "plan.json", &o.record_plan}})
+    if (!bytes->empty()) {
+      Status s = file->open(o.session_dir + "/" + name);
+      if (s.ok()) s = file->write(*bytes);
+      if (!s.ok()) return abort_start(s.error().message);
+    }
   session::SessionStarted started = o.started;
   started.session_id = o.session_id;
   started.command = spec.argv;
@@ -320,6 +330,10 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   json attestation = json::parse(spec.attestation_json, nullptr, false);
   StagedFile attestation_out, report_out;
   attestation_out.stage(o.session_dir + "/attestation.json", session::dump_record(attestation, 2) + "\n");
+  if (auto s = platform::sync_all({&ir_out, &plan_out, attestation_out.file()}); !s) return abort_start(s.error().message);
+  for (platform::AtomicFile* f : {&ir_out, &plan_out})
+    if (f->is_open())
+      if (auto s = f->commit(platform::DirSync::kByCaller); !s) return abort_start(s.error().message);
   // What init sends once everything is applied, from the same encoder: recognised byte for byte.
   const std::string readiness = session::encode_init_message(session::InitMessage::ready(spec.attestation_json));
 

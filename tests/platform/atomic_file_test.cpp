@@ -124,6 +124,22 @@ class AtomicFileTest : public QObject {
     }  // destroyed uncommitted
     QCOMPARE(names(dir_), std::vector<std::string>{"attestation.json"});
   }
+
+  void files_synced_together_and_renamed_with_one_directory_sync_all_appear_whole() {
+    AtomicFile a, b, c;
+    for (auto [f, name] : {std::pair{&a, "ir.json"}, std::pair{&b, "plan.json"}, std::pair{&c, "attestation.json"}}) {
+      QVERIFY(f->open((dir_ / name).string()).ok());
+      QVERIFY(f->write(std::string(name) + "\n").ok());
+    }
+    QVERIFY(paddock::platform::sync_all({&a, &b, &c, nullptr}).ok());
+    QVERIFY(a.commit(paddock::platform::DirSync::kByCaller).ok());
+    QVERIFY(b.commit(paddock::platform::DirSync::kByCaller).ok());
+    QVERIFY(c.commit().ok());  // its directory sync covers the two renames before it
+    QCOMPARE(names(dir_), (std::vector<std::string>{"attestation.json", "ir.json", "plan.json"}));
+    QCOMPARE(slurp((dir_ / "plan.json").string()), std::string("plan.json\n"));
+    QVERIFY(paddock::platform::sync_directory(dir_.string()).ok());
+    QVERIFY(!paddock::platform::sync_directory((dir_ / "nope").string()).ok());
+  }
 };
 
 QTEST_APPLESS_MAIN(AtomicFileTest)
