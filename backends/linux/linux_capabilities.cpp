@@ -169,21 +169,32 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(fs(exact("fs.read_roots", "read-only bind mount + Landlock read rights")));
   m.push_back(fs(exact("fs.deny.outside_grants",
                        "not mounted: the view is built on an empty root")));
-  m.push_back(fs(exact("fs.deny.inside_read_root", "mount mask (empty tmpfs or empty file)")));
-  m.push_back(fs(exact("fs.deny.inside_write_root", "mount mask (empty tmpfs or empty file)")));
+  m.push_back(fs(exact("fs.deny.inside_read_root",
+                       "mount mask (empty tmpfs or empty file), resolved from the grant's bind without "
+                       "following symlinks; a target that changed since the policy walk is refused before the agent starts")));
+  m.push_back(fs(exact("fs.deny.inside_write_root",
+                       "mount mask (empty tmpfs or empty file), resolved without following symlinks; every "
+                       "directory between it and the write root is pinned (a mount point), so it cannot be "
+                       "renamed away; a target that changed since the policy walk is refused before the agent starts")));
   m.push_back(fs(partial(
-      "fs.deny.absent_inside_write_root", "none until the path exists",
+      "fs.deny.absent_inside_write_root", "checked absent when the view is built",
       "the path did not exist when the policy was resolved, so no mask can be mounted over it: "
-      "the agent can create it inside the write root and read back what it wrote there")));
+      "the agent can create it inside the write root and read back what it wrote there (if it "
+      "appears before the view is built, the launch is refused instead)")));
   m.push_back(fs(exact("fs.deny_write.outside_write_roots",
                        "no write grant covers it (read-only bind, or not in the view)")));
   m.push_back(fs(exact("fs.deny_write.inside_write_root",
-                       "read-only bind mount of the path onto itself")));
-  m.push_back(fs(partial(
-      "fs.deny_write.absent_inside_write_root", "none until the path exists",
-      "the path did not exist when the policy was resolved, so it cannot be bound read-only: "
-      "the agent can create it inside the write root and write to it")));
-  m.push_back(fs(exact("fs.tmp_isolated", "private tmpfs mounted at /tmp")));
+                       "read-only bind mount of the path onto itself, resolved without following "
+                       "symlinks; every directory between it and the write root is pinned (a mount "
+                       "point), so neither it nor a parent can be renamed and replaced")));
+  m.push_back(fs(exact(
+      "fs.deny_write.absent_inside_write_root",
+      "an empty placeholder (directory or file) made on disk at the first missing component while "
+      "the agent runs and bound read-only, its parents pinned; removed, if still empty, once none "
+      "of the user's agents runs any more")));
+  m.push_back(fs(exact("fs.tmp_isolated",
+                       "private tmpfs mounted at /tmp; /tmp and /dev/shm each hold at most half the "
+                       "memory limit (one inode per 16 KiB), or the kernel's default without one")));
   m.push_back(fs(exact("fs.symlink_policy=resolve_parent_then_prefix",
                        "paths canonical in the IR; Landlock decides on inodes, not names")));
   m.push_back(fs(exact("fs.mount_semantics=no_host_mounts",
