@@ -8,15 +8,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/app/cli/cli_home.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_util.h"
 
 using nlohmann::json;
+using paddock::test::dump;
 using paddock::test::run_process;
 
 namespace {
@@ -131,6 +134,57 @@ class DoctorTest : public QObject {
     auto text = run_process({paddock::test::paddock_bin(), "doctor"});
     QVERIFY2(text.out.find("limit memory_bytes: ") != std::string::npos, text.out.c_str());
     QVERIFY2(text.out.find("limit processes: ") != std::string::npos, text.out.c_str());
+  }
+
+  // The kernel's own limit, set to 0 where the test may set it: in a user namespace of its own
+  // (user.* sysctls are per user namespace), as root there, so the setting survives exec. Inside,
+  // no further user namespace can be made, for root and for everyone else alike.
+  void doctor_names_a_zero_user_namespace_limit_and_run_refuses_with_the_same_line_data() {
+    paddock::test::add_uid_rows();
+  }
+  void doctor_names_a_zero_user_namespace_limit_and_run_refuses_with_the_same_line() {
+    QFETCH(uint, uid);
+    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("this process cannot create a user namespace to set the limit in");
+    paddock::test::CliHome h;
+    QVERIFY(h.create(uid, "userns-limit", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+    h.chown_all();
+    auto in_limited_ns = [&](std::vector<std::string> args) {
+      std::vector<std::string> argv = {"unshare", "--user", "--map-root-user", "sh", "-c",
+                                       "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"", "sh",
+                                       paddock::test::paddock_bin()};
+      argv.insert(argv.end(), args.begin(), args.end());
+      return run_process(argv, h.opts);
+    };
+    auto d = in_limited_ns({"doctor", "--json"});
+    QVERIFY2(d.exit_code == 0, dump(d));
+    const json report = json::parse(d.out, nullptr, false);
+    QVERIFY2(!report.is_discarded(), dump(d));
+    QCOMPARE(report["kernel"]["namespaces"]["user"].get<bool>(), false);
+    QCOMPARE(report["kernel"]["userns_blocked_by"].get<std::string>(), std::string("max_user_namespaces"));
+    QCOMPARE(report["kernel"]["userns_error"].get<std::string>(), std::string("ENOSPC"));
+    const std::string line = report["refusals"].at(0).get<std::string>();
+    QVERIFY2(line.find("sudo sysctl -w user.max_user_namespaces=") != std::string::npos, line.c_str());
+
+    auto text = in_limited_ns({"doctor"});
+    QVERIFY2(text.out.find("cannot run:  " + line + "\n") != std::string::npos, dump(text));
+
+    auto r = in_limited_ns({"run", "--", "/bin/true"});
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QCOMPARE(QString::fromStdString(r.err), QString::fromStdString("paddock: " + line + "\n"));
+    std::error_code ec;
+    std::filesystem::remove_all(h.root, ec);
+  }
+
+  void doctor_says_every_required_feature_works_where_namespaces_do() {
+    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("user namespaces are unavailable to this process");
+    json d = doctor_json();
+    QCOMPARE(d["kernel"]["userns_blocked_by"].get<std::string>(), std::string("none"));
+    QVERIFY2(d["refusals"].is_array(), d.dump().c_str());
+    if (d["kernel"]["landlock_abi"].get<int>() > 0 && d["refusals"].empty()) {
+      auto text = run_process({paddock::test::paddock_bin(), "doctor"});
+      QVERIFY2(text.out.find("sandbox:     every required kernel feature works\n") != std::string::npos,
+               dump(text));
+    }
   }
 };
 
