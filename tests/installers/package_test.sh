@@ -4,6 +4,8 @@
 # and runs the installed programs from there as root and as uid 65534.
 # usage: package_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
+# A command that fails without saying why still names itself.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 src="$1"
 build="$2"
 tmp="$(mktemp -d /tmp/paddock-package-test.XXXXXX)"
@@ -44,7 +46,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ -n "$(field Maintainer)" ] || fail "no Maintainer"
 [ -n "$(field Description)" ] || fail "no Description"
 depends="$(field Depends)"
-has_dep() { echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -qx "$1"; }
+has_dep() { echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -x "$1" >/dev/null; }
 # From dpkg-shlibdeps: the package of every shared library an installed binary needs (checked
 # below, once the files are unpacked). For the app, also every QML module package of
 # installers/linux/qml-modules.txt (checked against qml/ by qml_module_depends_test.py).
@@ -54,13 +56,13 @@ if $gui; then
   done
 fi
 for script in postinst prerm postrm; do
-  echo "$info" | grep -Eq "^ +[0-9]+ bytes, +[0-9]+ lines +\* +$script " \
+  grep -Eq "^ +[0-9]+ bytes, +[0-9]+ lines +\* +$script " <<<"$info" \
     || fail "control.tar has no executable $script: $info"
 done
 
 # --- contents ----------------------------------------------------------------------------------
 contents="$(dpkg-deb -c "$deb")"
-has() { echo "$contents" | awk '{print $6}' | grep -qx "./$1" || fail "the package has no /$1"; }
+has() { echo "$contents" | awk '{print $6}' | grep -x "./$1" >/dev/null || fail "the package has no /$1"; }
 for f in usr/bin/paddock usr/libexec/paddock/paddock-helper usr/share/paddock/profiles/default.yaml \
          usr/share/paddock/apparmor/paddock-helper usr/share/doc/paddock/copyright \
          usr/share/man/man1/paddock.1.gz usr/share/bash-completion/completions/paddock \
@@ -79,7 +81,7 @@ fi
 # setuid/setgid, none is owned by anyone but root, and no autostart entry is installed.
 echo "$contents" | awk '$1 ~ /s/ {print; bad=1} END {exit bad}' || fail "setuid/setgid files in the package"
 echo "$contents" | awk '$2 != "root/root" {print; bad=1} END {exit bad}' || fail "files not owned by root/root"
-echo "$contents" | grep -q 'autostart' && fail "the package installs an autostart entry"
+grep -q 'autostart' <<<"$contents" && fail "the package installs an autostart entry"
 
 # --- install into a scratch root with dpkg (maintainer scripts run with DPKG_ROOT) --------------
 root="$tmp/root"
@@ -92,14 +94,14 @@ chmod 755 "$root"
 
 # Depends covers every shared library the installed binaries load (dpkg-shlibdeps' part).
 for bin in "$root"/usr/bin/* "$root"/usr/libexec/paddock/*; do
-  file -b "$bin" | grep -q '^ELF' || continue
+  file -b "$bin" | grep '^ELF' >/dev/null || continue
   for lib in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')"
+    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')"
     [ -n "$path" ] || fail "$bin needs $lib, which this system does not have"
     # dpkg knows a file by the path its package ships it at: with merged /usr that is either.
     pkg=""
     for candidate in "$path" "$(readlink -f "$path")"; do
-      [ -n "$pkg" ] || pkg="$( (dpkg -S "$candidate" 2>/dev/null || true) | head -1 | cut -d: -f1)"
+      [ -n "$pkg" ] || pkg="$( (dpkg -S "$candidate" 2>/dev/null || true) | sed -n '1s/:.*//p')"
     done
     [ -n "$pkg" ] || fail "no package owns $path ($lib, needed by $bin)"
     has_dep "$pkg" || fail "$bin needs $lib from $pkg, which Depends lacks: $depends"
@@ -115,7 +117,7 @@ for bin in "$root"/usr/bin/* "$root"/usr/libexec/paddock/*; do
   case "$desc" in *"not stripped"*|*"with debug_info"*) fail "$bin is not stripped: $desc" ;; esac
   id="$(readelf -n "$bin" | sed -n 's/.*Build ID: //p')"
   [ -n "$id" ] || fail "$bin has no build id"
-  echo "$ddeb_files" | grep -qx "./usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" \
+  grep -qx "./usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" <<<"$ddeb_files" \
     || fail "the -dbgsym package has no debug info for $bin (build id $id)"
 done
 
@@ -123,17 +125,17 @@ done
 if $gui; then
   desktop="$root/usr/share/applications/paddock.desktop"
   out="$(desktop-file-validate "$desktop" 2>&1)" || fail "desktop-file-validate: $out"
-  echo "$out" | grep -Eq 'error|warning' && fail "desktop-file-validate: $out"
+  grep -Eq 'error|warning' <<<"$out" && fail "desktop-file-validate: $out"
   exec_bin="$(sed -n 's/^Exec=\([^ ]*\).*/\1/p' "$desktop")"
   [ -x "$root/usr/bin/$exec_bin" ] || fail "Exec=$exec_bin is not an installed program"
   [ "$(sed -n 's/^Icon=//p' "$desktop")" = paddock ] || fail "Icon= is not the installed paddock icon"
   metainfo="$root/usr/share/metainfo/io.github.paddock.Paddock.metainfo.xml"
   out="$(appstreamcli validate --no-net "$metainfo" 2>&1)" || fail "appstreamcli validate: $out"
   grep -q "<launchable type=\"desktop-id\">paddock.desktop</launchable>" "$metainfo" || fail "metainfo does not launch paddock.desktop"
-  first_release="$(grep -o '<release version="[^"]*"' "$metainfo" | head -1 | cut -d'"' -f2)"
+  first_release="$(grep -o '<release version="[^"]*"' "$metainfo" | sed -n 1p | cut -d'"' -f2)"
   [ "$first_release" = "$version" ] || fail "the metainfo's newest release is $first_release, the package is $version"
   for s in 16 22 24 32 48 64 128 256 512; do
-    file -b "$root/usr/share/icons/hicolor/${s}x${s}/apps/paddock.png" | grep -q "PNG image data, $s x $s," \
+    file -b "$root/usr/share/icons/hicolor/${s}x${s}/apps/paddock.png" | grep "PNG image data, $s x $s," >/dev/null \
       || fail "the ${s}x${s} icon is not a $s x $s PNG"
   done
   grep -q '<svg' "$root/usr/share/icons/hicolor/scalable/apps/paddock.svg" || fail "the scalable icon is not an SVG"
@@ -146,16 +148,16 @@ page="$(man_text "$root/usr/share/man/man1/paddock.1.gz")" || fail "man cannot r
 commands="$("$root/usr/bin/paddock" --help | awk '/^Subcommands:/ {on=1; next} /^$/ {on=0} on && /^  [a-z]/ {print $1}')"
 [ -n "$commands" ] || fail "paddock --help lists no subcommands"
 for c in $commands; do
-  echo "$page" | grep -q "paddock $c" || fail "paddock(1) does not describe '$c'"
+  grep -q "paddock $c" <<<"$page" || fail "paddock(1) does not describe '$c'"
 done
-echo "$page" | grep -q -- "--allow-write" || fail "paddock(1) does not list --allow-write"
-echo "$page" | grep -q "EXIT STATUS" || fail "paddock(1) has no EXIT STATUS"
-echo "$page" | grep -q "__generate" && fail "paddock(1) shows the hidden __generate command"
+grep -q -- "--allow-write" <<<"$page" || fail "paddock(1) does not list --allow-write"
+grep -q "EXIT STATUS" <<<"$page" || fail "paddock(1) has no EXIT STATUS"
+grep -q "__generate" <<<"$page" && fail "paddock(1) shows the hidden __generate command"
 if $gui; then
   page="$(man_text "$root/usr/share/man/man1/paddock-gui.1.gz")" || fail "man cannot render paddock-gui(1)"
   [ -s "$tmp/man.err" ] && fail "paddock-gui(1) has roff warnings: $(cat "$tmp/man.err")"
-  echo "$page" | grep -q -- "--version" || fail "paddock-gui(1) does not list --version"
-  echo "$page" | grep -Eq "paddock-gui +- +The Paddock desktop app" || fail "paddock-gui(1) has no NAME line: $page"
+  grep -q -- "--version" <<<"$page" || fail "paddock-gui(1) does not list --version"
+  grep -Eq "paddock-gui +- +The Paddock desktop app" <<<"$page" || fail "paddock-gui(1) has no NAME line: $page"
 fi
 
 # --- completions, generated from the CLI's command tree ---------------------------------------
@@ -164,16 +166,16 @@ bash_complete() {  # bash_complete WORD... : the candidates for the last word
     _ "$root/usr/share/bash-completion/completions/paddock" "$@"
 }
 got="$(bash_complete paddock '')"
-for c in $commands; do echo "$got" | grep -qx "$c" || fail "bash completion does not offer '$c': $got"; done
-echo "$got" | grep -q "__generate" && fail "bash completion offers the hidden __generate"
-bash_complete paddock run --pro | grep -qx -- --project || fail "bash completion: 'paddock run --pro' does not complete --project"
+for c in $commands; do grep -qx "$c" <<<"$got" || fail "bash completion does not offer '$c': $got"; done
+grep -q "__generate" <<<"$got" && fail "bash completion offers the hidden __generate"
+bash_complete paddock run --pro | grep -x -- --project >/dev/null || fail "bash completion: 'paddock run --pro' does not complete --project"
 [ "$(bash_complete paddock plan --backend '' | sort | tr '\n' ' ')" = "linux macos windows " ] \
   || fail "bash completion: --backend does not offer linux macos windows"
-bash_complete paddock run -- tru | grep -qx true || fail "bash completion: the command after 'run --' is not completed"
+bash_complete paddock run -- tru | grep -x true >/dev/null || fail "bash completion: the command after 'run --' is not completed"
 zsh -n "$root/usr/share/zsh/vendor-completions/_paddock" || fail "the zsh completion does not parse"
 fish --no-execute "$root/usr/share/fish/vendor_completions.d/paddock.fish" || fail "the fish completion does not parse"
 got="$(HOME="$tmp" fish -c "source $root/usr/share/fish/vendor_completions.d/paddock.fish; complete -C 'paddock '" | cut -f1)"
-for c in $commands; do echo "$got" | grep -qx "$c" || fail "fish completion does not offer '$c': $got"; done
+for c in $commands; do grep -qx "$c" <<<"$got" || fail "fish completion does not offer '$c': $got"; done
 
 # --- the installed programs run, as root and as uid 65534 ------------------------------------
 for uid in 0 65534; do
@@ -190,7 +192,7 @@ for uid in 0 65534; do
   out="$(run_as "$root/usr/bin/paddock" --version)" || fail "uid $uid: paddock --version exited $?"
   [ "$out" = "paddock $version" ] || fail "uid $uid: paddock --version said '$out'"
   out="$(run_as "$root/usr/bin/paddock" doctor)" || fail "uid $uid: paddock doctor exited $?: $out"
-  echo "$out" | grep -q "^helper: *$root/usr/libexec/paddock/paddock-helper$" \
+  grep -q "^helper: *$root/usr/libexec/paddock/paddock-helper$" <<<"$out" \
     || fail "uid $uid: doctor did not use the installed helper: $out"
   out="$(run_as "$root/usr/bin/paddock" run -- true 2>&1)" || fail "uid $uid: paddock run -- true exited $?: $out"
   if $gui; then
@@ -210,11 +212,11 @@ if ! command -v apparmor_parser >/dev/null; then
   echo "SKIP: apparmor_parser is not installed; the AppArmor profile was not parsed"
 elif [ -e /etc/apparmor.d/abi/4.0 ]; then
   apparmor_parser --skip-kernel-load --skip-cache --quiet "$profile" || fail "apparmor_parser rejects $profile"
-  echo "apparmor: apparmor_parser $(apparmor_parser --version | head -1 | awk '{print $NF}') accepts the profile"
+  echo "apparmor: apparmor_parser $(apparmor_parser --version | sed -n 1p | awk '{print $NF}') accepts the profile"
 else
   # AppArmor 3 (Debian 12) knows neither abi 4.0 nor the userns rule: the profile is parsed
   # without those two lines, so at least everything else in it is checked.
-  echo "SKIP: apparmor_parser $(apparmor_parser --version | head -1 | awk '{print $NF}') predates AppArmor 4.0 (no abi/4.0, no userns rule); the profile was parsed without those two lines"
+  echo "SKIP: apparmor_parser $(apparmor_parser --version | sed -n 1p | awk '{print $NF}') predates AppArmor 4.0 (no abi/4.0, no userns rule); the profile was parsed without those two lines"
   grep -v -e '^abi <abi/4.0>,$' -e '^  userns,$' "$profile" >"$tmp/profile-aa3"
   apparmor_parser --skip-kernel-load --skip-cache --quiet "$tmp/profile-aa3" \
     || fail "apparmor_parser rejects the rest of $profile"
