@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   }
   QApplication app(argc, argv);  // Widgets: QSystemTrayIcon needs it
   QApplication::setApplicationName("paddock-gui");
+  // The Wayland app id: docks match the window to paddock.desktop (its name and icon) by it.
+  QGuiApplication::setDesktopFileName("paddock");
   QApplication::setWindowIcon(QIcon(":/Paddock/icons/paddock.png"));
   QQuickStyle::setStyle("Fusion");  // follows the system palette, light or dark
   QQmlApplicationEngine engine;
