@@ -182,4 +182,8 @@ Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe&
 // The capability matrix for Linux on this kernel: every IR field, support x needs, loss.
 std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe);
 
+// What refuses every plan on this kernel, whatever the IR asks (Landlock, user and mount
+// namespaces, seccomp, IPC/UTS), one actionable line each, in the order check() reports them.
+std::vector<std::string> linux_probe_refusals(const KernelProbe& probe);
+
 }  // namespace paddock::linux_backend
