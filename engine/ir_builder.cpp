@@ -227,6 +227,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = resolve_paths(); !s.ok()) return s.error();
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
   build_fs();
+  add_git_metadata();
   add_sockets();
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();

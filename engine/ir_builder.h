@@ -56,6 +56,7 @@ class IrBuilder {
   Status check_repository_writes();
   Status resolve_paths();
   void build_fs();
+  void add_git_metadata();
   void add_sockets();
   void add_paddock_dirs();
   Status add_hardlinks();
@@ -77,6 +78,7 @@ class IrBuilder {
   std::optional<NetMode> lock_mode_;
 
   std::vector<PathRequest> paths_;
+  std::vector<std::string> nested_git_;  // ".git" entries anywhere in the project
   std::vector<Item> domains_, cidrs_;
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;

@@ -38,7 +38,7 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
   {
     auto* cmd = app.add_subcommand("sign", "Sign a policy file: writes FILE.sig");
     auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "Policy file to sign")->required();
+    cmd->add_option("FILE", *file, "Policy file to sign")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
       const std::string f = absolute(*file);
       auto layout = ctx.layout();
@@ -54,7 +54,7 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
   {
     auto* cmd = app.add_subcommand("verify-signature", "Check FILE.sig against the trusted keys");
     auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "Signed policy file")->required();
+    cmd->add_option("FILE", *file, "Signed policy file")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
       auto layout = ctx.layout();
       if (!layout.ok()) { ctx.exit_code = fail(layout.error()); return; }

@@ -13,7 +13,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::pair<InitMessageType, const char*> kTypeNames[] = {
-    {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kProxyListen, "proxy_listen"},
+    {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kPlaceholders, "placeholders"},
+    {InitMessageType::kProxyListen, "proxy_listen"},
     {InitMessageType::kAttestation, "attestation"},  {InitMessageType::kExecFailed, "exec_failed"},
     {InitMessageType::kDeadline, "deadline"},        {InitMessageType::kExit, "exit"},
 };
@@ -42,6 +43,13 @@ InitMessage InitMessage::setup_failed(std::string message) {
   InitMessage m;
   m.type = InitMessageType::kSetupFailed;
   m.message = std::move(message);
+  return m;
+}
+
+InitMessage InitMessage::placeholders_made(std::vector<Placeholder> list) {
+  InitMessage m;
+  m.type = InitMessageType::kPlaceholders;
+  m.placeholders = std::move(list);
   return m;
 }
 
@@ -83,6 +91,11 @@ std::string encode_init_message(const InitMessage& m) {
       return text;
     }
     case InitMessageType::kSetupFailed: return dump_record({{"type", type_name(m.type)}, {"message", m.message}});
+    case InitMessageType::kPlaceholders: {
+      json list = json::array();
+      for (const auto& p : m.placeholders) list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
+    }
     case InitMessageType::kExecFailed:
       return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", m.message}});
     case InitMessageType::kProxyListen:
@@ -125,6 +138,27 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
     case InitMessageType::kSetupFailed:
       if (!j.contains("message")) r.fail("message", "missing field");
       else r.str(j["message"], "message", m.message);
+      break;
+    case InitMessageType::kPlaceholders:
+      if (!j.contains("list") || !j["list"].is_array()) {
+        r.fail("list", "expected an array");
+        break;
+      }
+      for (std::size_t i = 0; i < j["list"].size(); ++i) {
+        const json& p = j["list"][i];
+        const std::string at = "list[" + std::to_string(i) + "]";
+        InitMessage::Placeholder ph;
+        if (!r.object(p, at, {"path", "dir", "dev", "ino"}) || !r.str(p["path"], at + ".path", ph.path) ||
+            !r.boolean(p["dir"], at + ".dir", ph.dir))
+          break;
+        if (!p["dev"].is_number_unsigned() || !p["ino"].is_number_unsigned()) {
+          r.fail(at, "dev and ino must be unsigned integers");
+          break;
+        }
+        ph.dev = p["dev"].get<std::uint64_t>();
+        ph.ino = p["ino"].get<std::uint64_t>();
+        m.placeholders.push_back(std::move(ph));
+      }
       break;
     case InitMessageType::kExecFailed:
       read_int(r, j, "errno", m.error_number);

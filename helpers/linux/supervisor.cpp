@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "helpers/common/event_log.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
+#include "helpers/linux/placeholders.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_relay.h"
@@ -164,6 +166,18 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     return fail_session(o, 125, "egress relay not built into this helper; run with --net off");
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return fail_session(o, 125, leaf.error().message);
+
+  // A protected path that is absent gets a placeholder on the host for the session's duration;
+  // the shared lock of the registry keeps the last session out from removing one still in use.
+  PlaceholderRegistry placeholders;
+  const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
+    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
+  });
+  if (makes_placeholders) {
+    auto r = PlaceholderRegistry::open(placeholder_dir_for(o.session_dir));
+    if (!r) return fail_session(o, 125, r.error().message);
+    placeholders = std::move(*r);
+  }
 
   bool stop_requested = false;
   SessionRelay relay(events);
@@ -386,6 +400,14 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
           leaf->sweep_stale_siblings();
           break;
         }
+        case InitMessageType::kPlaceholders:
+          for (const auto& p : msg->placeholders) {
+            const Placeholder ph{p.path, p.dir, p.dev, p.ino};
+            if (auto s = placeholders.record(ph); !s)
+              events.emit(session::notice_event(
+                  "warning", "placeholder " + ph.path + " could not be recorded for removal: " + s.error().message));
+          }
+          break;
         case InitMessageType::kExecFailed: out.exec_error = msg->message; break;
         case InitMessageType::kDeadline: out.init_timed_out = true; break;  // init's own wall-time keeper
         case InitMessageType::kExit:
@@ -530,6 +552,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   else if (!out.exec_error.empty()) r.error = out.exec_error;
   emit_report(o, events, std::move(r), report_out.staged() ? &report_out : nullptr);
   leaf->remove();
+  placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return code;
 }
 

@@ -16,6 +16,13 @@ class InitMessageTest : public QObject {
     auto exec = decode_init_message(encode_init_message(InitMessage::exec_failed(2, "nope: No such file")));
     QVERIFY(exec.ok() && exec->type == InitMessageType::kExecFailed && exec->error_number == 2);
     QVERIFY(decode_init_message(encode_init_message(InitMessage::proxy_listen()))->type == InitMessageType::kProxyListen);
+    auto made = decode_init_message(encode_init_message(
+        InitMessage::placeholders_made({{"/p/.git", true, 2049, 77}, {"/p/.envrc", false, 2049, 18446744073709551615ull}})));
+    QVERIFY(made.ok() && made->type == InitMessageType::kPlaceholders);
+    QCOMPARE(made->placeholders.size(), std::size_t{2});
+    QCOMPARE(made->placeholders[0].path, std::string("/p/.git"));
+    QVERIFY(made->placeholders[0].dir && !made->placeholders[1].dir);
+    QCOMPARE(made->placeholders[1].ino, std::uint64_t{18446744073709551615ull});
     QVERIFY(decode_init_message(encode_init_message(InitMessage::deadline()))->type == InitMessageType::kDeadline);
     InitMessage exit;
     exit.type = InitMessageType::kExit;
@@ -58,7 +65,9 @@ class InitMessageTest : public QObject {
     for (const char* bad : {"", "{", "[]", R"({"type":5})", R"({"type":"launch"})", R"({"message":"x"})",
                             R"({"type":"setup_failed"})", R"({"type":"exit","status":"0","pids":1})",
                             R"({"type":"exit","status":0})", R"({"type":"exec_failed","message":"m"})",
-                            R"({"attestation":[],"type":"attestation"})"}) {
+                            R"({"attestation":[],"type":"attestation"})", R"({"type":"placeholders"})",
+                            R"({"type":"placeholders","list":[{"path":"/x","dir":true,"dev":-1,"ino":2}]})",
+                            R"({"type":"placeholders","list":[{"path":"/x","dir":1,"dev":1,"ino":2}]})"}) {
       auto m = decode_init_message(bad);
       QVERIFY2(!m.ok(), bad);
     }
