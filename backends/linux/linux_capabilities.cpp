@@ -236,7 +236,11 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(pid(exact("process.detach_policy=contained_or_fail",
                         "PID namespace: every descendant dies with the sandbox's init")));
   m.push_back(exact("process.privilege_drop",
-                    "no capabilities outside the user namespace; setuid ineffective"));
+                    !probe.host_root
+                        ? "no capabilities outside the user namespace; setuid ineffective"
+                        : "no capabilities, setuid ineffective; the caller is root, so every read-only "
+                          "grant is an idmapped mount on which root's files show as nobody's: the agent "
+                          "(uid 0) reads there only what every user may read"));
   m.push_back(exact("process.no_new_privs", "prctl(PR_SET_NO_NEW_PRIVS)"));
   m.push_back(fs(exact("secrets.default=deny", "allowlisted environment and file view")));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));

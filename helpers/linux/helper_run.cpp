@@ -117,7 +117,8 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
   // since 5.14): facts about another kernel are not these facts.
   struct utsname u {};
   const bool same_kernel = ::uname(&u) == 0 && p->kernel_release == u.release;
-  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0) || !same_kernel)
+  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0) ||
+      p->host_root != is_host_root() || !same_kernel)
     return Error{ErrorCode::kVerifyMismatch, "probe file " + file + " does not describe this kernel and user"};
   return p;
 }

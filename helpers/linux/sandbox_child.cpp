@@ -357,7 +357,7 @@ int agent_entry(void* p) {
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const CgroupHandoff& cgroup, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, const std::vector<int>& prepared, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -371,6 +371,8 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   }
   std::vector<int> keep = {report_fd, sync_fd, filter_fd};
   keep.insert(keep.end(), cgroup.leave.begin(), cgroup.leave.end());
+  for (int fd : prepared)
+    if (fd >= 0) keep.push_back(fd);
   if (auto s = close_inherited_fds(keep); !s) die_setup(report_fd, s.error());
   const auto& plan = spec.plan;
   // The host name and the network namespace need only this process's capabilities in its new
@@ -394,7 +396,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (plan.namespaces.mount) {
     std::vector<Placeholder> placeholders;
-    Status built = build_mount_view(plan.mounts, plan.tmpfs, placeholders);
+    Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
+    for (int fd : prepared)
+      if (fd >= 0) ::close(fd);
     // The helper records what was made on the host, also when the view failed after making it.
     if (!placeholders.empty()) {
       json list = json::array();
