@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "engine/approvals.h"
+#include "engine/builtin_lists.h"
 #include "engine/conditions.h"
 #include "engine/engine.h"
 #include "engine/ir_builder.h"
@@ -138,7 +139,9 @@ Result<Evaluation> evaluate(const Inputs& in) {
   ev.ir_bytes = canonical_bytes(ev.ir);
   ev.ir_hash = sha256_hex(ev.ir_bytes);
   if (in.with_report) {
-    ev.lint = lint_ir(ev.ir, built->provenance, ctx);
+    auto secrets = load_builtin_list(in.resources_dir, "project-secrets");
+    if (!secrets.ok()) return secrets.error();
+    ev.lint = lint_ir(ev.ir, built->provenance, ctx, LintInputs{b.unprotects(), &*secrets});
     ev.provenance = built->provenance.to_json();
   }
   return ev;

@@ -165,6 +165,7 @@ class Walk {
       rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
       for (Compiled* c : task.active) {
         if (!matches_path(*c, rel)) continue;
+        if (c->job->sockets_only && (e.is_symlink(ec) || !e.is_socket(ec))) continue;
         auto& found = matches[c->index];
         found.push_back(e.path().string());
         if (found.size() > kGlobMatchBudget) {

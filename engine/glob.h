@@ -25,6 +25,9 @@ struct GlobJob {
   std::string pattern;          // absolute, variables already expanded
   std::string label;            // for errors: "file:line:col: key 'filesystem.deny[0]'"
   std::vector<std::string> matches;  // filled: absolute paths (canonical base + relative part)
+  // Matches only unix sockets (the type readdir reports; a symlink is never one): the scan for
+  // host sockets under the grants shares the walk of the deny patterns under the same base.
+  bool sockets_only = false;
 };
 
 // Expands every job; jobs with the same literal base directory share one walk. `paths`, when

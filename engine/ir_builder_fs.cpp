@@ -65,9 +65,13 @@ Status IrBuilder::resolve_paths() {
       r.resolved.push_back(canonical(*ctx_.paths, *abs));
     }
   }
+  const std::size_t deny_jobs = jobs.size();
+  add_socket_jobs(jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
-  for (std::size_t j = 0; j < jobs.size(); ++j)
+  for (std::size_t j = 0; j < deny_jobs; ++j)
     for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
+  for (std::size_t j = deny_jobs; j < jobs.size(); ++j)
+    sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
   return {};
 }
 
@@ -181,15 +185,107 @@ void IrBuilder::build_fs() {
   else prov_.add_raw("fs.tmp_isolated", Contribution{"default", "", "set", "no tier chose: private /tmp"});
 }
 
-void IrBuilder::add_sockets() {
-  // Sockets that hand out the host (container engines, ssh-agent, D-Bus) are never implied by
-  // a file grant: masked wherever a grant would reach them, unless unix_sockets.allow names one.
+namespace {
+
+// Trees the socket scan does not enter: the distribution's package and configuration trees
+// (root-owned, so only root can create a socket there, and no package or daemon keeps one there;
+// /usr alone is some 170,000 entries on a desktop, and walking /etc was most of a launch's engine
+// time) and the kernel's pseudo-filesystems, which the sandbox gets its own of (/proc, /dev) or
+// which hold no sockets (/sys).
+const std::vector<std::string>& unscanned_trees() {
+  static const std::vector<std::string> trees = {"/usr",   "/bin",  "/sbin", "/lib", "/lib32", "/lib64",
+                                                 "/libx32", "/etc", "/boot", "/proc", "/sys",  "/dev"};
+  return trees;
+}
+
+// Sorted, without roots inside other roots, without roots inside an unscanned tree.
+std::vector<std::string> scan_roots(std::vector<std::string> roots) {
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    bool skip = !out.empty() && path_within(r, out.back());
+    for (const auto& t : unscanned_trees()) skip = skip || path_within(r, t);
+    if (!skip) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Every grant is scanned for unix sockets with a walk bounded like a glob's (over budget: the
+// launch is refused): connecting to a named socket is not a file access the kernel lets the
+// sandbox withhold (Landlock has no right for it), so a socket the view shows is a socket the
+// agent can use. A grant that holds an unscanned tree (a grant of /) is split one level at a time
+// around it. A grant that is itself a socket is checked directly.
+void IrBuilder::add_socket_jobs(std::vector<GlobJob>& jobs) {
+  std::vector<std::string> roots;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && !has_glob(r.item.text))
+      roots.insert(roots.end(), r.resolved.begin(), r.resolved.end());
+  plan_socket_scan(scan_roots(roots), jobs);
+}
+
+void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<GlobJob>& jobs) {
+  while (!queue.empty()) {
+    const std::string root = queue.back();
+    queue.pop_back();
+    socket_scanned_.push_back(root);
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(root, ec);
+    if (st.type() == fs::file_type::socket) sockets_found_.push_back(root);
+    if (st.type() != fs::file_type::directory) continue;
+    bool holds_unscanned = false;
+    for (const auto& t : unscanned_trees()) holds_unscanned = holds_unscanned || (t != root && path_within(t, root));
+    if (!holds_unscanned) {
+      jobs.push_back(GlobJob{root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, {}, true});
+      continue;
+    }
+    for (fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string child = it->path().string();
+      bool unscanned = false;
+      for (const auto& t : unscanned_trees()) unscanned = unscanned || path_within(child, t);
+      if (unscanned) continue;
+      if (!it->is_symlink(ec) && it->is_directory(ec)) queue.push_back(child);
+      else if (!it->is_symlink(ec) && it->is_socket(ec)) sockets_found_.push_back(child);
+    }
+  }
+}
+
+// Grants that came from globs are known only once they are resolved: they get a walk of their own.
+Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
+  std::vector<std::string> todo;
+  for (const auto& r : scan_roots(roots)) {
+    bool done = false;
+    for (const auto& s : socket_scanned_) done = done || path_within(r, s);
+    if (!done) todo.push_back(r);
+  }
+  if (todo.empty()) return {};
+  std::vector<GlobJob> jobs;
+  plan_socket_scan(todo, jobs);
+  if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
+  for (const auto& j : jobs) sockets_found_.insert(sockets_found_.end(), j.matches.begin(), j.matches.end());
+  return {};
+}
+
+Status IrBuilder::add_sockets() {
+  std::vector<std::string> glob_grants;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && has_glob(r.item.text))
+      glob_grants.insert(glob_grants.end(), r.resolved.begin(), r.resolved.end());
+  if (auto s = scan_sockets_under(glob_grants); !s.ok()) return s;
+  // Sockets that hand out the host (container engines, ssh-agent, D-Bus, the user's service
+  // manager and desktop) are masked wherever a grant would reach them, also when absent now, so
+  // the IR names them; the scan above adds every other socket a grant shows.
   std::vector<std::string> sockets = {"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
                                       "/var/run/podman/podman.sock", "/run/containerd/containerd.sock",
                                       "/var/run/containerd/containerd.sock", "/run/dbus/system_bus_socket",
                                       "/var/run/dbus/system_bus_socket", ctx_.home + "/.docker/run/docker.sock"};
   if (const auto rt = ctx_.getenv("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/')
-    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent.ssh", "/ssh-agent.socket"})
+    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent", "/gnupg/S.gpg-agent.ssh",
+                          "/gnupg/S.gpg-agent.extra", "/gnupg/S.gpg-agent.browser", "/ssh-agent.socket",
+                          "/systemd/private", "/pulse/native", "/pipewire-0", "/wayland-0"})
       sockets.push_back(rt + s);
   if (const auto a = ctx_.getenv("SSH_AUTH_SOCK"); !a.empty() && a[0] == '/') sockets.push_back(a);
   if (auto d = ctx_.getenv("DBUS_SESSION_BUS_ADDRESS"); d.rfind("unix:path=", 0) == 0) {
@@ -198,17 +294,24 @@ void IrBuilder::add_sockets() {
     if (!d.empty() && d[0] == '/') sockets.push_back(d);
   }
   std::set<std::string> allowed(ir_.egress.unix_socket_files.begin(), ir_.egress.unix_socket_files.end());
-  for (const auto& s : sockets) {
-    const std::string c = canonical(*ctx_.paths, s);
-    if (allowed.count(c)) continue;
+  auto mask = [&](const std::string& c, const char* rule, const std::string& why) {
+    if (allowed.count(c)) return;
     bool reachable = false;
     for (const auto* roots : {&ir_.fs.write_roots, &ir_.fs.read_roots})
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
-    if (!reachable) continue;
+    if (!reachable) return;
     ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
-    prov_.add_raw("fs.deny:" + c, Contribution{"invariant", "builtin:never-reachable-sockets", "added",
-                                               "unix socket " + s + " is never implied by a file grant"});
-  }
+    prov_.add_raw("fs.deny:" + c, Contribution{"invariant", rule, "added", why});
+  };
+  for (const auto& s : sockets)
+    mask(canonical(*ctx_.paths, s), "builtin:never-reachable-sockets", "unix socket " + s + " is never implied by a file grant");
+  std::sort(sockets_found_.begin(), sockets_found_.end());
+  sockets_found_.erase(std::unique(sockets_found_.begin(), sockets_found_.end()), sockets_found_.end());
+  for (const auto& s : sockets_found_)
+    mask(s, "builtin:sockets-under-grants",
+         "unix socket " + s + " lies under a grant; a socket is connectable wherever the view shows it, so only "
+         "unix_sockets.allow makes one reachable");
+  return {};
 }
 
 void IrBuilder::add_paddock_dirs() {

@@ -1,12 +1,20 @@
 // Lockdown, dangerous repository writes, approvals and signatures: refusals exit 126 naming
 // the tier and key.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "engine/approvals.h"
+#include "engine/context.h"
 #include "engine/engine.h"
+#include "engine/lint.h"
 #include "engine/signing.h"
 #include "tests/engine/engine_test_env.h"
 
@@ -21,6 +29,18 @@ Error eval_err(const Inputs& in) {
   return r.error();
 }
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// A listening unix socket at path (closed at the end of the test: the file stays).
+int listen_at(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 1) != 0) qFatal("bind %s", path.c_str());
+  return s;
+}
+
 }  // namespace
 
 class EvaluateSecurityTest : public QObject {
@@ -169,6 +189,67 @@ class EvaluateSecurityTest : public QObject {
     in.environment["XDG_STATE_HOME"] = env.root + "/state";
     auto e2 = evaluate(env.inputs());
     QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
+    QVERIFY(evaluate(in).ok());
+  }
+
+  // Every socket file under a grant is masked (the scan shares the grants' walk), unless
+  // unix_sockets.allow names it; grants of the runtime directory are escape-equivalent for lint.
+  void every_socket_under_a_grant_is_masked_unless_allowed() {
+    EngineEnv env;
+    const std::string rt = env.root + "/run-user";
+    std::vector<int> fds;
+    for (const char* s : {"/systemd/private", "/gnupg/S.gpg-agent", "/pipewire-0", "/tmux-1000/default", "/app/custom.sock"})
+      fds.push_back(listen_at(rt + s));
+    fds.push_back(listen_at(env.project + "/dev/server.sock"));
+    env.user("version: 1\nunix_sockets: {allow: [\"" + rt + "/app/custom.sock\"]}\n");
+    auto in = env.inputs();
+    in.environment["XDG_RUNTIME_DIR"] = rt;
+    in.allow_reads = {rt};
+    auto e = evaluate(in);
+    QVERIFY2(e.ok(), e.ok() ? "" : e.error().message.c_str());
+    for (const char* s : {"/systemd/private", "/gnupg/S.gpg-agent", "/pipewire-0", "/tmux-1000/default"})
+      QVERIFY2(has_deny(e->ir, rt + s), s);
+    QVERIFY(has_deny(e->ir, env.project + "/dev/server.sock"));
+    QVERIFY(!has_deny(e->ir, rt + "/app/custom.sock"));
+    QVERIFY(e->provenance.dump().find("builtin:sockets-under-grants") != std::string::npos);
+    bool esc = false;
+    for (const auto& f : e->lint) esc = esc || (f.rule == "ESC" && has(f.message, "read access to " + rt));
+    QVERIFY(esc);
+    for (int fd : fds) ::close(fd);
+  }
+
+  void grants_into_or_over_the_hosts_socket_directories_are_escape_equivalent() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.environment["XDG_RUNTIME_DIR"] = "/run/user/4242";
+    auto ctx = make_context(in);
+    QVERIFY(ctx.ok());
+    for (const char* g : {"/tmp/.X11-unix", "/tmp/.ICE-unix/x", "/run", "/run/user", "/run/user/4242/pulse", "/var/run/dbus", "/"})
+      QVERIFY2(!escape_directory_reason(g, *ctx).empty(), g);
+    for (const char* g : {"/tmp/work", "/usr", "/home/u/proj", "/runner"})
+      QVERIFY2(escape_directory_reason(g, *ctx).empty(), g);
+  }
+
+  void a_repository_layer_may_not_grant_write_to_the_shared_tmp_or_a_directory_on_path() {
+    EngineEnv env;
+    std::filesystem::create_directories(env.home + "/bin");
+    std::filesystem::create_directories(env.project + "/tools/bin");
+    auto in = env.inputs();
+    in.environment["PATH"] = env.home + "/bin:" + env.project + "/tools/bin:/usr/bin:/bin";
+    for (const std::string grant : {"/tmp/drop", "$TMP", "~/bin", "~/bin/tool"}) {
+      env.repo("version: 1\nfilesystem:\n  allow_write: [\"" + grant + "\"]\n");
+      auto r = evaluate(in);
+      QVERIFY2(!r.ok(), grant.c_str());
+      QCOMPARE(r.error().code, ErrorCode::kPolicyBlocked);
+      QVERIFY2(has(r.error().message, "tier repository may not grant write"), r.error().message.c_str());
+    }
+    // A PATH directory inside the project is the project's own.
+    env.repo("version: 1\nfilesystem:\n  allow_write: [\"$PROJECT/tools/bin\"]\n");
+    auto r = evaluate(in);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+    // The user's own tiers decide for themselves.
+    std::filesystem::remove_all(env.project + "/.paddock");
+    env.user("version: 1\nfilesystem: {allow_write: [\"~/bin\"]}\n");
     QVERIFY(evaluate(in).ok());
   }
 
