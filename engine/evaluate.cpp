@@ -115,7 +115,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     info.condition = cond->description;
     info.applies = cond->holds;
     if (is_repository_side(s.tier))
-      info.approval = approved->count(s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
+      info.approval = is_approved(*approved, s.file, s.tier, s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
     if (!info.applies) { ev.layers.push_back(std::move(info)); continue; }
     if (info.approval == ApprovalState::kUnapproved) {
       const std::string fix = "run 'paddock approve --project " + ctx.project + "' after reviewing it";

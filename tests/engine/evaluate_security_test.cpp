@@ -41,6 +41,18 @@ int listen_at(const std::string& path) {
   return s;
 }
 
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const LayerInfo& layer_of(const Evaluation& e, const std::string& tier) {
+  for (const auto& l : e.layers)
+    if (l.tier == tier && l.exists) return l;
+  qFatal("no %s layer", tier.c_str());
+}
 }  // namespace
 
 class EvaluateSecurityTest : public QObject {
@@ -190,6 +202,76 @@ class EvaluateSecurityTest : public QObject {
     auto e2 = evaluate(env.inputs());
     QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
     QVERIFY(evaluate(in).ok());
+  }
+
+  // Approvals are keyed by (project, file, tier) and hold the one hash approved last: the bytes a
+  // layer had before do not come back approved, neither in the same file nor under a new name.
+  void an_approval_is_bound_to_its_file_and_replaced_when_the_file_is_approved_again() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    const std::string wide = "version: 1\nnetwork: {allow_domains: [wide.example.com]}\n";
+    const std::string narrow = "version: 1\nnetwork: {allow_domains: [narrow.example.com]}\n";
+    const std::string fragment = env.project + "/.paddock/policy.d/10-net.yaml";
+    auto in = env.inputs();
+    in.require_approvals = true;
+    env.write(fragment, wide);
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    env.write(fragment, narrow);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    // The old, wider bytes back in the same file: no longer approved.
+    env.write(fragment, wide);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    // The approved bytes under a new file name: not approved either.
+    env.write(fragment, narrow);
+    env.write(env.project + "/.paddock/policy.d/20-copy.yaml", narrow);
+    const auto err = eval_err(in);
+    QVERIFY2(has(err.message, "20-copy.yaml"), err.message.c_str());
+    const std::string stored = slurp(approvals_path(state));
+    QVERIFY2(has(stored, "\"version\": 2") && has(stored, fragment) && has(stored, "repository-fragment"), stored.c_str());
+  }
+
+  void a_version_1_approvals_file_is_read_and_written_back_as_version_2() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/x]}\n");
+    const std::string file = env.project + "/.paddock/policy.yaml";
+    auto e = evaluate(env.inputs());
+    const std::string hash = layer_of(*e, "repository").sha256;
+    auto v1 = [&](const std::string& hashes) {
+      env.write(approvals_path(state), "{\"version\":1,\"projects\":{\"" + env.project + "\":{" + hashes + "}}}\n");
+    };
+    const std::string entry = "{\"file\":\"" + file + "\",\"tier\":\"repository\"}";
+    v1("\"" + hash + "\":" + entry);
+    auto in = env.inputs();
+    in.require_approvals = true;
+    QVERIFY(evaluate(in).ok());
+    // Two approved hashes for one file: version 1 cannot say which is current, so neither is.
+    v1("\"" + hash + "\":" + entry + ",\"sha256:0000\":" + entry);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    QVERIFY(record_approvals(state, env.project, e->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    const std::string stored = slurp(approvals_path(state));
+    QVERIFY2(has(stored, "\"version\": 2") && !has(stored, "sha256:0000"), stored.c_str());
+  }
+
+  void a_corrupt_approvals_file_is_reported_and_left_untouched() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    env.repo("version: 1\n");
+    auto e = evaluate(env.inputs());
+    for (const std::string bytes : {"not json", "{\"version\":\"2\",\"projects\":{}}", "{\"version\":2,\"projects\":[]}",
+                                    "{\"version\":2,\"projects\":{\"/p\":{\"/f\":7}}}", "{\"version\":3,\"projects\":{}}",
+                                    "{\"version\":1,\"projects\":{\"/p\":{\"sha256:1\":{\"file\":1}}}}"}) {
+      env.write(approvals_path(state), bytes);
+      const auto err = eval_err(env.inputs());
+      QCOMPARE(err.code, ErrorCode::kBadInput);
+      QVERIFY2(has(err.message, approvals_path(state)) && has(err.message, "left as it is"), err.message.c_str());
+      QVERIFY(!record_approvals(state, env.project, e->layers).ok());
+      QCOMPARE(slurp(approvals_path(state)), bytes);
+    }
   }
 
   // Every socket file under a grant is masked (the scan shares the grants' walk), unless
