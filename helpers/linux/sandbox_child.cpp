@@ -299,6 +299,12 @@ void send_attestation(int fd, const std::string& attestation_json) {
   const auto& plan = spec.plan;
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0 && ::chdir("/") != 0)
     die_setup(report_fd, sys_error("chdir", spec.cwd));
+  if (spec.agent_nofile_soft) {
+    rlimit l{};
+    if (::getrlimit(RLIMIT_NOFILE, &l) != 0) die_setup(report_fd, sys_error("getrlimit nofile"));
+    l.rlim_cur = std::min<rlim_t>(static_cast<rlim_t>(*spec.agent_nofile_soft), l.rlim_max);
+    if (::setrlimit(RLIMIT_NOFILE, &l) != 0) die_setup(report_fd, sys_error("setrlimit nofile"));
+  }
   if (auto s = apply_rlimits(plan.rlimits); !s) die_setup(report_fd, s.error());
   if (auto s = lock_out_capabilities(); !s) die_setup(report_fd, s.error());
   // no_new_privs is always set: Landlock and an unprivileged seccomp filter need it, and it is
