@@ -23,6 +23,7 @@
 #include "helpers/linux/probe.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
+#include "helpers/linux/terminal_modes.h"
 
 extern char** environ;
 
@@ -168,8 +169,11 @@ int helper_run_main(int argc, char** argv) {
     return args.error().exit_code();
   }
   const std::optional<std::uint64_t> caller_nofile = raise_own_nofile();
+  // Before anything of the sandbox exists; put back once nothing of it runs any more.
+  const TerminalModes terminal = TerminalModes::save();
   const std::string probe_cache = args->probe_cache;
   auto finish = [&](int code) {
+    terminal.restore();
     if ((code == 103 || code == 125) && !probe_cache.empty()) drop_probe_cache(probe_cache);
     return code;
   };
