@@ -131,14 +131,51 @@ class Walk {
     merge(mine);
     merge(helper_matches_);
     const std::size_t visited = visited_.load();
-    if (visited > kGlobWalkBudget)
-      return refused(group_.front()->job->label + ": glob walks more than " + std::to_string(kGlobWalkBudget) +
-                     " entries; narrow the pattern");
-    for (Compiled* c : group_)
-      if (c->job->matches.size() > kGlobMatchBudget)
+    if (visited > kGlobWalkBudget) {
+      for (Compiled* c : group_) {
+        if (!c->job->fail_closed)
+          return refused(c->job->label + ": glob walks more than " + std::to_string(kGlobWalkBudget) +
+                         " entries; narrow the pattern");
+        // A deny cannot be checked past the budget: everything below its base is denied.
+        c->job->matches = {base.string()};
+        c->job->widened.push_back(c->job->label + ": '" + c->job->pattern + "' walks more than " +
+                                  std::to_string(kGlobWalkBudget) + " entries; " + base.string() +
+                                  " is denied whole");
+      }
+      return {};
+    }
+    for (Compiled* c : group_) {
+      if (c->job->matches.size() <= kGlobMatchBudget) continue;
+      if (!c->job->fail_closed)
         return refused(c->job->label + ": glob '" + c->job->pattern + "' matches more than " +
                        std::to_string(kGlobMatchBudget) + " paths; narrow it");
+      collapse(*c->job, base.string());
+    }
     return {};
+  }
+
+  // More deny matches than the budget: their parent directories are denied instead, level by
+  // level, until few enough remain (at worst the base itself). Deterministic: it depends only on
+  // the set of matches.
+  static void collapse(GlobJob& job, const std::string& base) {
+    std::vector<std::string> cur = job.matches;
+    while (cur.size() > kGlobMatchBudget) {
+      std::vector<std::string> up;
+      up.reserve(cur.size());
+      for (const std::string& m : cur) {
+        const auto slash = m.rfind('/');
+        std::string parent = slash == std::string::npos || slash == 0 ? std::string("/") : m.substr(0, slash);
+        if (parent.size() < base.size()) parent = base;
+        up.push_back(std::move(parent));
+      }
+      std::sort(up.begin(), up.end());
+      up.erase(std::unique(up.begin(), up.end()), up.end());
+      if (up == cur) break;  // only the base is left
+      cur = std::move(up);
+    }
+    job.widened.push_back(job.label + ": '" + job.pattern + "' matches more than " + std::to_string(kGlobMatchBudget) +
+                          " paths; the " + std::to_string(cur.size()) + " directories holding them are denied whole");
+    job.matches = std::move(cur);
   }
 
  private:
@@ -186,14 +223,38 @@ class Walk {
     }
   }
 
+  // A directory the walk cannot see into: a deny pattern that could match below it matches it
+  // whole (an allow pattern grants nothing there, which is safe as it is).
+  void deny_whole(const Task& task, std::vector<std::vector<std::string>>& matches, const std::string& why) {
+    for (Compiled* c : task.active) {
+      if (!c->job->fail_closed) continue;
+      matches[c->index].push_back(task.dir.string());
+      std::lock_guard<std::mutex> lock(mu_);
+      c->job->widened.push_back(c->job->label + ": " + task.dir.string() + " " + why + "; it is denied whole");
+    }
+  }
+
   void visit(const Task& task, std::vector<std::vector<std::string>>& matches) {
     std::error_code ec;
-    fs::directory_iterator it(task.dir, fs::directory_options::skip_permission_denied, ec);
-    if (ec) return;  // unreadable directory: nothing we could grant or deny inside is visible
+    fs::directory_iterator it(task.dir, ec);
+    if (ec) {
+      // Gone since its parent was read: there is nothing to deny. Anything else (no permission,
+      // an I/O error) hides what is inside from the walk, not from whoever can get in later.
+      if (ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        deny_whole(task, matches, "cannot be read by Paddock (" + ec.message() + ")");
+      return;
+    }
+    if (task.rel.size() >= kGlobDepthLimit) {
+      deny_whole(task, matches, "is deeper than " + std::to_string(kGlobDepthLimit) + " levels");
+      return;
+    }
     std::vector<std::string_view> rel(task.rel.begin(), task.rel.end());
     std::vector<Task> subdirs;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) break;
+      if (ec) {
+        deny_whole(task, matches, "could not be read to the end (" + ec.message() + ")");
+        break;
+      }
       if (visited_.fetch_add(1) + 1 > kGlobWalkBudget) {
         halt();
         return;
@@ -225,7 +286,7 @@ class Walk {
       }
       // Cached type from readdir: no stat unless the entry is a symlink (never followed).
       const bool is_dir = !e.is_symlink(ec) && e.is_directory(ec);
-      if (is_dir && rel.size() < 256) {
+      if (is_dir) {
         std::vector<Compiled*> next;
         for (Compiled* c : task.active)
           if (may_descend(*c, rel)) next.push_back(c);
@@ -333,6 +394,7 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
   std::vector<std::string> bases;
   for (auto& j : jobs) {
     j.matches.clear();
+    j.widened.clear();
     auto segs = split(j.pattern);
     std::size_t lit = 0;
     while (lit < segs.size() && !has_glob(segs[lit])) ++lit;
@@ -359,7 +421,11 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
     Walk walk(group, jobs.size());
     if (auto s = walk.run(base); !s.ok()) return s;
   }
-  for (auto& j : jobs) std::sort(j.matches.begin(), j.matches.end());
+  for (auto& j : jobs) {
+    std::sort(j.matches.begin(), j.matches.end());
+    j.matches.erase(std::unique(j.matches.begin(), j.matches.end()), j.matches.end());
+    std::sort(j.widened.begin(), j.widened.end());
+  }
   return {};
 }
 

@@ -52,7 +52,8 @@ class Reader : public StrictJsonReader {
       if (kind == "dir") d.kind = PathKind::kDir;
       else if (kind == "file") d.kind = PathKind::kFile;
       else if (kind == "absent") d.kind = PathKind::kAbsent;
-      else return fail(p + ".kind", "expected dir, file or absent");
+      else if (kind == "absent_dir") d.kind = PathKind::kAbsentDir;
+      else return fail(p + ".kind", "expected dir, file, absent or absent_dir");
       out.push_back(std::move(d));
     }
     return true;
@@ -84,6 +85,7 @@ const char* to_string(PathKind kind) {
     case PathKind::kDir: return "dir";
     case PathKind::kFile: return "file";
     case PathKind::kAbsent: return "absent";
+    case PathKind::kAbsentDir: return "absent_dir";
   }
   return "absent";
 }

@@ -356,6 +356,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
   if (auto s = check_repository_escapes(); !s.ok()) return s.error();
   build_fs();
+  add_git_metadata();
   if (auto s = add_sockets(); !s.ok()) return s.error();
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();

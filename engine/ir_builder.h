@@ -69,11 +69,13 @@ class IrBuilder {
   Status check_repository_escapes();
   Status resolve_paths();
   void build_fs();
+  void add_git_metadata();
   // Socket scan jobs for the literal grants, walked with the deny globs of the same base.
   void add_socket_jobs(std::vector<GlobJob>& jobs);
   void plan_socket_scan(std::vector<std::string> roots, std::vector<GlobJob>& jobs);
   Status add_sockets();
   Status scan_sockets_under(const std::vector<std::string>& roots);
+  Status take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first);
   void add_paddock_dirs();
   Status add_hardlinks();
   Status build_egress();
@@ -99,6 +101,7 @@ class IrBuilder {
   std::vector<std::string> socket_scanned_;  // grant roots whose sockets are in sockets_found_
   std::vector<std::string> sockets_found_;
   std::vector<Unprotect> unprotects_;
+  std::vector<std::string> nested_git_;  // ".git" entries anywhere in the project
   std::vector<Item> domains_, cidrs_;
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;

@@ -2,6 +2,8 @@
 // the never-reachable unix sockets and hard links to masked files.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <set>
 #include <system_error>
 
@@ -59,19 +61,25 @@ Status IrBuilder::resolve_paths() {
     if (!abs.ok()) return abs.error();
     if (has_glob(r.item.text)) {
       if (r.use == PathUse::kSocketAllow) return bad_input(label + ": socket paths are literal (no globs)");
-      jobs.push_back(GlobJob{*abs, label, {}});
+      jobs.emplace_back(*abs, label, /*fail_closed=*/r.use == PathUse::kDeny || r.use == PathUse::kDenyWrite);
       job_owner.push_back(i);
     } else {
       r.resolved.push_back(canonical(*ctx_.paths, *abs));
     }
   }
+  // Repositories nested in the project (vendored clones, submodule work trees with a ".git"
+  // file) carry their own git metadata: found by the same walk as the project's deny globs, and
+  // so are the sockets under every literal grant.
   const std::size_t deny_jobs = jobs.size();
+  jobs.emplace_back(ctx_.project + "/**/.git", "builtin:git-metadata");
   add_socket_jobs(jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
-  for (std::size_t j = 0; j < deny_jobs; ++j)
+  nested_git_ = std::move(jobs[deny_jobs].matches);
+  for (std::size_t j = 0; j < deny_jobs; ++j) {
     for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
-  for (std::size_t j = deny_jobs; j < jobs.size(); ++j)
-    sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
+    for (const auto& w : jobs[j].widened) warn(w);
+  }
+  if (auto s = take_socket_matches(jobs, deny_jobs + 1); !s.ok()) return s;
   return {};
 }
 
@@ -139,7 +147,12 @@ void IrBuilder::build_fs() {
           }
           ir_.fs.deny.push_back({p, kind_of(*ctx_.paths, p)});
           break;
-        case PathUse::kDenyWrite: ir_.fs.deny_write.push_back({p, kind_of(*ctx_.paths, p)}); break;
+        case PathUse::kDenyWrite: {
+          PathKind k = kind_of(*ctx_.paths, p);
+          if (k == PathKind::kAbsent && !r.item.text.empty() && r.item.text.back() == '/') k = PathKind::kAbsentDir;
+          ir_.fs.deny_write.push_back({p, k});
+          break;
+        }
         case PathUse::kSocketAllow: ir_.egress.unix_socket_files.push_back(p); break;
       }
       prov_.add(key + ":" + p, r.item.at, "added", r.item.text);
@@ -187,6 +200,26 @@ void IrBuilder::build_fs() {
 
 namespace {
 
+// The first line of a ".git" file: "gitdir: <path>", relative to the file's directory.
+std::string gitdir_of(const std::string& gitfile, const std::string& text) {
+  const std::string key = "gitdir:";
+  if (text.compare(0, key.size(), key) != 0) return "";
+  std::string v = text.substr(key.size(), text.find('\n') - key.size());
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
+  while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
+  if (v.empty()) return "";
+  if (v[0] != '/') v = fs::path(gitfile).parent_path().string() + "/" + v;
+  return fs::path(v).lexically_normal().string();
+}
+
+std::string read_small(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(512, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
 // Trees the socket scan does not enter: the distribution's package and configuration trees
 // (root-owned, so only root can create a socket there, and no package or daemon keeps one there;
 // /usr alone is some 170,000 entries on a desktop, and walking /etc was most of a launch's engine
@@ -213,6 +246,76 @@ std::vector<std::string> scan_roots(std::vector<std::string> roots) {
 
 }  // namespace
 
+void IrBuilder::add_git_metadata() {
+  // What git on the host runs from a repository: its config (core.fsmonitor, core.hooksPath,
+  // filters, pagers, credential helpers...), per-worktree config and hooks. The agent may write
+  // objects, refs and the index, never these; the directories above them are pinned by the
+  // view, so that a renamed .git cannot be replaced by a planted one (docs/trust-posture.md).
+  auto writable = [&](const std::string& p) {
+    return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                       [&](const std::string& w) { return path_within(p, w) && p != w; });
+  };
+  auto protect = [&](const std::string& p, PathKind kind, const std::string& why) {
+    if (!writable(p)) return;
+    ir_.fs.deny_write.push_back({p, kind});
+    prov_.add_raw("fs.deny_write:" + p, Contribution{"invariant", "builtin:git-metadata", "added", why});
+  };
+  std::set<std::string> seen;
+  std::function<void(const std::string&, int)> git_dir = [&](const std::string& g, int depth) {
+    if (depth > 8 || !seen.insert(g).second || kind_of(*ctx_.paths, g) != PathKind::kDir) return;
+    const PathKind config = kind_of(*ctx_.paths, g + "/config");
+    protect(g + "/config", config, "git config of " + g);
+    const PathKind hooks = kind_of(*ctx_.paths, g + "/hooks");
+    protect(g + "/hooks", hooks == PathKind::kAbsent ? PathKind::kAbsentDir : hooks, "git hooks of " + g);
+    if (kind_of(*ctx_.paths, g + "/config.worktree") != PathKind::kAbsent)
+      protect(g + "/config.worktree", kind_of(*ctx_.paths, g + "/config.worktree"), "git worktree config of " + g);
+    // A linked worktree's git dir names the repository's common dir, whose config applies too.
+    if (kind_of(*ctx_.paths, g + "/commondir") == PathKind::kFile) {
+      protect(g + "/commondir", PathKind::kFile, "git common dir pointer of " + g);
+      std::string c = read_small(g + "/commondir");
+      c = c.substr(0, c.find('\n'));
+      if (!c.empty()) git_dir(fs::path(c[0] == '/' ? c : g + "/" + c).lexically_normal().string(), depth + 1);
+    }
+    // Submodules keep their git dirs under modules/ (names may contain '/'), and linked
+    // worktrees theirs under worktrees/.
+    for (const char* sub : {"/modules", "/worktrees"}) {
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(g + sub, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() > 6) { it.disable_recursion_pending(); continue; }
+        std::error_code e2;
+        if (!it->is_directory(e2) || it->is_symlink(e2)) continue;
+        if (fs::exists(it->path() / "HEAD", e2)) {
+          git_dir(it->path().string(), depth + 1);
+          it.disable_recursion_pending();
+        }
+      }
+    }
+  };
+  std::vector<std::string> entries = nested_git_;
+  for (const auto& w : ir_.fs.write_roots) entries.push_back(w + "/.git");
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  for (const auto& e : entries) {
+    switch (kind_of(*ctx_.paths, e)) {
+      case PathKind::kDir: git_dir(e, 0); break;
+      case PathKind::kFile: {
+        // A worktree's or submodule's ".git" file: rewritten, it would point git at a planted dir.
+        protect(e, PathKind::kFile, "git file of a worktree or submodule");
+        const std::string target = gitdir_of(e, read_small(e));
+        if (!target.empty()) git_dir(canonical(*ctx_.paths, target), 0);
+        break;
+      }
+      case PathKind::kAbsent:
+      case PathKind::kAbsentDir:
+        // No repository at the project's root: the agent may not make one there, as git on the
+        // host would run its config from then on (a placeholder keeps the name for the session).
+        if (e == ctx_.project + "/.git")
+          protect(e, PathKind::kAbsentDir, "no repository at the project root: the agent may not create one");
+        break;
+    }
+  }
+}
+
 // Every grant is scanned for unix sockets with a walk bounded like a glob's (over budget: the
 // launch is refused): connecting to a named socket is not a file access the kernel lets the
 // sandbox withhold (Landlock has no right for it), so a socket the view shows is a socket the
@@ -238,7 +341,10 @@ void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<Glo
     bool holds_unscanned = false;
     for (const auto& t : unscanned_trees()) holds_unscanned = holds_unscanned || (t != root && path_within(t, root));
     if (!holds_unscanned) {
-      jobs.push_back(GlobJob{root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, {}, true});
+      // Fail closed like a deny: a directory the walk cannot read is masked whole.
+      GlobJob job(root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, /*fail_closed=*/true);
+      job.sockets_only = true;
+      jobs.push_back(std::move(job));
       continue;
     }
     for (fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
@@ -253,6 +359,21 @@ void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<Glo
   }
 }
 
+// The socket jobs' results. A grant too large to walk is refused rather than masked whole (which
+// is what a fail-closed job turns into past its budget): the grant would vanish from the view.
+Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first) {
+  for (std::size_t j = first; j < jobs.size(); ++j) {
+    const std::string& pattern = jobs[j].pattern;
+    const std::string base = pattern == "/**" ? "/" : pattern.substr(0, pattern.size() - 3);
+    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end())
+      return refused(jobs[j].label + " walks more than " + std::to_string(kGlobWalkBudget) +
+                     " entries, too many to prove it holds no host socket; grant narrower directories");
+    sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
+    for (const auto& w : jobs[j].widened) warn(w);
+  }
+  return {};
+}
+
 // Grants that came from globs are known only once they are resolved: they get a walk of their own.
 Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
   std::vector<std::string> todo;
@@ -265,8 +386,7 @@ Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
   std::vector<GlobJob> jobs;
   plan_socket_scan(todo, jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
-  for (const auto& j : jobs) sockets_found_.insert(sockets_found_.end(), j.matches.begin(), j.matches.end());
-  return {};
+  return take_socket_matches(jobs, 0);
 }
 
 Status IrBuilder::add_sockets() {
@@ -300,7 +420,7 @@ Status IrBuilder::add_sockets() {
     for (const auto* roots : {&ir_.fs.write_roots, &ir_.fs.read_roots})
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
     if (!reachable) return;
-    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
+    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c)});
     prov_.add_raw("fs.deny:" + c, Contribution{"invariant", rule, "added", why});
   };
   for (const auto& s : sockets)
@@ -309,8 +429,10 @@ Status IrBuilder::add_sockets() {
   sockets_found_.erase(std::unique(sockets_found_.begin(), sockets_found_.end()), sockets_found_.end());
   for (const auto& s : sockets_found_)
     mask(s, "builtin:sockets-under-grants",
-         "unix socket " + s + " lies under a grant; a socket is connectable wherever the view shows it, so only "
-         "unix_sockets.allow makes one reachable");
+         kind_of(*ctx_.paths, s) == PathKind::kDir
+             ? "directory " + s + " under a grant could not be searched for unix sockets, so it is masked whole"
+             : "unix socket " + s + " lies under a grant; a socket is connectable wherever the view shows it, so "
+               "only unix_sockets.allow makes one reachable");
   return {};
 }
 
@@ -339,21 +461,58 @@ void IrBuilder::add_paddock_dirs() {
 
 Status IrBuilder::add_hardlinks() {
   // A hard link shares the inode of a masked file: masking one name and granting another would
-  // leak it. Only files with more than one link can have such twins, so the scan is rare.
+  // leak it. Only files with more than one link can have such twins: they are looked for among
+  // the single-file denies and inside the denied directories of the user's own (a key in a
+  // denied ~/.ssh, linked into the project before the run), then their twins among the files
+  // the grants reach. A denied directory too big to check in full is not trusted to hold no
+  // such file: then every file with several links that the grants reach is masked.
   std::vector<std::pair<std::string, std::string>> linked;  // (path, deny key)
+  std::size_t scanned = 0;
+  std::string unchecked;  // a denied directory past the budget
   for (const auto& d : ir_.fs.deny) {
-    if (d.kind != PathKind::kFile) continue;
     std::error_code ec;
-    if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
-      linked.emplace_back(d.path, "fs.deny:" + d.path);
+    if (d.kind == PathKind::kFile) {
+      if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
+        linked.emplace_back(d.path, "fs.deny:" + d.path);
+      continue;
+    }
+    // Directories denied outside the home and the write roots (/root, /etc/sudoers.d) hold
+    // other users' files: with fs.protected_hardlinks, the kernel's default, nobody who cannot
+    // read a file can link it, so only their owner could have made such a link.
+    if (d.kind != PathKind::kDir || !unchecked.empty()) continue;
+    const bool users_own = path_within(d.path, ctx_.home) ||
+                           std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                                       [&](const std::string& w) { return path_within(d.path, w); });
+    if (!users_own) continue;
+    for (fs::recursive_directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
+      if (++scanned > kHardLinkScanBudget) {
+        unchecked = d.path;
+        break;
+      }
+      std::error_code e2;
+      if (it->is_symlink(e2) || !it->is_regular_file(e2)) continue;
+      if (it->hard_link_count(e2) > 1 && !e2) linked.emplace_back(it->path().string(), "fs.deny:" + d.path);
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      warn("fs.deny: " + d.path + " cannot be read by Paddock (" + ec.message() +
+           "); a hard link to a file inside it would not be found");
   }
-  if (linked.empty()) return {};
+  if (linked.empty() && unchecked.empty()) return {};
+  if (!unchecked.empty())
+    warn("fs.deny: " + unchecked + " holds more than " + std::to_string(kHardLinkScanBudget) +
+         " entries to check for hard links; every file with several hard links in the grants is masked");
   std::vector<std::string> roots = ir_.fs.write_roots;
   for (const auto& r : ir_.fs.read_roots)
     if (path_within(r, ctx_.home)) roots.push_back(r);
   std::size_t visited = 0;
   std::set<std::string> masked;
   for (const auto& d : ir_.fs.deny) masked.insert(d.path);
+  auto is_masked = [&](const std::string& p) {
+    if (masked.count(p)) return true;
+    for (const auto& d : ir_.fs.deny)
+      if (d.kind == PathKind::kDir && path_within(p, d.path)) return true;
+    return false;
+  };
   std::vector<DenyEntry> extra;
   for (const auto& root : roots) {
     std::error_code ec;
@@ -363,19 +522,28 @@ Status IrBuilder::add_hardlinks() {
         return refused("hard-link scan of the granted roots exceeded " + std::to_string(kGlobWalkBudget) +
                        " entries; narrow the write roots");
       if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
-      if (it->hard_link_count(ec) < 2 || masked.count(it->path().string())) continue;
-      for (const auto& [m, key] : linked) {
-        if (!fs::equivalent(it->path(), m, ec)) continue;
-        const std::string p = it->path().string();
-        extra.push_back({p, PathKind::kFile});
-        masked.insert(p);
-        if (auto* c = prov_.find(key))
-          for (auto contribution : *c) {
-            contribution.rule += " (hard link of " + m + ")";
-            prov_.add_raw("fs.deny:" + p, contribution);
-          }
-        break;
+      if (it->hard_link_count(ec) < 2) continue;
+      const std::string p = it->path().string();
+      if (is_masked(p)) continue;
+      std::string twin_of, key;
+      if (!unchecked.empty()) {
+        twin_of = unchecked;
+        key = "fs.deny:" + unchecked;
       }
+      for (const auto& [m, k] : linked)
+        if (fs::equivalent(it->path(), m, ec)) {
+          twin_of = m;
+          key = k;
+          break;
+        }
+      if (twin_of.empty()) continue;
+      extra.push_back({p, PathKind::kFile});
+      masked.insert(p);
+      if (auto* c = prov_.find(key))
+        for (auto contribution : *c) {
+          contribution.rule += " (hard link of " + twin_of + ")";
+          prov_.add_raw("fs.deny:" + p, contribution);
+        }
     }
   }
   for (auto& e : extra) ir_.fs.deny.push_back(std::move(e));

@@ -405,7 +405,15 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (plan.namespaces.mount) {
-    if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
+    std::vector<Placeholder> placeholders;
+    Status built = build_mount_view(plan.mounts, plan.tmpfs, placeholders);
+    // The helper records what was made on the host, also when the view failed after making it.
+    if (!placeholders.empty()) {
+      json list = json::array();
+      for (const auto& p : placeholders) list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      send_msg(report_fd, {{"type", "placeholders"}, {"list", std::move(list)}});
+    }
+    if (!built) die_setup(report_fd, built.error());
   }
   if (plan.namespaces.net)
     if (auto s = net.enter(); !s) die_setup(report_fd, s.error());

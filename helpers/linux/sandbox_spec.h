@@ -25,6 +25,7 @@ struct SandboxSpec {
 
 // Messages on the report socket (SOCK_SEQPACKET, one JSON object per packet), sandbox -> helper:
 //   {"type":"setup_failed","message":...}   setup failed before exec (exit 125)
+//   {"type":"placeholders","list":[{path,dir,dev,ino}]}  placeholders made on the host (mount_view.h)
 //   {"type":"proxy_listen"} + SCM_RIGHTS fd  the in-namespace listening socket for the relay
 //   {"type":"attestation","attestation":{..}} everything applied; exec follows
 //   {"type":"exec_failed","errno":N,"message":...}

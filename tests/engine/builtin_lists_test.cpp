@@ -208,10 +208,15 @@ class BuiltinListsTest : public QObject {
         const WhyAnswer w = why(e, env.project + "/" + f);
         QVERIFY2(w.access != "write", (profile + ": " + f + " is writable").c_str());
       }
-      // Absent at launch, still listed (the view keeps a top-level entry from being created).
-      bool envrc = false;
-      for (const auto& d : e.ir.fs.deny_write) envrc = envrc || d.path == env.project + "/.envrc";
-      QVERIFY(envrc);
+    }
+    // The top-level directories are listed also while absent, as directories (the view keeps a
+    // placeholder in their place, so the agent cannot create them).
+    EngineEnv empty;
+    const auto e = eval_ok(empty.inputs());
+    for (const char* d : {"/.vscode", "/.idea", "/.claude", "/.devcontainer"}) {
+      bool listed = false;
+      for (const auto& w : e.ir.fs.deny_write) listed = listed || (w.path == empty.project + d && w.kind == PathKind::kAbsentDir);
+      QVERIFY2(listed, d);
     }
   }
 
