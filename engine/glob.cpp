@@ -1,12 +1,14 @@
 #include "engine/glob.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <system_error>
 #include <thread>
 
@@ -34,7 +36,38 @@ struct Compiled {
   std::vector<std::string> segs;  // pattern segments below the base
   bool has_globstar = false;
   bool tail_only = false;          // "**/<seg>": only the last name matters
+  bool literal_tail = false;       // tail_only and <seg> has no wildcard: one name, looked up
+  // The characters a matching path's last name can end with, when the last segment ends in a
+  // literal or a class: most names are rejected by one table lookup before any matching.
+  bool last_char_known = false;
+  std::array<bool, 256> last_char{};
 };
+
+// What the last character of a name matching `seg` can be; false when anything can.
+bool last_chars_of(const std::string& seg, std::array<bool, 256>& out) {
+  if (seg.empty() || seg.back() == '*' || seg.back() == '?') return false;
+  auto mark = [&](char c) { out[static_cast<unsigned char>(c)] = true; };
+  if (seg.back() != ']') {
+    mark(seg.back());
+    return true;
+  }
+  // A trailing class: find its '[' (a ']' right after "[" or "[!" belongs to the class).
+  const std::size_t open = seg.rfind('[');
+  if (open == std::string::npos) return false;
+  std::size_t j = open + 1;
+  if (j < seg.size() && (seg[j] == '!' || seg[j] == '^')) return false;  // negated: too many to list
+  const std::size_t first = j;
+  for (; j + 1 < seg.size() && (seg[j] != ']' || j == first); ++j) {
+    if (j + 2 < seg.size() - 1 && seg[j + 1] == '-' && seg[j + 2] != ']') {
+      for (int c = static_cast<unsigned char>(seg[j]); c <= static_cast<unsigned char>(seg[j + 2]); ++c)
+        out[static_cast<std::size_t>(c)] = true;
+      j += 2;
+    } else {
+      mark(seg[j]);
+    }
+  }
+  return j + 1 == seg.size();
+}
 
 // segs[pi..] against path[qi..]; `**` matches zero or more components.
 bool match_segments(const std::vector<std::string>& segs, std::size_t pi, const std::vector<std::string_view>& path,
@@ -70,6 +103,8 @@ bool may_descend(const Compiled& c, const std::vector<std::string_view>& path) {
 }
 
 bool matches_path(const Compiled& c, const std::vector<std::string_view>& path) {
+  if (c.last_char_known && (path.back().empty() || !c.last_char[static_cast<unsigned char>(path.back().back())]))
+    return false;
   if (c.tail_only) return match_component(c.segs[1], path.back());
   return match_segments(c.segs, 0, path, 0);
 }
@@ -81,7 +116,12 @@ bool matches_path(const Compiled& c, const std::vector<std::string_view>& path) 
 // thread and merged; expand_globs sorts them, so the result does not depend on who found what.
 class Walk {
  public:
-  Walk(std::vector<Compiled*> group, std::size_t jobs) : group_(std::move(group)), jobs_(jobs) {}
+  Walk(std::vector<Compiled*> group, std::size_t jobs) : group_(std::move(group)), jobs_(jobs) {
+    // "**/name" patterns (the profiles' lists hold dozens) are matched by one lookup of each
+    // entry's name instead of one comparison per pattern; they stay active everywhere below.
+    for (Compiled* c : group_)
+      if (c->literal_tail) by_name_[c->segs[1]].push_back(c);
+  }
 
   Status run(const fs::path& base) {
     queue_.push_back({base, {}, group_});
@@ -224,11 +264,22 @@ class Walk {
       const std::string& native = e.path().native();
       const auto slash = native.rfind('/');
       rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
-      for (Compiled* c : task.active) {
-        if (!matches_path(*c, rel)) continue;
+      auto record = [&](Compiled* c) {
         auto& found = matches[c->index];
         found.push_back(e.path().string());
-        if (found.size() > kGlobMatchBudget) {
+        return found.size() <= kGlobMatchBudget;
+      };
+      if (!by_name_.empty())
+        if (auto named = by_name_.find(rel.back()); named != by_name_.end())
+          for (Compiled* c : named->second)
+            if (!record(c)) {
+              halt();
+              return;
+            }
+      for (Compiled* c : task.active) {
+        if (c->literal_tail || !matches_path(*c, rel)) continue;
+        if (c->job->sockets_only && (e.is_symlink(ec) || !e.is_socket(ec))) continue;
+        if (!record(c)) {
           halt();
           return;
         }
@@ -275,6 +326,7 @@ class Walk {
   }
 
   std::vector<Compiled*> group_;
+  std::unordered_map<std::string_view, std::vector<Compiled*>> by_name_;
   std::size_t jobs_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -351,6 +403,8 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
     Compiled c{&j, compiled.size(), std::vector<std::string>(segs.begin() + static_cast<long>(lit), segs.end())};
     c.has_globstar = std::find(c.segs.begin(), c.segs.end(), "**") != c.segs.end();
     c.tail_only = c.segs.size() == 2 && c.segs[0] == "**" && c.segs[1] != "**";
+    c.literal_tail = c.tail_only && !has_glob(c.segs[1]);
+    if (!c.segs.empty() && c.segs.back() != "**") c.last_char_known = last_chars_of(c.segs.back(), c.last_char);
     compiled.push_back(std::move(c));
     bases.push_back(base);
   }

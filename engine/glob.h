@@ -40,6 +40,9 @@ struct GlobJob {
   bool fail_closed = false;
   std::vector<std::string> matches;  // filled: absolute paths (canonical base + relative part)
   std::vector<std::string> widened;  // filled: one line per widening, for the IR's warnings
+  // Matches only unix sockets (the type readdir reports; a symlink is never one): the scan for
+  // host sockets under the grants shares the walk of the deny patterns under the same base.
+  bool sockets_only = false;
 };
 
 // Expands every job; jobs with the same literal base directory share one walk. `paths`, when

@@ -68,16 +68,18 @@ Status IrBuilder::resolve_paths() {
     }
   }
   // Repositories nested in the project (vendored clones, submodule work trees with a ".git"
-  // file) carry their own git metadata: found by the same walk as the project's deny globs.
-  const std::size_t git_job = jobs.size();
+  // file) carry their own git metadata: found by the same walk as the project's deny globs, and
+  // so are the sockets under every literal grant.
+  const std::size_t deny_jobs = jobs.size();
   jobs.emplace_back(ctx_.project + "/**/.git", "builtin:git-metadata");
+  add_socket_jobs(jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
-  nested_git_ = std::move(jobs[git_job].matches);
-  jobs.pop_back();
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+  nested_git_ = std::move(jobs[deny_jobs].matches);
+  for (std::size_t j = 0; j < deny_jobs; ++j) {
     for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
     for (const auto& w : jobs[j].widened) warn(w);
   }
+  if (auto s = take_socket_matches(jobs, deny_jobs + 1); !s.ok()) return s;
   return {};
 }
 
@@ -218,6 +220,30 @@ std::string read_small(const std::string& path) {
   return text;
 }
 
+// Trees the socket scan does not enter: the distribution's package and configuration trees
+// (root-owned, so only root can create a socket there, and no package or daemon keeps one there;
+// /usr alone is some 170,000 entries on a desktop, and walking /etc was most of a launch's engine
+// time) and the kernel's pseudo-filesystems, which the sandbox gets its own of (/proc, /dev) or
+// which hold no sockets (/sys).
+const std::vector<std::string>& unscanned_trees() {
+  static const std::vector<std::string> trees = {"/usr",   "/bin",  "/sbin", "/lib", "/lib32", "/lib64",
+                                                 "/libx32", "/etc", "/boot", "/proc", "/sys",  "/dev"};
+  return trees;
+}
+
+// Sorted, without roots inside other roots, without roots inside an unscanned tree.
+std::vector<std::string> scan_roots(std::vector<std::string> roots) {
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    bool skip = !out.empty() && path_within(r, out.back());
+    for (const auto& t : unscanned_trees()) skip = skip || path_within(r, t);
+    if (!skip) out.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace
 
 void IrBuilder::add_git_metadata() {
@@ -290,15 +316,96 @@ void IrBuilder::add_git_metadata() {
   }
 }
 
-void IrBuilder::add_sockets() {
-  // Sockets that hand out the host (container engines, ssh-agent, D-Bus) are never implied by
-  // a file grant: masked wherever a grant would reach them, unless unix_sockets.allow names one.
+// Every grant is scanned for unix sockets with a walk bounded like a glob's (over budget: the
+// launch is refused): connecting to a named socket is not a file access the kernel lets the
+// sandbox withhold (Landlock has no right for it), so a socket the view shows is a socket the
+// agent can use. A grant that holds an unscanned tree (a grant of /) is split one level at a time
+// around it. A grant that is itself a socket is checked directly.
+void IrBuilder::add_socket_jobs(std::vector<GlobJob>& jobs) {
+  std::vector<std::string> roots;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && !has_glob(r.item.text))
+      roots.insert(roots.end(), r.resolved.begin(), r.resolved.end());
+  plan_socket_scan(scan_roots(roots), jobs);
+}
+
+void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<GlobJob>& jobs) {
+  while (!queue.empty()) {
+    const std::string root = queue.back();
+    queue.pop_back();
+    socket_scanned_.push_back(root);
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(root, ec);
+    if (st.type() == fs::file_type::socket) sockets_found_.push_back(root);
+    if (st.type() != fs::file_type::directory) continue;
+    bool holds_unscanned = false;
+    for (const auto& t : unscanned_trees()) holds_unscanned = holds_unscanned || (t != root && path_within(t, root));
+    if (!holds_unscanned) {
+      // Fail closed like a deny: a directory the walk cannot read is masked whole.
+      GlobJob job(root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, /*fail_closed=*/true);
+      job.sockets_only = true;
+      jobs.push_back(std::move(job));
+      continue;
+    }
+    for (fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string child = it->path().string();
+      bool unscanned = false;
+      for (const auto& t : unscanned_trees()) unscanned = unscanned || path_within(child, t);
+      if (unscanned) continue;
+      if (!it->is_symlink(ec) && it->is_directory(ec)) queue.push_back(child);
+      else if (!it->is_symlink(ec) && it->is_socket(ec)) sockets_found_.push_back(child);
+    }
+  }
+}
+
+// The socket jobs' results. A grant too large to walk is refused rather than masked whole (which
+// is what a fail-closed job turns into past its budget): the grant would vanish from the view.
+Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first) {
+  for (std::size_t j = first; j < jobs.size(); ++j) {
+    const std::string& pattern = jobs[j].pattern;
+    const std::string base = pattern == "/**" ? "/" : pattern.substr(0, pattern.size() - 3);
+    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end())
+      return refused(jobs[j].label + " walks more than " + std::to_string(kGlobWalkBudget) +
+                     " entries, too many to prove it holds no host socket; grant narrower directories");
+    sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
+    for (const auto& w : jobs[j].widened) warn(w);
+  }
+  return {};
+}
+
+// Grants that came from globs are known only once they are resolved: they get a walk of their own.
+Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
+  std::vector<std::string> todo;
+  for (const auto& r : scan_roots(roots)) {
+    bool done = false;
+    for (const auto& s : socket_scanned_) done = done || path_within(r, s);
+    if (!done) todo.push_back(r);
+  }
+  if (todo.empty()) return {};
+  std::vector<GlobJob> jobs;
+  plan_socket_scan(todo, jobs);
+  if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
+  return take_socket_matches(jobs, 0);
+}
+
+Status IrBuilder::add_sockets() {
+  std::vector<std::string> glob_grants;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && has_glob(r.item.text))
+      glob_grants.insert(glob_grants.end(), r.resolved.begin(), r.resolved.end());
+  if (auto s = scan_sockets_under(glob_grants); !s.ok()) return s;
+  // Sockets that hand out the host (container engines, ssh-agent, D-Bus, the user's service
+  // manager and desktop) are masked wherever a grant would reach them, also when absent now, so
+  // the IR names them; the scan above adds every other socket a grant shows.
   std::vector<std::string> sockets = {"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
                                       "/var/run/podman/podman.sock", "/run/containerd/containerd.sock",
                                       "/var/run/containerd/containerd.sock", "/run/dbus/system_bus_socket",
                                       "/var/run/dbus/system_bus_socket", ctx_.home + "/.docker/run/docker.sock"};
   if (const auto& rt = ctx_.xdg_runtime_dir; !rt.empty())
-    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent.ssh", "/ssh-agent.socket"})
+    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent", "/gnupg/S.gpg-agent.ssh",
+                          "/gnupg/S.gpg-agent.extra", "/gnupg/S.gpg-agent.browser", "/ssh-agent.socket",
+                          "/systemd/private", "/pulse/native", "/pipewire-0", "/wayland-0"})
       sockets.push_back(rt + s);
   if (const auto a = ctx_.getenv("SSH_AUTH_SOCK"); !a.empty() && a[0] == '/') sockets.push_back(a);
   if (auto d = ctx_.getenv("DBUS_SESSION_BUS_ADDRESS"); d.rfind("unix:path=", 0) == 0) {
@@ -307,17 +414,26 @@ void IrBuilder::add_sockets() {
     if (!d.empty() && d[0] == '/') sockets.push_back(d);
   }
   std::set<std::string> allowed(ir_.egress.unix_socket_files.begin(), ir_.egress.unix_socket_files.end());
-  for (const auto& s : sockets) {
-    const std::string c = canonical(*ctx_.paths, s);
-    if (allowed.count(c)) continue;
+  auto mask = [&](const std::string& c, const char* rule, const std::string& why) {
+    if (allowed.count(c)) return;
     bool reachable = false;
     for (const auto* roots : {&ir_.fs.write_roots, &ir_.fs.read_roots})
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
-    if (!reachable) continue;
-    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
-    prov_.add_raw("fs.deny:" + c, Contribution{"invariant", "builtin:never-reachable-sockets", "added",
-                                               "unix socket " + s + " is never implied by a file grant"});
-  }
+    if (!reachable) return;
+    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c)});
+    prov_.add_raw("fs.deny:" + c, Contribution{"invariant", rule, "added", why});
+  };
+  for (const auto& s : sockets)
+    mask(canonical(*ctx_.paths, s), "builtin:never-reachable-sockets", "unix socket " + s + " is never implied by a file grant");
+  std::sort(sockets_found_.begin(), sockets_found_.end());
+  sockets_found_.erase(std::unique(sockets_found_.begin(), sockets_found_.end()), sockets_found_.end());
+  for (const auto& s : sockets_found_)
+    mask(s, "builtin:sockets-under-grants",
+         kind_of(*ctx_.paths, s) == PathKind::kDir
+             ? "directory " + s + " under a grant could not be searched for unix sockets, so it is masked whole"
+             : "unix socket " + s + " lies under a grant; a socket is connectable wherever the view shows it, so "
+               "only unix_sockets.allow makes one reachable");
+  return {};
 }
 
 void IrBuilder::add_paddock_dirs() {

@@ -99,6 +99,7 @@ json to_json(const KernelProbe& p) {
       {"userns_blocked_by", to_string(p.userns_blocked_by)},
       {"userns_error", p.userns_error},
       {"unprivileged", p.unprivileged},
+      {"host_root", p.host_root},
       {"rlimit_data", p.rlimit_data},
       {"cgroup", {{"version", p.cgroup.version}, {"v2_mount", p.cgroup.v2_mount},
                   {"own_v2_path", p.cgroup.own_v2_path},
@@ -141,6 +142,7 @@ Result<KernelProbe> probe_from_json(const json& j) {
     p.userns_blocked_by = *blocked;
     p.userns_error = j.at("userns_error").get<std::string>();
     p.unprivileged = j.at("unprivileged").get<bool>();
+    p.host_root = j.at("host_root").get<bool>();
     p.rlimit_data = j.at("rlimit_data").get<bool>();
     const json& cg = j.at("cgroup");
     p.cgroup.version = cg.at("version").get<std::string>();

@@ -66,6 +66,9 @@ struct KernelProbe {
   UsernsBlock userns_blocked_by = UsernsBlock::kNone;  // why user_ns or mount_ns is false
   std::string userns_error;          // errno name of the failing unshare ("" when none failed)
   bool unprivileged = true;          // probed as a non-root uid
+  // Probed as uid 0 of the initial user namespace: the host's root-owned files are the caller's
+  // own (a uid 0 inside a container's user namespace owns none of them).
+  bool host_root = false;
   // RLIMIT_DATA bounds private writable mappings, mmap included (Linux >= 4.7, unless booted
   // with ignore_rlimit_data, which only logs): tried, not inferred from the release.
   bool rlimit_data = false;

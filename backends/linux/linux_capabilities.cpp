@@ -208,13 +208,13 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "
                                "sandbox's network namespace"));
   m.push_back(fs(partial("egress.unix_socket_files", "bind mount of each socket file into the view",
-                         "a socket file inside a granted read or write root is connectable too, "
-                         "listed or not (only the host-handing sockets Paddock knows, Docker, Podman, "
-                         "containerd, D-Bus, ssh-agent and gpg-agent, are masked): no Landlock "
-                         "right (ABI 7 and older) covers connecting to "
-                         "a pathname socket, so only the view keeps sockets out; grant directories "
-                         "that hold no sockets you do not mean to share (not all of ~, where "
-                         "editors, agents and container engines keep control sockets)")));
+                         "every socket file under a grant when the session starts is masked unless "
+                         "listed (the package trees /usr, /bin, /sbin, /lib*, /etc and /boot are not "
+                         "searched), but one created in a granted directory during the session is "
+                         "connectable: no Landlock right (ABI 7 and older) covers connecting to a "
+                         "pathname socket, so only the view keeps sockets out; grant directories "
+                         "where no control socket appears (not your runtime directory, /run or "
+                         "/tmp/.X11-unix, which lint calls escape-equivalent)")));
   m.push_back(net(partial("egress.quotas", "host broker byte counters",
                           "bytes are counted by the host broker on relayed connections; a "
                           "transfer already in flight can pass the quota before it is cut")));
@@ -236,7 +236,11 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(pid(exact("process.detach_policy=contained_or_fail",
                         "PID namespace: every descendant dies with the sandbox's init")));
   m.push_back(exact("process.privilege_drop",
-                    "no capabilities outside the user namespace; setuid ineffective"));
+                    !probe.host_root
+                        ? "no capabilities outside the user namespace; setuid ineffective"
+                        : "no capabilities, setuid ineffective; the caller is root, so every read-only "
+                          "grant is an idmapped mount on which root's files show as nobody's: the agent "
+                          "(uid 0) reads there only what every user may read"));
   m.push_back(exact("process.no_new_privs", "prctl(PR_SET_NO_NEW_PRIVS)"));
   m.push_back(fs(exact("secrets.default=deny", "allowlisted environment and file view")));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));

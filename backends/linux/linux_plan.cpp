@@ -300,6 +300,7 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
   p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);
   p.tmpfs = tmpfs_size(ir.resources);
+  p.idmap_read_roots = probe.host_root;
   p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
   p.no_new_privs = true;
   p.seccomp = seccomp_rules();

@@ -135,6 +135,11 @@ struct LinuxPlan {
   std::string hostname = "paddock";
   std::vector<MountStep> mounts;
   TmpfsSize tmpfs;  // each of /tmp and /dev/shm
+  // The caller is root: every read-only grant is an idmapped mount on which the host's root (and
+  // every other owner) shows as nobody, so that the agent, uid 0 without capabilities, reads only
+  // what everyone may read there (root-only files such as /etc/shadow- or ssh host keys stay
+  // closed). Write roots stay plain binds: the agent owns what it may write.
+  bool idmap_read_roots = false;
   LandlockPlan landlock;
   bool no_new_privs = true;
   std::vector<SeccompRule> seccomp;                 // default action: allow

@@ -111,6 +111,7 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   step(w, "namespaces", [&] { namespaces(w, p.namespaces); });
   step(w, "hostname", [&] { w.value(p.hostname); });
   step(w, "tmpfs_size", [&] { tmpfs(w, p.tmpfs); });
+  step(w, "idmap_read_roots", [&] { w.value(p.idmap_read_roots); });
   for (const auto& m : p.mounts) step(w, "mount", [&] { mount(w, m); });
   step(w, "cgroup", [&] { cgroup(w, p.cgroup); });
   step(w, "rlimits", [&] { rlimits(w, p.rlimits); });
@@ -133,6 +134,7 @@ nlohmann::json to_json(const LinuxPlan& p) {
   w.key("env");
   env(w, p.env);
   w.key("hostname").value(p.hostname);
+  w.key("idmap_read_roots").value(p.idmap_read_roots);
   w.key("landlock");
   landlock(w, p.landlock);
   w.key("mounts");

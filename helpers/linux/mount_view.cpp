@@ -115,10 +115,10 @@ class ViewBuilder {
     return Status::Ok();
   }
 
-  Status apply(const MountStep& step) {
+  Status apply(const MountStep& step, int prepared) {
     switch (step.op) {
-      case MountOp::kBindRo: return grant(step, kReadOnly);
-      case MountOp::kBindRw: return grant(step, kReadWrite);
+      case MountOp::kBindRo: return grant(step, kReadOnly, prepared);
+      case MountOp::kBindRw: return grant(step, kReadWrite, prepared);
       case MountOp::kProtectDir:
       case MountOp::kProtectFile:
       case MountOp::kMaskFile:
@@ -143,8 +143,9 @@ class ViewBuilder {
     return fd;
   }
 
-  Status grant(const MountStep& step, unsigned attrs) {
-    UniqueFd src(open_beneath(old_root_.get(), relative_to(step.source, "/")));
+  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
+  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+    UniqueFd src(prepared >= 0 ? ::dup(prepared) : open_beneath(old_root_.get(), relative_to(step.source, "/")));
     if (!src.valid()) {
       if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
         return changed(step.source, "(granted) is gone or became a symlink");
@@ -174,6 +175,12 @@ class ViewBuilder {
     if (!target.valid()) return changed(step.target, "(granted) is gone");
     if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
     if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
+    if (prepared >= 0) {
+      // Already read-only, nosuid, nodev and idmapped: attached as it is.
+      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+        return sys_error("mount", step.target);
+      return Status::Ok();
+    }
     return attach_clone(src.get(), target.get(), attrs, step.target);
   }
 
@@ -189,6 +196,10 @@ class ViewBuilder {
       UniqueFd next(open_beneath(fd.get(), parts[i]));
       if (!next.valid()) {
         if (errno == ENOENT) return Error{ErrorCode::kNotFound, path};
+        // This process (uid 0 of the sandbox's namespace, with its capabilities there) cannot
+        // search the directory: then neither can the agent, which has fewer rights, so nothing
+        // below is in its view (an idmapped read root shows a 0700 root directory this way).
+        if (errno == EACCES) return Error{ErrorCode::kPolicyBlocked, path};
         if (errno == ELOOP || errno == EXDEV) return changed(path, "became a symlink");
         return sys_error("open", path);
       }
@@ -215,6 +226,7 @@ class ViewBuilder {
     auto parent = walk_to_parent(step, parts);
     const bool expect_absent = step.op == MountOp::kExpectAbsent;
     if (!parent) {
+      if (parent.error().code == ErrorCode::kPolicyBlocked && !step.pin) return Status::Ok();
       if (parent.error().code == ErrorCode::kNotFound && expect_absent) return Status::Ok();
       if (parent.error().code == ErrorCode::kNotFound) return changed(step.target, "is gone");
       return parent.error();
@@ -222,6 +234,7 @@ class ViewBuilder {
     UniqueFd target(open_beneath(parent->get(), parts.back()));
     if (!target.valid()) {
       if (errno == ENOENT && expect_absent) return Status::Ok();
+      if (errno == EACCES && !step.pin) return Status::Ok();  // out of the agent's reach too (above)
       if (errno == ENOENT) return changed(step.target, "is gone");
       if (errno == ELOOP || errno == EXDEV) return changed(step.target, "became a symlink");
       return sys_error("open", step.target);
@@ -401,7 +414,7 @@ Status copy_top_level_symlinks() {
 }  // namespace
 
 Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tmpfs_size,
-                        std::vector<Placeholder>& placeholders) {
+                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders) {
   // Nothing we mount may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return sys_error("make mounts private", "/");
@@ -420,8 +433,8 @@ Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tm
   ViewBuilder view(tmpfs_size, placeholders);
   if (auto s = view.make_mask_sources(); !s) return s;
   if (auto s = view.prepare(); !s) return s;
-  for (const auto& step : steps)
-    if (auto s = view.apply(step); !s) return s;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (auto s = view.apply(steps[i], i < prepared.size() ? prepared[i] : -1); !s) return s;
 
   if (auto s = copy_top_level_symlinks(); !s) return s;
   // Enter the new root and drop every path to the host's. pivot_root(".", ".") stacks the

@@ -26,7 +26,9 @@ struct Placeholder {
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
+// `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
+// attach for that grant instead of a clone of the host path.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
-                        std::vector<Placeholder>& placeholders);
+                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders);
 
 }  // namespace paddock::helper

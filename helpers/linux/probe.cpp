@@ -220,6 +220,14 @@ linux_backend::UsernsEvidence userns_evidence(const std::string& user_error,
 
 }  // namespace
 
+bool is_host_root() {
+  if (geteuid() != 0) return false;
+  std::istringstream in(read_file("/proc/self/uid_map"));
+  std::uint64_t inside = 1, outside = 1, count = 0;
+  in >> inside >> outside >> count;
+  return inside == 0 && outside == 0 && count == 4294967295ull;
+}
+
 linux_backend::KernelProbe probe_kernel() {
   linux_backend::KernelProbe p;
   struct utsname u {};
@@ -227,6 +235,7 @@ linux_backend::KernelProbe probe_kernel() {
   p.landlock_abi = landlock_abi();
   p.seccomp_filter = seccomp_works();
   p.unprivileged = geteuid() != 0;
+  p.host_root = is_host_root();
   p.rlimit_data = rlimit_data_enforced();
   const std::string user_error = unshare_error(0, /*with_user=*/true);
   p.user_ns = user_error.empty();

@@ -2,7 +2,9 @@
 // launch environment (only names the plan passes are copied) and the attestation to report.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,9 @@ struct SandboxSpec {
   std::map<std::string, std::string> launch_env;  // the helper's own environment
   std::string cwd;                                // working directory inside the view
   std::string attestation_json;                   // sent on the report socket right before exec
+  // The caller's soft RLIMIT_NOFILE: the helper raised its own to the hard limit (see
+  // helper_run.cpp), the agent starts from the caller's again, then the plan's limit applies.
+  std::optional<std::uint64_t> agent_nofile_soft;
 };
 
 // The messages on the report socket, sandbox -> helper, are engine/session/init_message.h's.

@@ -29,6 +29,7 @@
 #include "helpers/common/event_log.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
+#include "helpers/linux/idmapped_grants.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
@@ -179,6 +180,17 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     placeholders = std::move(*r);
   }
 
+  // A root caller's read-only grants are idmapped (root's files show as nobody's), which only
+  // this process, before the sandbox exists, may do.
+  std::vector<platform::UniqueFd> prepared_trees;
+  std::vector<int> prepared;
+  if (plan.idmap_read_roots) {
+    auto trees = prepare_idmapped_grants(plan.mounts);
+    if (!trees) return fail_session(o, 125, trees.error().message);
+    prepared_trees = std::move(*trees);
+    for (const auto& t : prepared_trees) prepared.push_back(t.get());
+  }
+
   bool stop_requested = false;
   SessionRelay relay(events);
   ControlServer control(events, {[&] { stop_requested = true; },
@@ -260,8 +272,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     sync_wr.reset();
     filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, prepared, reaped);
   }
+  prepared_trees.clear();
   join_files.clear();
   leave_files.clear();
   report_child.reset();

@@ -73,6 +73,40 @@ class GlobTest : public QObject {
     QCOMPARE(jobs[1].matches, (std::vector<std::string>{root + "/x/b.pem", root + "/x/note.txt", root + "/x/y"}));
   }
 
+  // The walk looks "**/name" patterns up by name and rejects names by the last character a
+  // pattern allows before matching: every kind of pattern end gives exactly what matching gives.
+  void lookups_and_last_character_shortcuts_match_exactly_what_matching_matches() {
+    QTemporaryDir tmp;
+    const std::string root = std::filesystem::canonical(tmp.path().toStdString()).string();
+    const std::vector<std::string> names = {".npmrc", "a.pem", "b.PEM", "c.pen", "d7", "da", "eb", "f]", "id_rsa",
+                                            "id_rsa.pub", "deploy_rsa", ".aws", "credentials", "x-", "y.tfstate.backup"};
+    for (const auto& n : names)
+      for (const std::string& dir : {std::string(""), std::string("/p/q")}) {
+        std::filesystem::create_directories(root + dir);
+        std::ofstream(root + dir + "/" + n) << "k";
+      }
+    std::filesystem::create_directories(root + "/p/.aws");
+    std::ofstream(root + "/p/.aws/credentials") << "k";
+    const std::vector<std::string> patterns = {".npmrc", "*.[pP][eE][mM]", "*[0-9]", "*[!a]", "*[a-b]", "*]", "id_rsa",
+                                               "*_rsa", "*.tfstate.backup", ".aws/credentials", "*", "*-", "?", "[x-y]*"};
+    std::vector<GlobJob> jobs;
+    for (const auto& p : patterns) jobs.push_back({root + "/**/" + p, p, {}});
+    QVERIFY(expand_globs(jobs).ok());
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      std::vector<std::string> want;
+      for (auto it = std::filesystem::recursive_directory_iterator(root); it != std::filesystem::recursive_directory_iterator(); ++it) {
+        const std::string rel = it->path().string().substr(root.size() + 1);
+        const std::string name = it->path().filename().string();
+        const bool two = patterns[i].find('/') != std::string::npos;
+        const std::string parent = it->path().parent_path().filename().string();
+        const bool hit = two ? (parent + "/" + name == patterns[i]) : match_component(patterns[i], name);
+        if (hit) want.push_back(it->path().string());
+      }
+      std::sort(want.begin(), want.end());
+      QVERIFY2(jobs[i].matches == want, patterns[i].c_str());
+    }
+  }
+
   // A tree large enough that the walk takes a second thread (beyond a few thousand entries, with
   // directories still queued): the matches are exactly those a plain recursive listing finds, the
   // same on every run.

@@ -207,6 +207,29 @@ class HelperViewTest : public QObject {
     QVERIFY(fs::is_directory(p + "/.git"));
   }
 
+  // A root caller's agent is uid 0 in its namespace: it must not read what only root may read
+  // (here a 0600 file in a read root, and /etc's shadow files), which nothing masks by name.
+  void root_only_files_in_the_read_roots_stay_closed_even_to_a_root_caller_data() { add_uid_rows(); }
+  void root_only_files_in_the_read_roots_stay_closed_even_to_a_root_caller() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string secret = fixture_.outside + "/root-only.key";
+    put(secret, "SECRET-ROOT-ONLY\n");
+    QVERIFY(::chown(secret.c_str(), 0, 0) == 0 && ::chmod(secret.c_str(), 0600) == 0);
+    std::string script = "cat " + secret + " /etc/gshadow /etc/shadow- 2>/dev/null; cat " + fixture_.outside +
+                         "/readme.txt; ls -d /etc/ssl/private/* 2>/dev/null; echo done";
+    auto r = sh(base_ir(fixture_), script);
+    QVERIFY2(r.exit_code == 0 && r.out.find("done") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));  // no shadow line
+    QVERIFY2(r.out.find("outside but readable") != std::string::npos, dump(r));
+    // What the agent writes stays the caller's: the project is not idmapped.
+    auto w = sh(base_ir(fixture_), "echo mine > " + fixture_.project + "/mine.txt && echo wrote");
+    QVERIFY2(w.out.find("wrote") != std::string::npos, dump(w));
+    struct stat st {};
+    QVERIFY(::stat((fixture_.project + "/mine.txt").c_str(), &st) == 0);
+    QCOMPARE(st.st_uid, static_cast<uid_t>(fixture_.uid));
+  }
+
   void a_placeholder_in_use_by_another_session_is_kept_until_the_last_one_ends_data() { add_uid_rows(); }
   void a_placeholder_in_use_by_another_session_is_kept_until_the_last_one_ends() {
     QVERIFY2(setup_row(), "fixture/probe failed");
