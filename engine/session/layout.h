@@ -35,6 +35,8 @@ struct Layout {
   // The per-boot kernel probe cache ("" without a runtime dir: nothing is cached then).
   std::string probe_cache() const;
   std::string approvals_file() const { return state_dir + "/approvals.json"; }
+  // Records of the placeholders sessions made for absent protected paths, and their lock.
+  std::string placeholders_dir() const { return state_dir + "/placeholders"; }
 };
 
 // Fails (bad input) only when HOME is not an absolute path.

@@ -112,6 +112,7 @@ int helper_run_main(int argc, char** argv) {
   opt.session_id = args->session_id;
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
+  if (auto layout = session::from_env(env); layout.ok()) opt.placeholders_dir = layout->placeholders_dir();
   if (args->timeout_secs) opt.timeout_secs = static_cast<long>(*args->timeout_secs);
   std::optional<std::string> ir_record;  // ir.json to write on failure too: what was asked for
   auto fail = [&](const Error& e) {

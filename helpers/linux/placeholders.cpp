@@ -16,22 +16,15 @@ namespace paddock::helper {
 
 using nlohmann::json;
 
-std::string placeholder_dir_for(const std::string& session_dir) {
-  // "<state>/sessions/<id>" -> "<state>/placeholders"; any other layout: beside the session dir.
-  std::string s = session_dir;
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  auto slash = s.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "";
-  s.resize(slash);
-  slash = s.rfind('/');
-  if (slash != std::string::npos && slash > 0 && s.compare(slash + 1, std::string::npos, "sessions") == 0) s.resize(slash);
-  return s + "/placeholders";
-}
-
 Result<PlaceholderRegistry> PlaceholderRegistry::open(const std::string& dir) {
-  if (dir.empty()) return refused("no state directory to record placeholders in");
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return refused("cannot create " + dir + ": " + std::strerror(errno));
+  if (dir.empty()) return refused("no state directory to record placeholders in (HOME is not absolute)");
+  // The state directory may not exist yet on a fresh home: made as the session files' are, 0700.
+  for (std::size_t pos = 1; pos != std::string::npos;) {
+    pos = dir.find('/', pos + 1);
+    const std::string cur = dir.substr(0, pos);
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST)
+      return refused("cannot create " + cur + ": " + std::strerror(errno));
+  }
   PlaceholderRegistry r;
   r.dir_ = dir;
   const std::string lock = dir + "/.lock";

@@ -37,8 +37,5 @@ class PlaceholderRegistry {
   platform::UniqueFd lock_;
 };
 
-// Where the registry lives for a session directory "<state>/sessions/<id>": "<state>/placeholders"
-// (beside the session directory in any other layout).
-std::string placeholder_dir_for(const std::string& session_dir);
 
 }  // namespace paddock::helper

@@ -175,7 +175,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
   if (makes_placeholders) {
-    auto r = PlaceholderRegistry::open(placeholder_dir_for(o.session_dir));
+    auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return fail_session(o, 125, r.error().message);
     placeholders = std::move(*r);
   }

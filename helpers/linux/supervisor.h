@@ -19,6 +19,7 @@ struct SessionOptions {
   std::string session_id;
   std::string session_dir;     // attestation.json, events.jsonl, report.json go here
   std::string control_socket;  // "" = none
+  std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
