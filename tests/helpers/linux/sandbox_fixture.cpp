@@ -37,6 +37,11 @@ SandboxFixture make_fixture(uid_t uid) {
   for (const auto& d : {f.home, f.home + "/.ssh", f.home + "/.aws", f.project, f.project + "/src",
                         f.outside, f.tools, f.state})
     fs::create_directories(d);
+  // Paddock's own directories exist before a policy is resolved, as `paddock run` makes them.
+  for (const auto& d : {f.home + "/.config/paddock", f.home + "/.local/state/paddock"}) {
+    fs::create_directories(d);
+    ::chmod(d.c_str(), 0700);
+  }
   put(f.home + "/.ssh/id_rsa", "SECRET-SSH-KEY\n");
   put(f.home + "/.aws/credentials", "SECRET-AWS\n");
   put(f.home + "/notes.txt", "plain notes\n");
