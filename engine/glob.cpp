@@ -264,10 +264,13 @@ class Walk {
       const std::string& native = e.path().native();
       const auto slash = native.rfind('/');
       rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
+      // An allow pattern past its budget fails the evaluation: the walk can stop. A deny pattern
+      // past it is collapsed into directories afterwards (run), which needs every match: the
+      // walk goes on (bounded by the entry budget).
       auto record = [&](Compiled* c) {
         auto& found = matches[c->index];
         found.push_back(e.path().string());
-        return found.size() <= kGlobMatchBudget;
+        return c->job->fail_closed || found.size() <= kGlobMatchBudget;
       };
       if (!by_name_.empty())
         if (auto named = by_name_.find(rel.back()); named != by_name_.end())
