@@ -85,7 +85,7 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     const std::string where = file + ": entries[" + std::to_string(i) + "]";
     const json& e = entries[i];
     if (auto s = only_keys(where, e,
-                           watch ? std::set<std::string>{"group", "paths", "why", "agent", "format", "keys"}
+                           watch ? std::set<std::string>{"group", "paths", "why", "agent", "format", "keys", "state_file"}
                                  : std::set<std::string>{"group", "paths", "why", "agent", "files_only"});
         !s.ok())
       return s.error();
@@ -110,6 +110,10 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
       for (const auto& k : e["keys"]) {
         if (!k.is_string() || k.get_ref<const std::string&>().empty()) return broken(where, "a key must be a non-empty string");
         entry.keys.push_back(k.get<std::string>());
+      }
+      if (e.contains("state_file")) {
+        if (!e["state_file"].is_boolean()) return broken(where, "'state_file' must be true or false");
+        entry.state_file = e["state_file"].get<bool>();
       }
     }
     if (e.contains("files_only")) {

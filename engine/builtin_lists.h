@@ -36,6 +36,9 @@ struct ListEntry {
   // name host commands (engine/session/config_watch.h).
   std::string format;
   std::vector<std::string> keys;
+  // The agent writes this file as its state (it cannot work with it read-only): watched only,
+  // never made read-only by filesystem.protect_agent_config.
+  bool state_file = false;
 };
 
 struct BuiltinList {

@@ -332,6 +332,7 @@ class BuiltinListsTest : public QObject {
           std::string keys;
           for (const auto& k : e.keys) keys += (keys.empty() ? "" : ", ") + ("`" + k + "`");
           why += " Keys: " + keys + ".";
+          if (e.state_file) why += " *(state file: watched, never read-only)*";
         }
         md << "| " << paths << " | " << why << " |\n";
       }
