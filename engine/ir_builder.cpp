@@ -175,7 +175,7 @@ Status IrBuilder::add_agent_config_protection(const Origin& at_key) {
   at.key += " (agent-config)";
   for (const auto& e : l->entries)
     if (!e.state_file)
-      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false});
+      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false, {}});
   return {};
 }
 
