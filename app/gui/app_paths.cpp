@@ -37,6 +37,13 @@ QString AppPaths::helperPath() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_LIBEXEC_REL "/paddock-helper");
 }
 
+QString AppPaths::cliPath() { return QDir::cleanPath(executableDir() + "/paddock"); }
+
+QString AppPaths::outputDir() {
+  const QString dir = stateDir();
+  return dir.isEmpty() ? QString() : dir + "/output";
+}
+
 QString AppPaths::resourcesDir() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_DATA_REL);
 }
