@@ -68,7 +68,7 @@ QString AppPaths::controlSocketPath(const QString& sessionDir) {
 }
 
 QString AppPaths::startPage() {
-  return QProcessEnvironment::systemEnvironment().value("PADDOCK_GUI_START_PAGE", "profiles");
+  return QProcessEnvironment::systemEnvironment().value("PADDOCK_GUI_START_PAGE", "home");
 }
 
 std::map<std::string, std::string> AppPaths::environment() {

@@ -24,7 +24,7 @@ class AppPaths : public QObject {
   Q_PROPERTY(QString stateDir READ stateDir CONSTANT)
   Q_PROPERTY(QString sessionsDir READ sessionsDir CONSTANT)
   Q_PROPERTY(QString guiConfigFile READ guiConfigFile CONSTANT)
-  // PADDOCK_GUI_START_PAGE=profiles|sessions|settings: the page shown first (scripts/screenshot).
+  // PADDOCK_GUI_START_PAGE=home|sessions|customize|settings: the page shown first (scripts/screenshot).
   Q_PROPERTY(QString startPage READ startPage CONSTANT)
 
  public:

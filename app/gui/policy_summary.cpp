@@ -104,7 +104,10 @@ struct Summarizer {
   void add(SummaryLine l) { out.push_back(std::move(l)); }
 
   void files() {
-    for (const auto& root : ir.fs.write_roots) {
+    // The project first: it is what the user launched the agent for.
+    std::vector<std::string> writes = ir.fs.write_roots;
+    std::stable_partition(writes.begin(), writes.end(), [&](const std::string& r) { return r == ir.meta.project; });
+    for (const auto& root : writes) {
       SummaryLine l = mk("Files", "Can write", show(root), {root});
       if (root == ir.meta.project) l.text = "the project (" + root + ")";
       l.warn = root == ir.meta.home || root == "/";

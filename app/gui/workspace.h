@@ -58,6 +58,8 @@ class Workspace : public QObject {
   Q_INVOKABLE bool addCustomAgent(const QString& name, const QString& command);
   Q_INVOKABLE void removeCustomAgent(const QString& name);
   Q_INVOKABLE void clearError() { setError({}); }
+  // Something a page could not do (the folder picker failed to load): shown where errors are.
+  Q_INVOKABLE void reportError(const QString& message) { setError(message); }
   // The agent chosen for a project ("" = none chosen yet: the default agent).
   Q_INVOKABLE QString agentOf(const QString& project) const;
   Q_INVOKABLE void recordLaunch(const QString& project, const QString& agent, const QString& mode);

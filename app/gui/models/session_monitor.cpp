@@ -44,6 +44,8 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
   connect(&client_, &ControlClient::closed, this, [this] {
     setLive(false);
     readNewLines();  // the last events (session_ended) were written before the socket closed
+    readOutput();
+    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
     if (!asks_.empty()) {
       asks_.clear();  // the session is gone; so are its questions
       emit pendingAsksChanged();
@@ -55,6 +57,7 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
   });
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readNewLines);
+  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readOutput);
 }
 
 int SessionMonitor::rowCount(const QModelIndex& parent) const {
@@ -117,6 +120,11 @@ void SessionMonitor::reload() {
   asks_.clear();
   seen_asks_.clear();
   emit pendingAsksChanged();
+  output_.clear();
+  output_offset_ = 0;
+  has_output_ = false;
+  dropped_ = 0;
+  emit outputChanged();
   setLive(false);
   setLastError({});
   if (dir_.isEmpty()) {
@@ -139,7 +147,9 @@ void SessionMonitor::reload() {
   if (keep_log_) {
     file_.setFileName(dir_ + "/events.jsonl");
     readNewLines();
-    poll_.start();
+    readOutput();
+    // Only a session that may still write needs a look now and then.
+    if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   }
   setStatus(ModelStatus::Ready);
 }
@@ -183,11 +193,45 @@ void SessionMonitor::readNewLines() {
     added.push_back(toRow(doc.object()));
   }
   if (added.empty()) return;
+  // A window of the newest rows: memory stays bounded however long the session logs.
+  if (added.size() > static_cast<size_t>(max_rows_)) {
+    dropped_ += static_cast<qint64>(added.size() - static_cast<size_t>(max_rows_));
+    added.erase(added.begin(), added.end() - max_rows_);
+  }
+  const size_t total = rows_.size() + added.size();
+  if (total > static_cast<size_t>(max_rows_)) {
+    const int drop = static_cast<int>(total - static_cast<size_t>(max_rows_));
+    beginRemoveRows({}, 0, drop - 1);
+    rows_.erase(rows_.begin(), rows_.begin() + drop);
+    endRemoveRows();
+    dropped_ += drop;
+  }
   const int first = rowCount();
   beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
   for (Row& r : added) rows_.push_back(std::move(r));
   endInsertRows();
   emit countChanged();
+}
+
+void SessionMonitor::readOutput() {
+  const QString path = AppPaths::outputDir() + "/" + sessionId() + ".log";
+  QFile f(path);
+  if (sessionId().isEmpty() || !f.open(QIODevice::ReadOnly)) return;
+  constexpr qint64 kKeep = 256 * 1024;
+  const qint64 size = f.size();
+  if (size == output_offset_ && has_output_) return;
+  if (size < output_offset_) {
+    output_.clear();
+    output_offset_ = 0;
+  }
+  const qint64 from = std::max(output_offset_, size - kKeep);
+  if (from > output_offset_) output_.clear();
+  f.seek(from);
+  output_ += f.read(size - from);
+  output_offset_ = size;
+  if (output_.size() > kKeep) output_.remove(0, output_.size() - kKeep);
+  has_output_ = true;
+  emit outputChanged();
 }
 
 void SessionMonitor::onMessage(const QJsonObject& line) {

@@ -61,6 +61,11 @@ void read_session_meta(SessionRecord& r) {
   if (!ir.ok()) return;
   r.project = QString::fromStdString(ir->meta.project);
   r.agent = QString::fromStdString(ir->meta.agent);
+  const auto& res = ir->resources;
+  r.cpuLimitSecs = res.cpu_seconds.value_or(-1);
+  r.memoryLimit = res.memory_bytes.value_or(-1);
+  r.processLimit = res.processes.value_or(-1);
+  r.wallLimitSecs = res.wall_time_secs.value_or(-1);
 }
 
 QString state_words(const QString& state) {

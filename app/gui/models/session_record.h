@@ -24,6 +24,8 @@ struct SessionRecord {
   QString project;   // from ir.json's meta ("" when it does not read)
   QString agent;
   qint64 cpuMs = -1, maxRss = -1, pids = -1;  // usage from the report
+  // The limits the session ran under (ir.json's resources; -1 = no limit).
+  qint64 cpuLimitSecs = -1, memoryLimit = -1, processLimit = -1, wallLimitSecs = -1;
 };
 
 // Reads report.json and the first line of events.jsonl; a session without a report is running

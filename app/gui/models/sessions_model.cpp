@@ -6,12 +6,25 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 
 #include "app_paths.h"
 #include "engine/session/event.h"
 #include "engine/session/layout.h"
 
 namespace paddock::gui {
+namespace {
+
+void copy_meta(const SessionRecord& from, SessionRecord& to) {
+  to.project = from.project;
+  to.agent = from.agent;
+  to.cpuLimitSecs = from.cpuLimitSecs;
+  to.memoryLimit = from.memoryLimit;
+  to.processLimit = from.processLimit;
+  to.wallLimitSecs = from.wallLimitSecs;
+}
+
+}  // namespace
 
 SessionsModel::SessionsModel(QObject* parent) : StatusListModel(parent), dir_(AppPaths::sessionsDir()) {
   coalesce_.setSingleShot(true);
@@ -62,6 +75,10 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     case CpuMsRole: return r.cpuMs;
     case MaxRssRole: return r.maxRss;
     case PidsRole: return r.pids;
+    case CpuLimitRole: return r.cpuLimitSecs;
+    case MemoryLimitRole: return r.memoryLimit;
+    case ProcessLimitRole: return r.processLimit;
+    case WallLimitRole: return r.wallLimitSecs;
     case AttentionRole: return r.state == "abandoned" || r.state == "unreadable" || !r.problem.isEmpty();
     default: return {};
   }
@@ -75,7 +92,8 @@ QHash<int, QByteArray> SessionsModel::roleNames() const {
           {StartedMsRole, "startedMs"}, {DurationMsRole, "durationMs"}, {RequestsRole, "requests"},
           {DeniedRole, "denied"},    {ExitCodeRole, "exitCode"},   {ErrorRole, "error"},
           {OutputFileRole, "outputFile"}, {RunningRole, "running"}, {CpuMsRole, "cpuMs"},
-          {MaxRssRole, "maxRss"},    {PidsRole, "pids"}};
+          {MaxRssRole, "maxRss"},    {PidsRole, "pids"},           {CpuLimitRole, "cpuLimitSecs"},
+          {MemoryLimitRole, "memoryLimit"}, {ProcessLimitRole, "processLimit"}, {WallLimitRole, "wallLimitSecs"}};
 }
 
 void SessionsModel::setDirectory(const QString& dir) {
@@ -183,13 +201,15 @@ void SessionsModel::reload() {
       const QString path = dir.filePath(name);
       SessionRecord r = read_session_dir(path, AppPaths::controlSocketPath(path));
       auto m = meta_.find(path);
+      SessionRecord meta;
       if (m == meta_.end()) {
-        read_session_meta(r);
-        if (!r.project.isEmpty()) meta_[path] = {r.project, r.agent};
+        meta.dir = path;
+        read_session_meta(meta);
+        if (!meta.project.isEmpty()) meta_[path] = meta;
       } else {
-        r.project = m->second.first;
-        r.agent = m->second.second;
+        meta = m->second;
       }
+      copy_meta(meta, r);
       tally(path);
       rows.push_back(std::move(r));
     }
@@ -219,9 +239,10 @@ void SessionsModel::recheckRunning() {
     SessionRecord& r = rows_[i];
     if (r.state != "running") continue;
     SessionRecord now = read_session_dir(r.dir, AppPaths::controlSocketPath(r.dir));
-    now.project = r.project;
-    now.agent = r.agent;
+    copy_meta(r, now);
+    const int denied_before = tallies_[r.dir].denied;
     tally(r.dir);
+    if (const int more = tallies_[r.dir].denied - denied_before; more > 0) emit denialsSeen(r.id, more);
     if (now.state != r.state) ended = true;
     else {
       r = std::move(now);
@@ -229,6 +250,15 @@ void SessionsModel::recheckRunning() {
     }
   }
   if (ended) reload();
+}
+
+QVariantMap SessionsModel::verify(int row) const {
+  if (row < 0 || row >= rowCount()) return {{"ok", false}, {"text", tr("no such session")}};
+  QProcess p;
+  p.start(AppPaths::cliPath(), {"verify", "--session", rows_[static_cast<size_t>(row)].id});
+  if (!p.waitForFinished(20000)) return {{"ok", false}, {"text", tr("paddock verify did not answer")}};
+  const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()).trimmed();
+  return {{"ok", p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0}, {"text", out}};
 }
 
 QString SessionsModel::remove(int row) {

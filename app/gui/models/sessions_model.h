@@ -35,7 +35,8 @@ class SessionsModel : public StatusListModel {
   enum Role { IdRole = Qt::UserRole + 1, StateRole, CommandRole, IrHashRole, StartedRole,
               DirRole, ProblemRole, AttentionRole, ProjectRole, ProjectNameRole, AgentRole, StateWordsRole,
               StartedMsRole, DurationMsRole, RequestsRole, DeniedRole, ExitCodeRole, ErrorRole, OutputFileRole,
-              RunningRole, CpuMsRole, MaxRssRole, PidsRole };
+              RunningRole, CpuMsRole, MaxRssRole, PidsRole, CpuLimitRole, MemoryLimitRole, ProcessLimitRole,
+              WallLimitRole };
   Q_ENUM(Role)
 
   explicit SessionsModel(QObject* parent = nullptr);
@@ -61,11 +62,15 @@ class SessionsModel : public StatusListModel {
   Q_INVOKABLE QString remove(int row);
   // Re-reads the running sessions (state, counts); the timer calls it while any runs.
   Q_INVOKABLE void recheckRunning();
+  // `paddock verify --session ID`: its output, first line "verified ..." or the mismatch.
+  Q_INVOKABLE QVariantMap verify(int row) const;
 
  signals:
   void directoryChanged();
   // A session this model saw running ended as failed or crashed (the tray notifies).
   void sessionFailed(const QString& id, const QString& state, const QString& why);
+  // A running session's broker denied more requests (the tray notifies; host of the last one).
+  void denialsSeen(const QString& id, int newDenials);
 
  private:
   struct Tally {
@@ -80,7 +85,7 @@ class SessionsModel : public StatusListModel {
   QString dir_;
   std::vector<SessionRecord> rows_;
   std::map<QString, Tally> tallies_;             // by session dir
-  std::map<QString, std::pair<QString, QString>> meta_;  // dir -> (project, agent): ir.json never changes
+  std::map<QString, SessionRecord> meta_;  // dir -> what ir.json says (project, agent, limits): it never changes
   QFileSystemWatcher watcher_;
   QTimer coalesce_;  // many file events during a session start become one reload
   QTimer liveness_;  // while a session runs: is its helper still there?
