@@ -165,10 +165,21 @@ void SessionMonitor::readNewLines() {
     rows_.clear();
     endResetModel();
   }
+  // A long log opened for the first time: only its tail is read (the window), the lines before
+  // it are counted, not parsed.
+  if (offset_ == 0 && file_.size() > kTailBytes) skipToTail();
   if (!file_.seek(offset_)) return;
-  const QByteArray chunk = file_.readAll();
+  // One slice per turn of the event loop, so a burst of events never stalls a frame.
+  const QByteArray chunk = file_.read(kSliceBytes);
   offset_ += chunk.size();
   partial_ += chunk;
+  if (file_.size() > offset_ && !more_queued_) {
+    more_queued_ = true;
+    QTimer::singleShot(0, this, [this] {
+      more_queued_ = false;
+      readNewLines();
+    });
+  }
   std::vector<Row> added;
   qsizetype nl;
   // Only complete lines: the helper may be in the middle of appending the last one.
@@ -211,6 +222,26 @@ void SessionMonitor::readNewLines() {
   for (Row& r : added) rows_.push_back(std::move(r));
   endInsertRows();
   emit countChanged();
+}
+
+void SessionMonitor::skipToTail() {
+  const qint64 tail_start = file_.size() - kTailBytes;
+  qint64 pos = 0, last_nl = -1;
+  long lines = 0;
+  file_.seek(0);
+  while (pos < tail_start) {
+    const QByteArray block = file_.read(std::min<qint64>(1 << 20, tail_start - pos));
+    if (block.isEmpty()) break;
+    for (qsizetype i = block.indexOf('\n'); i >= 0; i = block.indexOf('\n', i + 1)) {
+      ++lines;
+      last_nl = pos + i;
+    }
+    pos += block.size();
+  }
+  if (last_nl < 0) return;
+  offset_ = last_nl + 1;
+  line_no_ = lines;
+  dropped_ += lines;
 }
 
 void SessionMonitor::readOutput() {

@@ -97,6 +97,9 @@ class SessionMonitor : public StatusListModel {
 
   void readNewLines();  // appends the complete lines written since the last read
   void readOutput();
+  void skipToTail();
+  static constexpr qint64 kSliceBytes = 128 * 1024;
+  static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
   void setLive(bool live);
   void setLastError(const QString& e);
@@ -123,6 +126,7 @@ class SessionMonitor : public StatusListModel {
   bool has_output_ = false;
   qint64 dropped_ = 0;
   int max_rows_ = kDefaultMaxRows;
+  bool more_queued_ = false;
 };
 
 }  // namespace paddock::gui
