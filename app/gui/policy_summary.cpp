@@ -297,7 +297,7 @@ struct Summarizer {
       if (partial.empty()) {
         l.text = "everything above is enforced by this machine's kernel";
       } else {
-        l.text = "enforced by this machine's kernel, except: " + join(partial, 3);
+        l.text = "enforced by this machine's kernel, except: " + join(partial, 1);
         l.warn = true;
       }
     }

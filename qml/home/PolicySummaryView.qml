@@ -39,71 +39,80 @@ ColumnLayout {
         }
     }
 
-    Repeater {
-        objectName: "summaryLines"
-        model: view.summary
-        delegate: ColumnLayout {
-            id: line
-            required property int index
-            required property string section
-            required property string label
-            required property string text
-            required property string tier
-            required property string file
-            required property string rule
-            required property bool warn
-            property bool showWhy: false
-            visible: line.section !== "Enforcement" || line.label !== "On this machine"
-            Layout.fillWidth: true
-            spacing: 2
+    // Plain positioners with explicit widths: each line's height follows its wrapped text.
+    Column {
+        id: rows
+        Layout.fillWidth: true
+        Layout.preferredWidth: 1
+        spacing: 4
 
-            Label {
-                // A section heading above its first line.
-                visible: line.index === 0 || view.summary.sectionAt(line.index - 1) !== line.section
-                Layout.topMargin: line.index === 0 ? 0 : 8
-                text: line.section
-                font.bold: true
-                font.pixelSize: 15
-            }
-            RowLayout {
-                Layout.fillWidth: true
-                Layout.preferredWidth: 1  // wraps: its width comes from the layout
-                spacing: 10
+        Repeater {
+            objectName: "summaryLines"
+            model: view.summary
+            delegate: Column {
+                id: line
+                required property int index
+                required property string section
+                required property string label
+                required property string text
+                required property string tier
+                required property string file
+                required property string rule
+                required property bool warn
+                property bool showWhy: false
+                width: rows.width
+                visible: line.section !== "Enforcement" || line.label !== "On this machine"
+                spacing: 2
+
                 Label {
-                    Layout.preferredWidth: 170
-                    Layout.alignment: Qt.AlignTop
-                    text: line.label
-                    opacity: 0.8
-                    wrapMode: Text.Wrap
+                    // A section heading above its first line.
+                    visible: line.index === 0 || view.summary.sectionAt(line.index - 1) !== line.section
+                    topPadding: line.index === 0 ? 0 : 8
+                    text: line.section
+                    font.bold: true
+                    font.pixelSize: 15
+                }
+                Row {
+                    width: line.width
+                    spacing: 10
+                    Label {
+                        id: labelText
+                        width: Math.min(170, line.width * 0.3)
+                        // A run of lines with one label names it once.
+                        text: line.index > 0 && view.summary.labelAt(line.index - 1) === line.label ? "" : line.label
+                        opacity: 0.8
+                        wrapMode: Text.Wrap
+                    }
+                    Label {
+                        width: line.width - labelText.width - whyButton.width - 20
+                        text: (line.warn ? "⚠ " : "") + line.text
+                        color: line.warn ? "#e65100" : palette.windowText
+                        wrapMode: Text.Wrap
+                    }
+                    ToolButton {
+                        id: whyButton
+                        width: 56
+                        opacity: line.tier.length > 0 || line.rule.length > 0 ? 1 : 0
+                        enabled: opacity > 0
+                        text: line.showWhy ? qsTr("hide") : qsTr("why?")
+                        font.pixelSize: 12
+                        topPadding: 0
+                        bottomPadding: 0
+                        onClicked: line.showWhy = !line.showWhy
+                        Accessible.name: qsTr("Why: %1").arg(line.label)
+                    }
                 }
                 Label {
-                    Layout.fillWidth: true
-                    Layout.preferredWidth: 1  // wraps: its width comes from the layout
-                    Layout.alignment: Qt.AlignTop
-                    text: (line.warn ? "⚠ " : "") + line.text
-                    color: line.warn ? "#e65100" : palette.windowText
+                    x: labelText.width + 10
+                    width: line.width - x
+                    visible: line.showWhy
                     wrapMode: Text.Wrap
-                }
-                ToolButton {
-                    Layout.alignment: Qt.AlignTop
-                    visible: line.tier.length > 0 || line.rule.length > 0
-                    text: line.showWhy ? qsTr("hide") : qsTr("why?")
                     font.pixelSize: 12
-                    onClicked: line.showWhy = !line.showWhy
-                    Accessible.name: qsTr("Why: %1").arg(line.label)
+                    opacity: 0.8
+                    text: qsTr("Decided by %1%2%3").arg(line.tier.length > 0 ? line.tier : qsTr("Paddock itself"))
+                          .arg(line.file.length > 0 ? " (" + line.file + ")" : "")
+                          .arg(line.rule.length > 0 ? ": " + line.rule : "")
                 }
-            }
-            Label {
-                Layout.fillWidth: true
-                Layout.preferredWidth: 1  // wraps: its width comes from the layout
-                Layout.leftMargin: 180
-                visible: line.showWhy
-                wrapMode: Text.Wrap
-                font.pixelSize: 12
-                opacity: 0.8
-                text: qsTr("Decided by %1%2%3").arg(line.tier.length > 0 ? line.tier : qsTr("Paddock itself"))
-                      .arg(line.file.length > 0 ? " (" + line.file + ")" : "")
-                      .arg(line.rule.length > 0 ? ": " + line.rule : "")
             }
         }
     }

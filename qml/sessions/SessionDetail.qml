@@ -50,7 +50,8 @@ Pane {
                 }
                 Label {
                     Layout.fillWidth: true
-                    text: monitor.sessionId + " · " + (detail.info.command || "")
+                    text: (monitor.sessionId + " · " + (detail.info.command || "")).replace(/\s+/g, " ")
+                    maximumLineCount: 1
                     opacity: 0.7
                     font.pixelSize: 12
                     elide: Text.ElideMiddle

@@ -44,6 +44,7 @@ Item {
             tryCompare(liveComposer, "status", ModelStatus.Ready, 20000)
             const s = liveComposer.summary
             tryVerify(function() { return s.count > 5 }, 20000)
+            wait(50)  // one frame: the lines are laid out
             const text = s.asText()
             verify(text.indexOf("Files · Can write: the project (") === 0, text)
             verify(text.indexOf("Network · Internet: ") >= 0, text)
@@ -54,6 +55,17 @@ Item {
             const lines = findChild(page, "summaryLines")
             verify(lines !== null)
             compare(lines.count, s.count)
+            // Every line is laid out below the one before it, with a height (none collapsed).
+            let shown = 0, lastY = -1
+            for (let i = 0; i < lines.count; ++i) {
+                const d = lines.itemAt(i)
+                if (!d.visible) continue
+                verify(d.height > 0, "line " + i + " has no height")
+                verify(d.y > lastY, "line " + i + " overlaps the one before")
+                lastY = d.y
+                ++shown
+            }
+            verify(shown >= s.count - 1)
         }
 
         function test_2_the_launch_options_show_the_cli_equivalent() {

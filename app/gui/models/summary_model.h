@@ -39,6 +39,9 @@ class SummaryModel : public StatusListModel {
   QString headline() const;
   // Every line as "Section · Label: text" (tests, and the text copied with Copy).
   Q_INVOKABLE QString asText() const;
+  Q_INVOKABLE QString labelAt(int row) const {
+    return row >= 0 && row < rowCount() ? QString::fromStdString(rows_[static_cast<size_t>(row)].label) : QString();
+  }
   Q_INVOKABLE QString sectionAt(int row) const {
     return row >= 0 && row < rowCount() ? QString::fromStdString(rows_[static_cast<size_t>(row)].section) : QString();
   }
