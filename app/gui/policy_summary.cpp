@@ -155,8 +155,15 @@ struct Summarizer {
       std::vector<std::string> shown;
       for (const auto& p : paths) shown.push_back(show(p));
       SummaryLine l = mk("Files", label, {}, paths);
-      if (list == "project-secrets")
-        l.text = plural(paths.size(), "secret-shaped file", "secret-shaped files") + " in the project (" + join(shown, 3) + ")";
+      if (list == "project-secrets") {
+        // Counted are the files that are there; a name masked in advance (absent) is not one.
+        std::vector<std::string> present;
+        for (const auto& d : entries)
+          if (!is_absent(d.kind) && std::find(paths.begin(), paths.end(), d.path) != paths.end()) present.push_back(show(d.path));
+        l.text = present.empty() ? "secret-shaped names in the project, masked in advance (none there now)"
+                                 : plural(present.size(), "secret-shaped file", "secret-shaped files") + " in the project (" +
+                                       join(present, 3) + ")";
+      }
       else if (list.empty())
         l.text = join(shown, 4);
       else
