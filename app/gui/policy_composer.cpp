@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "engine/approvals.h"
 #include "ir_diff.h"
+#include "platform/dir_lister.h"
 #include "platform/engine_files.h"
 #include "platform/probe.h"
 
@@ -111,6 +112,7 @@ QString PolicyComposer::baselineHash() const {
 
 Inputs PolicyComposer::makeInputs(bool with_overlay) const {
   Inputs in;
+  in.lister = &platform::fast_lister();
   in.project = project_.toStdString();
   in.agent = agent_.toStdString();
   in.environment = environment_;

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/ir.h"
@@ -36,11 +38,18 @@ Result<PlaceholderRegistry> PlaceholderRegistry::open(const std::string& dir) {
   return r;
 }
 
-Status PlaceholderRegistry::record(const Placeholder& p) {
-  // One record per path, named by its hash: sessions add records without a shared file to edit.
-  const std::string name = dir_ + "/" + sha256_hex(p.path).substr(7, 32) + ".json";
-  const json j = {{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}};
-  return platform::write_file_atomic(name, j.dump() + "\n");
+Status PlaceholderRegistry::record(const std::vector<Placeholder>& made) {
+  if (made.empty()) return {};
+  json list = json::array();
+  std::string paths;
+  for (const Placeholder& p : made) {
+    list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+    paths += p.path + '\n';
+  }
+  // Named by what it lists: sessions add records without a shared file to edit, and two
+  // sessions that made the same placeholders write the same record.
+  const std::string name = dir_ + "/" + sha256_hex(paths).substr(7, 32) + ".json";
+  return platform::write_file_atomic(name, list.dump() + "\n");
 }
 
 void PlaceholderRegistry::sweep() {
@@ -50,29 +59,40 @@ void PlaceholderRegistry::sweep() {
     lock_.reset();
     return;
   }
+  struct Made {
+    std::string path;
+    bool dir;
+    std::uint64_t dev, ino;
+  };
+  std::vector<Made> made;
+  std::vector<std::string> records;
   if (DIR* d = ::opendir(dir_.c_str())) {
     while (dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
       if (name.size() < 6 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
-      const std::string rec = dir_ + "/" + name;
-      auto text = platform::read_file(rec);
+      records.push_back(dir_ + "/" + name);
+      auto text = platform::read_file(records.back());
       json j = text ? json::parse(*text, nullptr, false) : json();
-      if (j.is_object() && j["path"].is_string() && j["dir"].is_boolean() && j["dev"].is_number_unsigned() &&
-          j["ino"].is_number_unsigned()) {
-        const std::string path = j["path"];
-        struct stat st {};
-        // Removed only if it is still the placeholder that was made and holds nothing: a
-        // directory that someone filled, or a file someone wrote to, is theirs now.
-        if (::lstat(path.c_str(), &st) == 0 && st.st_dev == j["dev"].get<std::uint64_t>() &&
-            st.st_ino == j["ino"].get<std::uint64_t>()) {
-          if (j["dir"].get<bool>() && S_ISDIR(st.st_mode)) ::rmdir(path.c_str());
-          else if (S_ISREG(st.st_mode) && st.st_size == 0) ::unlink(path.c_str());
-        }
-      }
-      ::unlink(rec.c_str());
+      if (j.is_object()) j = json::array({j});  // a record of one placeholder, as older helpers wrote
+      if (!j.is_array()) continue;
+      for (const json& p : j)
+        if (p.is_object() && p["path"].is_string() && p["dir"].is_boolean() && p["dev"].is_number_unsigned() &&
+            p["ino"].is_number_unsigned())
+          made.push_back({p["path"], p["dir"], p["dev"], p["ino"]});
     }
     ::closedir(d);
   }
+  // Children before their parents: a placeholder directory can only go once it is empty.
+  std::sort(made.begin(), made.end(), [](const Made& a, const Made& b) { return a.path > b.path; });
+  for (const Made& m : made) {
+    struct stat st {};
+    // Removed only if it is still the placeholder that was made and holds nothing: a directory
+    // that someone filled, or a file someone wrote to, is theirs now.
+    if (::lstat(m.path.c_str(), &st) != 0 || st.st_dev != m.dev || st.st_ino != m.ino) continue;
+    if (m.dir && S_ISDIR(st.st_mode)) ::rmdir(m.path.c_str());
+    else if (!m.dir && S_ISREG(st.st_mode) && st.st_size == 0) ::unlink(m.path.c_str());
+  }
+  for (const std::string& r : records) ::unlink(r.c_str());
   lock_.reset();
 }
 

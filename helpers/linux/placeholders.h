@@ -27,9 +27,12 @@ class PlaceholderRegistry {
   static Result<PlaceholderRegistry> open(const std::string& dir);
 
   bool active() const { return lock_.valid(); }
-  Status record(const Placeholder& p);
+  // One record for all of a session's placeholders: one atomic write (and its two syncs) however
+  // many there are.
+  Status record(const std::vector<Placeholder>& made);
   // Once no other session holds the lock: removes every recorded placeholder that is still what
-  // was made (same inode, empty) and its record. Releases the lock.
+  // was made (same inode, empty), deepest first so that a placeholder directory holding another
+  // goes too, and the records. Releases the lock.
   void sweep();
 
  private:

@@ -373,6 +373,15 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   constexpr std::size_t kReportMax = 1 << 20;
   std::unique_ptr<char[]> buf(new char[kReportMax]);
 
+  std::vector<Placeholder> made;
+  auto record_placeholders = [&] {
+    if (made.empty()) return;
+    if (auto s = placeholders.record(made); !s)
+      events.emit(session::notice_event(
+          "warning", std::to_string(made.size()) + " placeholders (" + made.front().path +
+                         ", ...) could not be recorded for removal: " + s.error().message));
+    made.clear();
+  };
   auto read_reports = [&] {
     for (;;) {
       platform::UniqueFd passed_fd;
@@ -408,18 +417,16 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
             out.attested = true;
             events.emit(make_event(EventType::kAttestation, {{"attestation", std::move(attestation)}}));
           }
-          // While the agent runs: the report's temporary, and the leaves earlier sessions left.
+          // While the agent runs: the placeholders' record (it is for tidying up, not for the
+          // boundary, so it need not delay the agent), the report's temporary, and the leaves
+          // earlier sessions left.
+          record_placeholders();
           report_out.stage(o.session_dir + "/report.json");
           leaf->sweep_stale_siblings();
           break;
         }
         case InitMessageType::kPlaceholders:
-          for (const auto& p : msg->placeholders) {
-            const Placeholder ph{p.path, p.dir, p.dev, p.ino};
-            if (auto s = placeholders.record(ph); !s)
-              events.emit(session::notice_event(
-                  "warning", "placeholder " + ph.path + " could not be recorded for removal: " + s.error().message));
-          }
+          for (const auto& p : msg->placeholders) made.push_back({p.path, p.dir, p.dev, p.ino});
           break;
         case InitMessageType::kExecFailed: out.exec_error = msg->message; break;
         case InitMessageType::kDeadline: out.init_timed_out = true; break;  // init's own wall-time keeper
@@ -565,6 +572,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   else if (!out.exec_error.empty()) r.error = out.exec_error;
   emit_report(o, events, std::move(r), report_out.staged() ? &report_out : nullptr);
   leaf->remove();
+  record_placeholders();  // a sandbox that never reached its agent made them too
   placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return code;
 }
