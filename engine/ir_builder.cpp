@@ -2,6 +2,7 @@
 #include "engine/ir_builder.h"
 
 #include <algorithm>
+#include <array>
 
 namespace paddock {
 namespace {
@@ -12,8 +13,9 @@ const char* kDenyPresetPaths[][2] = {
     {"kube", "~/.kube"},       {"docker", "~/.docker"}, {"gnupg", "~/.gnupg"}};
 
 Error lock_error(const Origin& at, const Origin& lock, const std::string& what) {
-  return blocked(at.where() + ": key '" + at.key + "': tier " + at.tier + " may not " + what + ": the system-global policy " +
-                 lock.file + " sets security.immutable (ask the administrator to change it)");
+  return error_at(ErrorCode::kPolicyBlocked, at.pos(),
+                  "tier " + at.tier + " may not " + what + ": the system-global policy " + lock.file +
+                      " sets security.immutable (ask the administrator to change it)");
 }
 
 }  // namespace
@@ -63,8 +65,8 @@ Status IrBuilder::add_layer(const Layer& l) {
   if (l.tier != kTierSystem && (l.immutable || l.require_signed))
     warn(l.file + ": security.* is honoured from the system-global policy only; ignored here");
   if (l.agent_credentials.value_or(false) && l.tier != kTierSystem && l.tier != kTierUser && l.tier != kTierCliFile)
-    return blocked(l.agent_credentials_at.where() + ": key 'environment.agent_credentials': tier " + l.tier +
-                   " may not opt in to agent credentials (only the system, user or a --policy file may)");
+    return error_at(ErrorCode::kPolicyBlocked, l.agent_credentials_at.pos(),
+                    "tier " + l.tier + " may not opt in to agent credentials (only the system, user or a --policy file may)");
 
   for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}});
   for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}});
@@ -83,8 +85,9 @@ Status IrBuilder::add_layer(const Layer& l) {
     else if (l.tier == kTierUser) net_user_ = v;
     else if (*l.net_mode == NetMode::kOff) { if (!net_forced_off_) net_forced_off_ = v; }
     else
-      return bad_input(l.net_mode_at.where() + ": key 'network.mode': tier " + l.tier +
-                       " may only force 'off' (the mode comes from --net, the agent preset or the user/system policy)");
+      return error_at(ErrorCode::kBadInput, l.net_mode_at.pos(),
+                      "tier " + l.tier +
+                          " may only force 'off' (the mode comes from --net, the agent preset or the user/system policy)");
   }
   if (l.agent.default_net) net_agent_ = std::make_pair(*l.agent.default_net, l.agent.default_net_at);
   if (l.tier == kTierSystem && locked_ && l.net_mode && *l.net_mode == NetMode::kOff) net_forced_off_ = std::make_pair(NetMode::kOff, l.net_mode_at);
@@ -198,21 +201,23 @@ void IrBuilder::record_adds(const Layer& l) {
 }
 
 void IrBuilder::build_limits() {
+  // The IR field of each limit, in LimitKey order, with its provenance key.
+  using Limit = std::optional<std::int64_t> IrResources::*;
+  const std::array<std::pair<Limit, const std::string*>, kLimitCount> fields = {{
+      {&IrResources::cpu_seconds, &prov_key<&IrResources::cpu_seconds>()},
+      {&IrResources::memory_bytes, &prov_key<&IrResources::memory_bytes>()},
+      {&IrResources::processes, &prov_key<&IrResources::processes>()},
+      {&IrResources::open_files, &prov_key<&IrResources::open_files>()},
+      {&IrResources::file_size_bytes, &prov_key<&IrResources::file_size_bytes>()},
+      {&IrResources::wall_time_secs, &prov_key<&IrResources::wall_time_secs>()},
+  }};
   for (int i = 0; i < kLimitCount; ++i) {
-    const auto k = static_cast<LimitKey>(i);
     std::optional<std::int64_t> v;
     if (limits_[i]) {
       v = limits_[i]->first;
-      prov_.add(std::string("resources.") + limit_ir_key(k), limits_[i]->second, "set", std::to_string(*v));
+      prov_.add(*fields[i].second, limits_[i]->second, "set", std::to_string(*v));
     }
-    switch (k) {
-      case LimitKey::kCpu: ir_.resources.cpu_seconds = v; break;
-      case LimitKey::kMemory: ir_.resources.memory_bytes = v; break;
-      case LimitKey::kProcesses: ir_.resources.processes = v; break;
-      case LimitKey::kOpenFiles: ir_.resources.open_files = v; break;
-      case LimitKey::kFileSize: ir_.resources.file_size_bytes = v; break;
-      case LimitKey::kWallTime: ir_.resources.wall_time_secs = v; break;
-    }
+    ir_.resources.*fields[i].first = v;
   }
 }
 

@@ -4,7 +4,6 @@
 
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QRegularExpression>
 #include <QtConcurrent>
 
 #include "app_paths.h"
@@ -157,15 +156,14 @@ void PolicyComposer::start() {
   watcher->setFuture(QtConcurrent::run(run_evaluation, gen, makeInputs(true), baseline, probe_));
 }
 
-void PolicyComposer::setFailure(const QString& message) {
+void PolicyComposer::setFailure(const Error& e) {
   status_ = ModelStatus::Error;
-  error_ = message;
-  // "file:line:col: message" (DESIGN §4): the editor marks the place when it is its file.
-  static const QRegularExpression where(R"(^(.+?):(\d+):(\d+):)");
-  const auto m = where.match(message);
-  error_file_ = m.hasMatch() ? m.captured(1) : QString();
-  error_line_ = m.hasMatch() ? m.captured(2).toInt() : 0;
-  error_column_ = m.hasMatch() ? m.captured(3).toInt() : 0;
+  error_ = QString::fromStdString(e.message);
+  // The editor marks the place when it is its file and the input has lines.
+  const bool at_line = e.origin && e.origin->line > 0;
+  error_file_ = at_line ? QString::fromStdString(e.origin->file) : QString();
+  error_line_ = at_line ? e.origin->line : 0;
+  error_column_ = at_line ? e.origin->column : 0;
 }
 
 void PolicyComposer::apply(const Outcome& o) {
@@ -178,7 +176,7 @@ void PolicyComposer::apply(const Outcome& o) {
     else baseline_.reset();
   }
   if (!o.current->ok()) {
-    setFailure(QString::fromStdString(o.current->error().message));
+    setFailure(o.current->error());
     ir_json_.clear();
     current_.reset();
     diff_.setError(error_);

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/json_text.h"
 #include "helpers/common/atomic_file.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
@@ -61,7 +62,8 @@ void send_msg(int fd, const json& msg, int pass_fd = -1) {
 }
 
 [[noreturn]] void die_setup(int report_fd, const Error& e) {
-  send_msg(report_fd, {{"type", "setup_failed"}, {"message", e.message}});
+  // A message may name a path whose bytes are not UTF-8: encoded as all Paddock JSON is.
+  send_msg(report_fd, {{"type", "setup_failed"}, {"message", encode_json_text(e.message)}});
   _exit(125);
 }
 
@@ -319,7 +321,7 @@ void send_attestation(int fd, const std::string& attestation_json) {
   int err = exec_agent(spec.argv, env);
   int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
   send_msg(report_fd, {{"type", "exec_failed"}, {"errno", err},
-                       {"message", spec.argv[0] + ": " + std::strerror(err)}});
+                       {"message", encode_json_text(spec.argv[0] + ": " + std::strerror(err))}});
   _exit(code);
 }
 

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "engine/json_text.h"
 #include "helpers/common/atomic_file.h"
 #include "helpers/common/event_log.h"
 #include "helpers/common/unique_fd.h"
@@ -154,6 +155,12 @@ void emit_report(const SessionOptions& o, EventLog& events, const json& report, 
   else (void)write_file_atomic(o.session_dir + "/report.json", report.dump(2) + "\n");
 }
 
+// The "message" of a message from the sandbox's init, decoded back to its bytes.
+std::string child_text(const json& msg, const std::string& fallback) {
+  if (!msg.contains("message") || !msg["message"].is_string()) return fallback;
+  return decode_json_text(msg["message"].get<std::string>()).value_or(fallback);
+}
+
 long ms_since(Clock::time_point t0) {
   return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
 }
@@ -164,8 +171,10 @@ int fail_session(const SessionOptions& o, int code, const std::string& message) 
   report_error_line(message);
   if (o.session_dir.empty()) return code;
   EventLog events(o.session_dir + "/events.jsonl");
-  events.emit({{"event", "notice"}, {"level", "error"}, {"message", message}});
-  emit_report(o, events, {{"session_id", o.session_id}, {"status", "failed"}, {"error", message},
+  // The message may name a path whose bytes are not UTF-8 (engine/json_text.h).
+  const std::string text = encode_json_text(message);
+  events.emit({{"event", "notice"}, {"level", "error"}, {"message", text}});
+  emit_report(o, events, {{"session_id", o.session_id}, {"status", "failed"}, {"error", text},
                           {"exit_code", code}, {"signal", nullptr}, {"duration_ms", 0},
                           {"usage", {{"cpu_ms", 0}, {"max_rss", 0}, {"pids", 0}}},
                           {"ended", utc_timestamp()}});
@@ -281,7 +290,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ssize_t n = ::recv(report.get(), text, sizeof text, MSG_DONTWAIT);
     json early = n > 0 ? json::parse(std::string_view(text, static_cast<std::size_t>(n)), nullptr, false) : json();
     if (early.is_object() && early.value("type", "") == "setup_failed")
-      return fail_session(o, 125, early.value("message", message));
+      return fail_session(o, 125, child_text(early, message));
     return fail_session(o, 125, message);
   };
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
@@ -333,7 +342,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   json started = o.started;
   started["event"] = "session_started";
   started["session_id"] = o.session_id;
-  started["command"] = spec.argv;
+  json command = json::array();  // the agent's argv is any bytes (engine/json_text.h)
+  for (const auto& a : spec.argv) command.push_back(encode_json_text(a));
+  started["command"] = std::move(command);
   started["helper_pid"] = getpid();
   events.emit(started);
   json attestation = json::parse(spec.attestation_json, nullptr, false);
@@ -372,7 +383,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
       json msg = ready ? json() : json::parse(text, nullptr, false);
       std::string type = ready ? "attestation" : msg.is_object() ? msg.value("type", "") : "";
       if (type == "setup_failed") {
-        out.setup_error = msg.value("message", "sandbox setup failed");
+        out.setup_error = child_text(msg, "sandbox setup failed");
       } else if (type == "proxy_listen" && passed_fd.valid()) {
         if (auto s = relay.start(std::move(passed_fd), o.egress); !s) {
           out.setup_error = s.error().message;
@@ -395,7 +406,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         report_out.stage(o.session_dir + "/report.json");
         leaf->sweep_stale_siblings();
       } else if (type == "exec_failed") {
-        out.exec_error = msg.value("message", "exec failed");
+        out.exec_error = child_text(msg, "exec failed");
       } else if (type == "deadline") {
         out.init_timed_out = true;  // init's own wall-time keeper is ending the session
       } else if (type == "exit") {
@@ -531,8 +542,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
                       {"usage", {{"cpu_ms", cpu_ms}, {"max_rss", max_rss},
                                  {"pids", std::max(out.pids, reaped_total) + live}}},
                       {"ended", utc_timestamp()}};
-  if (!out.setup_error.empty()) report_json["error"] = out.setup_error;
-  else if (!out.exec_error.empty()) report_json["error"] = out.exec_error;
+  if (!out.setup_error.empty()) report_json["error"] = encode_json_text(out.setup_error);
+  else if (!out.exec_error.empty()) report_json["error"] = encode_json_text(out.exec_error);
   emit_report(o, events, report_json, report_out.staged() ? &report_out : nullptr);
   leaf->remove();
   return code;
