@@ -23,17 +23,31 @@ struct PolicyComposer::Outcome {
 
 namespace {
 
+// The app evaluates whatever the project holds as the user types: an exception (a bug) is an
+// evaluation that failed, shown as such, never one that ends the app.
+Result<Evaluation> evaluate_guarded(const Inputs& in) {
+  try {
+    return evaluate(in);
+  } catch (const std::exception& e) {
+    return refused(std::string("the policy could not be evaluated (a bug; please report it): ") + e.what());
+  }
+}
+
 PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::optional<Inputs> baseline,
                                        const nlohmann::json& probe) {
   const auto t0 = std::chrono::steady_clock::now();
   PolicyComposer::Outcome o;
   o.generation = generation;
-  o.current = evaluate(live);
-  if (baseline) o.baseline = evaluate(*baseline);
+  o.current = evaluate_guarded(live);
+  if (baseline) o.baseline = evaluate_guarded(*baseline);
   if (o.current->ok()) {
-    auto plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
-    if (plan.ok())
-      for (const auto& c : plan->capability_vector) o.requested.insert(c.field);
+    try {
+      auto plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
+      if (plan.ok())
+        for (const auto& c : plan->capability_vector) o.requested.insert(c.field);
+    } catch (const std::exception& e) {
+      o.current = refused(std::string("the plan could not be compiled (a bug; please report it): ") + e.what());
+    }
   }
   o.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return o;

@@ -9,8 +9,9 @@
 
 #include "helpers/linux/helper_run.h"
 #include "helpers/linux/probe.h"
+#include "engine/main_guard.h"
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "probe") == 0) {
     const std::string json = paddock::linux_backend::to_json(paddock::helper::probe_kernel()).dump() + "\n";
     std::fputs(json.c_str(), stdout);
@@ -22,4 +23,9 @@ int main(int argc, char** argv) {
              "[--allow-tainted] [--probe FILE] [--cwd DIR] -- CMD [ARGS...]\n",
              stderr);
   return 2;
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-helper", [&] { return program_main(argc, argv); });
 }
