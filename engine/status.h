@@ -46,7 +46,24 @@ struct [[nodiscard]] Error {
 
   Error() = default;
   Error(ErrorCode c, std::string m, std::optional<ErrorOrigin> o = std::nullopt)
-      : code(c), message(std::move(m)), origin(std::move(o)) {}
+      : code(c), message(one_line(std::move(m))), origin(std::move(o)) {}
+
+  // A message is one line, whatever text it quotes: control characters (a newline a layer
+  // quoted, a terminal escape sequence) are written as \xNN, \n or \r.
+  static std::string one_line(std::string m) {
+    bool clean = true;
+    for (unsigned char c : m) clean = clean && (c >= 0x20 || c == '\t') && c != 0x7f;
+    if (clean) return m;
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : m) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if ((c < 0x20 && c != '\t') || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 0xf];
+      else out += static_cast<char>(c);
+    }
+    return out;
+  }
 
   int exit_code() const { return static_cast<int>(code); }
 };

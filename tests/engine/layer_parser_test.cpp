@@ -116,6 +116,16 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     QCOMPARE(err("version: 1\nmetadata: {name: \"caf\xc3\xa9\"}\n"), std::string("OK"));
   }
 
+  // Found by the layer fuzzer: yaml-cpp names the bad escape character itself, a newline here.
+  // An error is one line whatever it quotes, terminal escapes included.
+  void an_error_is_one_line_whatever_text_it_quotes() {
+    const std::string nul("ve1\nfilesystem\"\0\n", 17);
+    for (const std::string& yaml : {nul, std::string("version: 1\nfilesystem:\n  deny_preset: [\"a\\nb\\e[2J\"]\n")}) {
+      const std::string e = err(yaml);
+      QVERIFY2(e != "OK" && e.find('\n') == std::string::npos && e.find('\x1b') == std::string::npos, e.c_str());
+    }
+  }
+
   // The place is data as well as words: the GUI marks it from the origin, not from the text.
   void an_error_keeps_its_origin_as_data_and_its_message_as_users_read_it() {
     auto r = parse_layer("version: 1\nfilesystem:\n  allow_raed: []\n", kTierRepo, "/p/.paddock/policy.yaml");
