@@ -69,7 +69,7 @@ void classify_deny(const FrozenIr& ir, std::set<std::string>& want) {
   for (const DenyEntry& d : fs.deny) {
     const bool in_write = inside_any(d.path, fs.write_roots, win);
     const bool in_read = inside_any(d.path, fs.read_roots, win);
-    if (in_write && d.kind == PathKind::kAbsent)
+    if (in_write && is_absent(d.kind))
       want.insert("fs.deny.absent_inside_write_root");
     else if (in_write)
       want.insert("fs.deny.inside_write_root");
@@ -85,7 +85,7 @@ void classify_deny_write(const FrozenIr& ir, std::set<std::string>& want) {
   const bool win = ir.meta.os == "windows";
   for (const DenyEntry& d : fs.deny_write) {
     const bool in_write = inside_any(d.path, fs.write_roots, win);
-    if (in_write && d.kind == PathKind::kAbsent)
+    if (in_write && is_absent(d.kind))
       want.insert("fs.deny_write.absent_inside_write_root");
     else if (in_write)
       want.insert("fs.deny_write.inside_write_root");

@@ -1,5 +1,6 @@
 #include "engine/context.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -66,7 +67,17 @@ Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx,
   }
   if (out.find('$') != std::string::npos)
     return bad_input(label + ": '" + text + "' has a variable in the middle (variables may only start a path)");
-  // Lexical normalisation only; symlinks are resolved after glob expansion.
+  // Lexical normalisation only; symlinks are resolved after glob expansion. Most paths (every
+  // built-in list's, hundreds per evaluation) are normal already: checked on the string, since
+  // building a std::filesystem::path splits it.
+  bool normal = out.size() > 1 && out[0] == '/' && out.back() != '/';
+  for (std::size_t i = 1; normal && i < out.size();) {
+    const std::size_t end = std::min(out.find('/', i), out.size());
+    const std::size_t n = end - i;
+    normal = !(n == 0 || (n == 1 && out[i] == '.') || (n == 2 && out[i] == '.' && out[i + 1] == '.'));
+    i = end + 1;
+  }
+  if (normal) return out;
   std::string norm = fs::path(out).lexically_normal().string();
   while (norm.size() > 1 && norm.back() == '/') norm.pop_back();
   return norm;

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "engine/approvals.h"
+#include "engine/builtin_lists.h"
 #include "engine/conditions.h"
 #include "engine/engine.h"
 #include "engine/ir_builder.h"
@@ -114,7 +115,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     info.condition = cond->description;
     info.applies = cond->holds;
     if (is_repository_side(s.tier))
-      info.approval = approved->count(s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
+      info.approval = is_approved(*approved, s.file, s.tier, s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
     if (!info.applies) { ev.layers.push_back(std::move(info)); continue; }
     if (info.approval == ApprovalState::kUnapproved) {
       const std::string fix = "run 'paddock approve --project " + ctx.project + "' after reviewing it";
@@ -138,7 +139,9 @@ Result<Evaluation> evaluate(const Inputs& in) {
   ev.ir_bytes = canonical_bytes(ev.ir);
   ev.ir_hash = sha256_hex(ev.ir_bytes);
   if (in.with_report) {
-    ev.lint = lint_ir(ev.ir, built->provenance, ctx);
+    auto secrets = load_builtin_list(in.resources_dir, "project-secrets");
+    if (!secrets.ok()) return secrets.error();
+    ev.lint = lint_ir(ev.ir, built->provenance, ctx, LintInputs{b.unprotects(), &*secrets});
     ev.provenance = built->provenance.to_json();
   }
   return ev;

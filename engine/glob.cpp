@@ -1,12 +1,14 @@
 #include "engine/glob.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <system_error>
 #include <thread>
 
@@ -34,7 +36,38 @@ struct Compiled {
   std::vector<std::string> segs;  // pattern segments below the base
   bool has_globstar = false;
   bool tail_only = false;          // "**/<seg>": only the last name matters
+  bool literal_tail = false;       // tail_only and <seg> has no wildcard: one name, looked up
+  // The characters a matching path's last name can end with, when the last segment ends in a
+  // literal or a class: most names are rejected by one table lookup before any matching.
+  bool last_char_known = false;
+  std::array<bool, 256> last_char{};
 };
+
+// What the last character of a name matching `seg` can be; false when anything can.
+bool last_chars_of(const std::string& seg, std::array<bool, 256>& out) {
+  if (seg.empty() || seg.back() == '*' || seg.back() == '?') return false;
+  auto mark = [&](char c) { out[static_cast<unsigned char>(c)] = true; };
+  if (seg.back() != ']') {
+    mark(seg.back());
+    return true;
+  }
+  // A trailing class: find its '[' (a ']' right after "[" or "[!" belongs to the class).
+  const std::size_t open = seg.rfind('[');
+  if (open == std::string::npos) return false;
+  std::size_t j = open + 1;
+  if (j < seg.size() && (seg[j] == '!' || seg[j] == '^')) return false;  // negated: too many to list
+  const std::size_t first = j;
+  for (; j + 1 < seg.size() && (seg[j] != ']' || j == first); ++j) {
+    if (j + 2 < seg.size() - 1 && seg[j + 1] == '-' && seg[j + 2] != ']') {
+      for (int c = static_cast<unsigned char>(seg[j]); c <= static_cast<unsigned char>(seg[j + 2]); ++c)
+        out[static_cast<std::size_t>(c)] = true;
+      j += 2;
+    } else {
+      mark(seg[j]);
+    }
+  }
+  return j + 1 == seg.size();
+}
 
 // segs[pi..] against path[qi..]; `**` matches zero or more components.
 bool match_segments(const std::vector<std::string>& segs, std::size_t pi, const std::vector<std::string_view>& path,
@@ -70,6 +103,8 @@ bool may_descend(const Compiled& c, const std::vector<std::string_view>& path) {
 }
 
 bool matches_path(const Compiled& c, const std::vector<std::string_view>& path) {
+  if (c.last_char_known && (path.back().empty() || !c.last_char[static_cast<unsigned char>(path.back().back())]))
+    return false;
   if (c.tail_only) return match_component(c.segs[1], path.back());
   return match_segments(c.segs, 0, path, 0);
 }
@@ -81,7 +116,12 @@ bool matches_path(const Compiled& c, const std::vector<std::string_view>& path) 
 // thread and merged; expand_globs sorts them, so the result does not depend on who found what.
 class Walk {
  public:
-  Walk(std::vector<Compiled*> group, std::size_t jobs) : group_(std::move(group)), jobs_(jobs) {}
+  Walk(std::vector<Compiled*> group, std::size_t jobs) : group_(std::move(group)), jobs_(jobs) {
+    // "**/name" patterns (the profiles' lists hold dozens) are matched by one lookup of each
+    // entry's name instead of one comparison per pattern; they stay active everywhere below.
+    for (Compiled* c : group_)
+      if (c->literal_tail) by_name_[c->segs[1]].push_back(c);
+  }
 
   Status run(const fs::path& base) {
     queue_.push_back({base, {}, group_});
@@ -91,14 +131,51 @@ class Walk {
     merge(mine);
     merge(helper_matches_);
     const std::size_t visited = visited_.load();
-    if (visited > kGlobWalkBudget)
-      return refused(group_.front()->job->label + ": glob walks more than " + std::to_string(kGlobWalkBudget) +
-                     " entries; narrow the pattern");
-    for (Compiled* c : group_)
-      if (c->job->matches.size() > kGlobMatchBudget)
+    if (visited > kGlobWalkBudget) {
+      for (Compiled* c : group_) {
+        if (!c->job->fail_closed)
+          return refused(c->job->label + ": glob walks more than " + std::to_string(kGlobWalkBudget) +
+                         " entries; narrow the pattern");
+        // A deny cannot be checked past the budget: everything below its base is denied.
+        c->job->matches = {base.string()};
+        c->job->widened.push_back(c->job->label + ": '" + c->job->pattern + "' walks more than " +
+                                  std::to_string(kGlobWalkBudget) + " entries; " + base.string() +
+                                  " is denied whole");
+      }
+      return {};
+    }
+    for (Compiled* c : group_) {
+      if (c->job->matches.size() <= kGlobMatchBudget) continue;
+      if (!c->job->fail_closed)
         return refused(c->job->label + ": glob '" + c->job->pattern + "' matches more than " +
                        std::to_string(kGlobMatchBudget) + " paths; narrow it");
+      collapse(*c->job, base.string());
+    }
     return {};
+  }
+
+  // More deny matches than the budget: their parent directories are denied instead, level by
+  // level, until few enough remain (at worst the base itself). Deterministic: it depends only on
+  // the set of matches.
+  static void collapse(GlobJob& job, const std::string& base) {
+    std::vector<std::string> cur = job.matches;
+    while (cur.size() > kGlobMatchBudget) {
+      std::vector<std::string> up;
+      up.reserve(cur.size());
+      for (const std::string& m : cur) {
+        const auto slash = m.rfind('/');
+        std::string parent = slash == std::string::npos || slash == 0 ? std::string("/") : m.substr(0, slash);
+        if (parent.size() < base.size()) parent = base;
+        up.push_back(std::move(parent));
+      }
+      std::sort(up.begin(), up.end());
+      up.erase(std::unique(up.begin(), up.end()), up.end());
+      if (up == cur) break;  // only the base is left
+      cur = std::move(up);
+    }
+    job.widened.push_back(job.label + ": '" + job.pattern + "' matches more than " + std::to_string(kGlobMatchBudget) +
+                          " paths; the " + std::to_string(cur.size()) + " directories holding them are denied whole");
+    job.matches = std::move(cur);
   }
 
  private:
@@ -146,14 +223,38 @@ class Walk {
     }
   }
 
+  // A directory the walk cannot see into: a deny pattern that could match below it matches it
+  // whole (an allow pattern grants nothing there, which is safe as it is).
+  void deny_whole(const Task& task, std::vector<std::vector<std::string>>& matches, const std::string& why) {
+    for (Compiled* c : task.active) {
+      if (!c->job->fail_closed) continue;
+      matches[c->index].push_back(task.dir.string());
+      std::lock_guard<std::mutex> lock(mu_);
+      c->job->widened.push_back(c->job->label + ": " + task.dir.string() + " " + why + "; it is denied whole");
+    }
+  }
+
   void visit(const Task& task, std::vector<std::vector<std::string>>& matches) {
     std::error_code ec;
-    fs::directory_iterator it(task.dir, fs::directory_options::skip_permission_denied, ec);
-    if (ec) return;  // unreadable directory: nothing we could grant or deny inside is visible
+    fs::directory_iterator it(task.dir, ec);
+    if (ec) {
+      // Gone since its parent was read: there is nothing to deny. Anything else (no permission,
+      // an I/O error) hides what is inside from the walk, not from whoever can get in later.
+      if (ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        deny_whole(task, matches, "cannot be read by Paddock (" + ec.message() + ")");
+      return;
+    }
+    if (task.rel.size() >= kGlobDepthLimit) {
+      deny_whole(task, matches, "is deeper than " + std::to_string(kGlobDepthLimit) + " levels");
+      return;
+    }
     std::vector<std::string_view> rel(task.rel.begin(), task.rel.end());
     std::vector<Task> subdirs;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) break;
+      if (ec) {
+        deny_whole(task, matches, "could not be read to the end (" + ec.message() + ")");
+        break;
+      }
       if (visited_.fetch_add(1) + 1 > kGlobWalkBudget) {
         halt();
         return;
@@ -163,18 +264,29 @@ class Walk {
       const std::string& native = e.path().native();
       const auto slash = native.rfind('/');
       rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
-      for (Compiled* c : task.active) {
-        if (!matches_path(*c, rel)) continue;
+      auto record = [&](Compiled* c) {
         auto& found = matches[c->index];
         found.push_back(e.path().string());
-        if (found.size() > kGlobMatchBudget) {
+        return found.size() <= kGlobMatchBudget;
+      };
+      if (!by_name_.empty())
+        if (auto named = by_name_.find(rel.back()); named != by_name_.end())
+          for (Compiled* c : named->second)
+            if (!record(c)) {
+              halt();
+              return;
+            }
+      for (Compiled* c : task.active) {
+        if (c->literal_tail || !matches_path(*c, rel)) continue;
+        if (c->job->sockets_only && (e.is_symlink(ec) || !e.is_socket(ec))) continue;
+        if (!record(c)) {
           halt();
           return;
         }
       }
       // Cached type from readdir: no stat unless the entry is a symlink (never followed).
       const bool is_dir = !e.is_symlink(ec) && e.is_directory(ec);
-      if (is_dir && rel.size() < 256) {
+      if (is_dir) {
         std::vector<Compiled*> next;
         for (Compiled* c : task.active)
           if (may_descend(*c, rel)) next.push_back(c);
@@ -214,6 +326,7 @@ class Walk {
   }
 
   std::vector<Compiled*> group_;
+  std::unordered_map<std::string_view, std::vector<Compiled*>> by_name_;
   std::size_t jobs_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -281,6 +394,7 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
   std::vector<std::string> bases;
   for (auto& j : jobs) {
     j.matches.clear();
+    j.widened.clear();
     auto segs = split(j.pattern);
     std::size_t lit = 0;
     while (lit < segs.size() && !has_glob(segs[lit])) ++lit;
@@ -289,6 +403,8 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
     Compiled c{&j, compiled.size(), std::vector<std::string>(segs.begin() + static_cast<long>(lit), segs.end())};
     c.has_globstar = std::find(c.segs.begin(), c.segs.end(), "**") != c.segs.end();
     c.tail_only = c.segs.size() == 2 && c.segs[0] == "**" && c.segs[1] != "**";
+    c.literal_tail = c.tail_only && !has_glob(c.segs[1]);
+    if (!c.segs.empty() && c.segs.back() != "**") c.last_char_known = last_chars_of(c.segs.back(), c.last_char);
     compiled.push_back(std::move(c));
     bases.push_back(base);
   }
@@ -305,7 +421,11 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
     Walk walk(group, jobs.size());
     if (auto s = walk.run(base); !s.ok()) return s;
   }
-  for (auto& j : jobs) std::sort(j.matches.begin(), j.matches.end());
+  for (auto& j : jobs) {
+    std::sort(j.matches.begin(), j.matches.end());
+    j.matches.erase(std::unique(j.matches.begin(), j.matches.end()), j.matches.end());
+    std::sort(j.widened.begin(), j.widened.end());
+  }
   return {};
 }
 

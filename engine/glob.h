@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/path_cache.h"
@@ -21,10 +22,27 @@ bool has_glob(std::string_view s);
 // One component: `*` and `?` match any character (dots included), `[a-z]`, `[!x]`.
 bool match_component(std::string_view pattern, std::string_view name, bool case_insensitive = false);
 
+// Entries inside denied directories checked for hard links into the grants.
+inline constexpr std::size_t kHardLinkScanBudget = 200000;
+// Deepest directory a walk descends into (components below its base).
+inline constexpr std::size_t kGlobDepthLimit = 256;
+
 struct GlobJob {
+  GlobJob(std::string pattern_, std::string label_, bool fail_closed_ = false)
+      : pattern(std::move(pattern_)), label(std::move(label_)), fail_closed(fail_closed_) {}
+
   std::string pattern;          // absolute, variables already expanded
   std::string label;            // for errors: "file:line:col: key 'filesystem.deny[0]'"
+  // A deny or deny_write pattern: what the walk cannot see into must not slip through it. A
+  // directory it cannot read, or below the depth limit, is matched whole; more matches than the
+  // budget collapse into their parent directories (repeatedly) instead of failing; a walk over
+  // its entry budget matches its base whole. Each such widening is reported in `widened`.
+  bool fail_closed = false;
   std::vector<std::string> matches;  // filled: absolute paths (canonical base + relative part)
+  std::vector<std::string> widened;  // filled: one line per widening, for the IR's warnings
+  // Matches only unix sockets (the type readdir reports; a symlink is never one): the scan for
+  // host sockets under the grants shares the walk of the deny patterns under the same base.
+  bool sockets_only = false;
 };
 
 // Expands every job; jobs with the same literal base directory share one walk. `paths`, when

@@ -36,7 +36,10 @@ struct IrMeta {
   bool operator==(const IrMeta&) const = default;
 };
 
-enum class PathKind { kDir, kFile, kAbsent };  // what was at the path when the IR was frozen
+// What was at the path when the IR was frozen. kAbsentDir: absent, and its layer names a
+// directory (a trailing "/"), so a placeholder kept in its place is a directory.
+enum class PathKind { kDir, kFile, kAbsent, kAbsentDir };
+inline bool is_absent(PathKind k) { return k == PathKind::kAbsent || k == PathKind::kAbsentDir; }
 
 struct DenyEntry {
   std::string path;

@@ -3,14 +3,21 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
+#include <system_error>
+
+#include "engine/glob.h"
 
 namespace paddock {
+namespace fs = std::filesystem;
 namespace {
 
-const char* kDenyPresetPaths[][2] = {
-    // Closed enum checked at parse time; the paths are the tools' documented credential stores.
-    {"ssh", "~/.ssh"},         {"aws", "~/.aws"},     {"gcp", "~/.config/gcloud"}, {"azure", "~/.azure"},
-    {"kube", "~/.kube"},       {"docker", "~/.docker"}, {"gnupg", "~/.gnupg"}};
+// Tiers that may lift the built-in write protection of files the user's tools execute: the
+// user's own (system, user, --policy) and the shipped ones. Repository-side layers come with the
+// code whose next open in an editor would run what the agent wrote.
+bool may_unprotect(const std::string& tier) {
+  return tier == kTierSystem || tier == kTierUser || tier == kTierCliFile || is_builtin(tier);
+}
 
 Error lock_error(const Origin& at, const Origin& lock, const std::string& what) {
   return error_at(ErrorCode::kPolicyBlocked, at.pos(),
@@ -43,6 +50,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
   if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
   if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
+  if (auto* i = first(l.unprotect)) return lock_error(i->at, lock_at_, "lift the write protection of files your tools execute");
   if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
   if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
   if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
@@ -68,14 +76,21 @@ Status IrBuilder::add_layer(const Layer& l) {
     return error_at(ErrorCode::kPolicyBlocked, l.agent_credentials_at.pos(),
                     "tier " + l.tier + " may not opt in to agent credentials (only the system, user or a --policy file may)");
 
-  for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}});
-  for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}});
-  for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}});
-  for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}});
-  for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}});
+  for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}, {}, false});
+  for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}, {}, false});
+  for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false});
+  for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false});
+  for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false});
   for (const auto& p : l.deny_preset)
-    for (const auto& row : kDenyPresetPaths)
-      if (p.text == row[0]) paths_.push_back({Item{row[1], p.at}, PathUse::kDeny, {}});
+    if (auto s = add_list(p, PathUse::kDeny); !s.ok()) return s;
+  for (const auto& p : l.deny_write_preset)
+    if (auto s = add_list(p, PathUse::kDenyWrite); !s.ok()) return s;
+  if (!l.unprotect.empty() && !may_unprotect(l.tier))
+    return error_at(ErrorCode::kPolicyBlocked, l.unprotect.front().at.pos(),
+                    "tier " + l.tier +
+                        " may not lift the write protection of files your tools execute (only the system, user or a "
+                        "--policy file may: repository layers come with the code those tools would run)");
+  for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
 
   // Net mode: defaults from system/user, the agent's own default, and forcing off elsewhere.
@@ -125,6 +140,118 @@ Status IrBuilder::add_layer(const Layer& l) {
     if (v.value && (!limits_[i] || *v.value < limits_[i]->first)) limits_[i] = std::make_pair(*v.value, v.at);
   }
   if (in_.with_report) record_adds(l);
+  return {};
+}
+
+Status IrBuilder::add_list(const Item& name, PathUse use) {
+  auto it = lists_.find(name.text);
+  if (it == lists_.end()) {
+    auto l = load_builtin_list(in_.resources_dir, name.text);
+    if (!l.ok()) return l.error();
+    it = lists_.emplace(name.text, std::move(*l)).first;
+  }
+  const BuiltinList& list = it->second;
+  const char* want = use == PathUse::kDeny ? "deny" : "deny_write";
+  if (list.effect != want)
+    return internal_error(list.file + ": effect " + list.effect + ", but " + name.at.key + " names it (broken installation)");
+  // Every entry, whichever agent is selected: agent-logins masks each agent's login for all of
+  // them. Letting one agent's session read its own login is a filter on entry.agent here.
+  Origin at = name.at;
+  at.key += " (" + list.name + ")";
+  for (const auto& e : list.entries)
+    for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, use, {}, list.name, e.files_only});
+  return {};
+}
+
+Status IrBuilder::apply_list_rules() {
+  for (auto& r : paths_) {
+    if (!r.files_only) continue;
+    std::vector<std::string> keep;
+    for (const auto& p : r.resolved) {
+      std::error_code ec;
+      if (ctx_.paths->symlink_status(p, ec).type() == fs::file_type::directory) {
+        prov_.add(r.use == PathUse::kDeny ? prov_key<&IrFs::deny>(p) : prov_key<&IrFs::deny_write>(p), r.item.at, "removed",
+                  r.item.text + " (a directory; the list names files)");
+        continue;
+      }
+      keep.push_back(p);
+    }
+    r.resolved = std::move(keep);
+  }
+  for (const auto& u : unprotect_items_) {
+    const std::string label = u.at.where() + ": key '" + u.at.key + "'";
+    if (has_glob(u.text))
+      return error_at(ErrorCode::kBadInput, u.at.pos(), "unprotect paths are literal (no globs); name the file or directory");
+    auto abs = expand_vars(u.text, ctx_, label);
+    if (!abs.ok()) return with_origin(abs.error(), u.at.pos());
+    std::error_code ec;
+    const auto c = ctx_.paths->weakly_canonical(*abs, ec);
+    Unprotect done{u, ec ? *abs : c.string(), {}};
+    for (auto& r : paths_) {
+      if (r.list != "tool-executed") continue;
+      std::vector<std::string> keep;
+      for (const auto& p : r.resolved) {
+        if (!path_within(p, done.path)) {
+          keep.push_back(p);
+          continue;
+        }
+        done.lifted.push_back(p);
+        prov_.add(prov_key<&IrFs::deny_write>(p), u.at, "removed", u.text + " (unprotected)");
+      }
+      r.resolved = std::move(keep);
+    }
+    std::sort(done.lifted.begin(), done.lifted.end());
+    done.lifted.erase(std::unique(done.lifted.begin(), done.lifted.end()), done.lifted.end());
+    unprotects_.push_back(std::move(done));
+  }
+  return {};
+}
+
+Status IrBuilder::check_repository_escapes() {
+  // Repository-side write grants that reach outside the sandbox in time: the host's shared /tmp
+  // (a grant binds the host's directory into the private /tmp, where host programs and other
+  // users look for sockets and predictable files), and directories on the launch PATH (a program
+  // planted there runs the next time you type its name on the host).
+  std::vector<std::pair<std::string, std::string>> dangerous;  // (dir, why)
+  dangerous.emplace_back(ctx_.tmp, "the host's shared temporary directory");
+  const std::string path_var = ctx_.getenv("PATH");
+  for (std::size_t i = 0; i <= path_var.size();) {
+    std::size_t j = path_var.find(':', i);
+    if (j == std::string::npos) j = path_var.size();
+    const std::string dir = path_var.substr(i, j - i);
+    i = j + 1;
+    if (dir.empty() || dir[0] != '/') continue;
+    std::error_code ec;
+    const auto c = ctx_.paths->weakly_canonical(dir, ec);
+    const std::string canon = ec ? dir : c.string();
+    // A PATH directory inside the project is part of the project the write root already is.
+    if (path_within(canon, ctx_.project)) continue;
+    dangerous.emplace_back(canon, "a directory on PATH, whose programs you run on the host");
+  }
+  for (const auto& r : paths_) {
+    if (r.use != PathUse::kWrite || !is_repository_side(r.item.at.tier)) continue;
+    // (path, whether the grant covers what lies below it): a glob's literal base is checked for
+    // lying inside a dangerous directory only, since the glob grants what it matches, not the base.
+    std::vector<std::pair<std::string, bool>> candidates;
+    for (const auto& p : r.resolved) candidates.emplace_back(p, true);
+    if (auto abs = expand_vars(r.item.text, ctx_, ""); abs.ok()) {
+      std::string lit = *abs;
+      const bool glob = has_glob(r.item.text);
+      if (auto g = lit.find_first_of("*?["); g != std::string::npos) lit = lit.substr(0, lit.rfind('/', g));
+      if (lit.empty()) lit = "/";
+      std::error_code ec;
+      const auto c = ctx_.paths->weakly_canonical(lit, ec);
+      candidates.emplace_back(ec ? lit : c.string(), !glob);
+    }
+    for (const auto& [p, covers] : candidates) {
+      if (path_within(p, ctx_.project)) continue;  // the project itself may live in /tmp
+      for (const auto& [dir, why] : dangerous)
+        if (path_within(p, dir) || (covers && path_within(dir, p)))
+          return error_at(ErrorCode::kPolicyBlocked, r.item.at.pos(),
+                          "tier " + r.item.at.tier + " may not grant write to " + p + " (" + why + " " + dir +
+                              "); repository layers may only grant paths inside the project");
+    }
+  }
   return {};
 }
 
@@ -183,6 +310,8 @@ void IrBuilder::record_adds(const Layer& l) {
   list("filesystem.deny", l.deny);
   list("filesystem.deny_write", l.deny_write);
   list("filesystem.deny_preset", l.deny_preset);
+  list("filesystem.deny_write_preset", l.deny_write_preset);
+  list("filesystem.unprotect", l.unprotect);
   list("network.allow_domains", l.allow_domains);
   list("network.allow_cidr", l.allow_cidr);
   list("network.presets", l.net_presets);
@@ -230,9 +359,12 @@ Result<Built> IrBuilder::finish() {
   // The schema this engine reads and writes; a change of IR shape changes the hash.
   ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
   if (auto s = resolve_paths(); !s.ok()) return s.error();
+  if (auto s = apply_list_rules(); !s.ok()) return s.error();
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
+  if (auto s = check_repository_escapes(); !s.ok()) return s.error();
   build_fs();
-  add_sockets();
+  add_git_metadata();
+  if (auto s = add_sockets(); !s.ok()) return s.error();
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();

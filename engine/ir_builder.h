@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/builtin_lists.h"
 #include "engine/context.h"
+#include "engine/glob.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
 #include "engine/provenance.h"
@@ -22,7 +24,10 @@ struct PathRequest {
   Item item;
   PathUse use;
   std::vector<std::string> resolved;  // canonical concrete paths, filled by resolve
+  std::string list;                   // the built-in list it came from ("" = written in a layer)
+  bool files_only = false;            // the list entry matches files, not directories
 };
+
 
 struct Built {
   FrozenIr ir;
@@ -50,13 +55,27 @@ class IrBuilder {
 
   // What each layer added (for LayerInfo.adds and `paddock approve`), keyed by file.
   const std::map<std::string, nlohmann::json>& adds() const { return adds_; }
+  // Every filesystem.unprotect that applied, after finish() (lint flags each one).
+  const std::vector<Unprotect>& unprotects() const { return unprotects_; }
 
  private:
   Status check_lockdown(const Layer& l);
+  // Expands a built-in list named by deny_preset / deny_write_preset into path requests.
+  Status add_list(const Item& name, PathUse use);
+  // After resolution: list entries that match files only drop directories; unprotect lifts.
+  Status apply_list_rules();
   Status check_repository_writes();
+  // Repository-side write grants into the shared /tmp or a directory on the launch PATH.
+  Status check_repository_escapes();
   Status resolve_paths();
   void build_fs();
-  void add_sockets();
+  void add_git_metadata();
+  // Socket scan jobs for the literal grants, walked with the deny globs of the same base.
+  void add_socket_jobs(std::vector<GlobJob>& jobs);
+  void plan_socket_scan(std::vector<std::string> roots, std::vector<GlobJob>& jobs);
+  Status add_sockets();
+  Status scan_sockets_under(const std::vector<std::string>& roots);
+  Status take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first);
   void add_paddock_dirs();
   Status add_hardlinks();
   Status build_egress();
@@ -77,6 +96,12 @@ class IrBuilder {
   std::optional<NetMode> lock_mode_;
 
   std::vector<PathRequest> paths_;
+  std::map<std::string, BuiltinList> lists_;  // loaded once per evaluation
+  std::vector<Item> unprotect_items_;
+  std::vector<std::string> socket_scanned_;  // grant roots whose sockets are in sockets_found_
+  std::vector<std::string> sockets_found_;
+  std::vector<Unprotect> unprotects_;
+  std::vector<std::string> nested_git_;  // ".git" entries anywhere in the project
   std::vector<Item> domains_, cidrs_;
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;

@@ -2,6 +2,8 @@
 // the never-reachable unix sockets and hard links to masked files.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <set>
 #include <system_error>
 
@@ -59,21 +61,31 @@ Status IrBuilder::resolve_paths() {
     if (!abs.ok()) return with_origin(abs.error(), r.item.at.pos());
     if (has_glob(r.item.text)) {
       if (r.use == PathUse::kSocketAllow) return error_at(ErrorCode::kBadInput, r.item.at.pos(), "socket paths are literal (no globs)");
-      jobs.push_back(GlobJob{*abs, label, {}});
+      jobs.emplace_back(*abs, label, /*fail_closed=*/r.use == PathUse::kDeny || r.use == PathUse::kDenyWrite);
       job_owner.push_back(i);
     } else {
       r.resolved.push_back(canonical(*ctx_.paths, *abs));
     }
   }
+  // Repositories nested in the project (vendored clones, submodule work trees with a ".git"
+  // file) carry their own git metadata: found by the same walk as the project's deny globs, and
+  // so are the sockets under every literal grant.
+  const std::size_t deny_jobs = jobs.size();
+  jobs.emplace_back(ctx_.project + "/**/.git", "builtin:git-metadata");
+  add_socket_jobs(jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) {
     // The message starts with the failing job's label; keep that job's origin as data too.
-    for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t j = 0; j < deny_jobs; ++j)
       if (s.error().message.rfind(jobs[j].label + ":", 0) == 0)
         return with_origin(s.error(), paths_[job_owner[j]].item.at.pos());
     return s;
   }
-  for (std::size_t j = 0; j < jobs.size(); ++j)
+  nested_git_ = std::move(jobs[deny_jobs].matches);
+  for (std::size_t j = 0; j < deny_jobs; ++j) {
     for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
+    for (const auto& w : jobs[j].widened) warn(w);
+  }
+  if (auto s = take_socket_matches(jobs, deny_jobs + 1); !s.ok()) return s;
   return {};
 }
 
@@ -142,7 +154,12 @@ void IrBuilder::build_fs() {
           }
           ir_.fs.deny.push_back({p, kind_of(*ctx_.paths, p)});
           break;
-        case PathUse::kDenyWrite: ir_.fs.deny_write.push_back({p, kind_of(*ctx_.paths, p)}); break;
+        case PathUse::kDenyWrite: {
+          PathKind k = kind_of(*ctx_.paths, p);
+          if (k == PathKind::kAbsent && !r.item.text.empty() && r.item.text.back() == '/') k = PathKind::kAbsentDir;
+          ir_.fs.deny_write.push_back({p, k});
+          break;
+        }
         case PathUse::kSocketAllow: ir_.egress.unix_socket_files.push_back(p); break;
       }
       prov_.add(key + ":" + p, r.item.at, "added", r.item.text);
@@ -190,15 +207,214 @@ void IrBuilder::build_fs() {
   else prov_.add_raw(prov_key<&IrFs::tmp_isolated>(), Contribution{"default", "", "set", "no tier chose: private /tmp"});
 }
 
-void IrBuilder::add_sockets() {
-  // Sockets that hand out the host (container engines, ssh-agent, D-Bus) are never implied by
-  // a file grant: masked wherever a grant would reach them, unless unix_sockets.allow names one.
+namespace {
+
+// The first line of a ".git" file: "gitdir: <path>", relative to the file's directory.
+std::string gitdir_of(const std::string& gitfile, const std::string& text) {
+  const std::string key = "gitdir:";
+  if (text.compare(0, key.size(), key) != 0) return "";
+  std::string v = text.substr(key.size(), text.find('\n') - key.size());
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
+  while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
+  if (v.empty()) return "";
+  if (v[0] != '/') v = fs::path(gitfile).parent_path().string() + "/" + v;
+  return fs::path(v).lexically_normal().string();
+}
+
+std::string read_small(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(512, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+// Trees the socket scan does not enter: the distribution's package and configuration trees
+// (root-owned, so only root can create a socket there, and no package or daemon keeps one there;
+// /usr alone is some 170,000 entries on a desktop, and walking /etc was most of a launch's engine
+// time) and the kernel's pseudo-filesystems, which the sandbox gets its own of (/proc, /dev) or
+// which hold no sockets (/sys).
+const std::vector<std::string>& unscanned_trees() {
+  static const std::vector<std::string> trees = {"/usr",   "/bin",  "/sbin", "/lib", "/lib32", "/lib64",
+                                                 "/libx32", "/etc", "/boot", "/proc", "/sys",  "/dev"};
+  return trees;
+}
+
+// Sorted, without roots inside other roots, without roots inside an unscanned tree.
+std::vector<std::string> scan_roots(std::vector<std::string> roots) {
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    bool skip = !out.empty() && path_within(r, out.back());
+    for (const auto& t : unscanned_trees()) skip = skip || path_within(r, t);
+    if (!skip) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+void IrBuilder::add_git_metadata() {
+  // What git on the host runs from a repository: its config (core.fsmonitor, core.hooksPath,
+  // filters, pagers, credential helpers...), per-worktree config and hooks. The agent may write
+  // objects, refs and the index, never these; the directories above them are pinned by the
+  // view, so that a renamed .git cannot be replaced by a planted one (docs/trust-posture.md).
+  auto writable = [&](const std::string& p) {
+    return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                       [&](const std::string& w) { return path_within(p, w) && p != w; });
+  };
+  auto protect = [&](const std::string& p, PathKind kind, const std::string& why) {
+    if (!writable(p)) return;
+    ir_.fs.deny_write.push_back({p, kind});
+    prov_.add_raw(prov_key<&IrFs::deny_write>(p), Contribution{"invariant", "builtin:git-metadata", "added", why});
+  };
+  std::set<std::string> seen;
+  std::function<void(const std::string&, int)> git_dir = [&](const std::string& g, int depth) {
+    if (depth > 8 || !seen.insert(g).second || kind_of(*ctx_.paths, g) != PathKind::kDir) return;
+    const PathKind config = kind_of(*ctx_.paths, g + "/config");
+    protect(g + "/config", config, "git config of " + g);
+    const PathKind hooks = kind_of(*ctx_.paths, g + "/hooks");
+    protect(g + "/hooks", hooks == PathKind::kAbsent ? PathKind::kAbsentDir : hooks, "git hooks of " + g);
+    if (kind_of(*ctx_.paths, g + "/config.worktree") != PathKind::kAbsent)
+      protect(g + "/config.worktree", kind_of(*ctx_.paths, g + "/config.worktree"), "git worktree config of " + g);
+    // A linked worktree's git dir names the repository's common dir, whose config applies too.
+    if (kind_of(*ctx_.paths, g + "/commondir") == PathKind::kFile) {
+      protect(g + "/commondir", PathKind::kFile, "git common dir pointer of " + g);
+      std::string c = read_small(g + "/commondir");
+      c = c.substr(0, c.find('\n'));
+      if (!c.empty()) git_dir(fs::path(c[0] == '/' ? c : g + "/" + c).lexically_normal().string(), depth + 1);
+    }
+    // Submodules keep their git dirs under modules/ (names may contain '/'), and linked
+    // worktrees theirs under worktrees/.
+    for (const char* sub : {"/modules", "/worktrees"}) {
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(g + sub, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() > 6) { it.disable_recursion_pending(); continue; }
+        std::error_code e2;
+        if (!it->is_directory(e2) || it->is_symlink(e2)) continue;
+        if (fs::exists(it->path() / "HEAD", e2)) {
+          git_dir(it->path().string(), depth + 1);
+          it.disable_recursion_pending();
+        }
+      }
+    }
+  };
+  std::vector<std::string> entries = nested_git_;
+  for (const auto& w : ir_.fs.write_roots) entries.push_back(w + "/.git");
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  for (const auto& e : entries) {
+    switch (kind_of(*ctx_.paths, e)) {
+      case PathKind::kDir: git_dir(e, 0); break;
+      case PathKind::kFile: {
+        // A worktree's or submodule's ".git" file: rewritten, it would point git at a planted dir.
+        protect(e, PathKind::kFile, "git file of a worktree or submodule");
+        const std::string target = gitdir_of(e, read_small(e));
+        if (!target.empty()) git_dir(canonical(*ctx_.paths, target), 0);
+        break;
+      }
+      case PathKind::kAbsent:
+      case PathKind::kAbsentDir:
+        // No repository at the project's root: the agent may not make one there, as git on the
+        // host would run its config from then on (a placeholder keeps the name for the session).
+        if (e == ctx_.project + "/.git")
+          protect(e, PathKind::kAbsentDir, "no repository at the project root: the agent may not create one");
+        break;
+    }
+  }
+}
+
+// Every grant is scanned for unix sockets with a walk bounded like a glob's (over budget: the
+// launch is refused): connecting to a named socket is not a file access the kernel lets the
+// sandbox withhold (Landlock has no right for it), so a socket the view shows is a socket the
+// agent can use. A grant that holds an unscanned tree (a grant of /) is split one level at a time
+// around it. A grant that is itself a socket is checked directly.
+void IrBuilder::add_socket_jobs(std::vector<GlobJob>& jobs) {
+  std::vector<std::string> roots;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && !has_glob(r.item.text))
+      roots.insert(roots.end(), r.resolved.begin(), r.resolved.end());
+  plan_socket_scan(scan_roots(roots), jobs);
+}
+
+void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<GlobJob>& jobs) {
+  while (!queue.empty()) {
+    const std::string root = queue.back();
+    queue.pop_back();
+    socket_scanned_.push_back(root);
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(root, ec);
+    if (st.type() == fs::file_type::socket) sockets_found_.push_back(root);
+    if (st.type() != fs::file_type::directory) continue;
+    bool holds_unscanned = false;
+    for (const auto& t : unscanned_trees()) holds_unscanned = holds_unscanned || (t != root && path_within(t, root));
+    if (!holds_unscanned) {
+      // Fail closed like a deny: a directory the walk cannot read is masked whole.
+      GlobJob job(root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, /*fail_closed=*/true);
+      job.sockets_only = true;
+      jobs.push_back(std::move(job));
+      continue;
+    }
+    for (fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string child = it->path().string();
+      bool unscanned = false;
+      for (const auto& t : unscanned_trees()) unscanned = unscanned || path_within(child, t);
+      if (unscanned) continue;
+      if (!it->is_symlink(ec) && it->is_directory(ec)) queue.push_back(child);
+      else if (!it->is_symlink(ec) && it->is_socket(ec)) sockets_found_.push_back(child);
+    }
+  }
+}
+
+// The socket jobs' results. A grant too large to walk is refused rather than masked whole (which
+// is what a fail-closed job turns into past its budget): the grant would vanish from the view.
+Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first) {
+  for (std::size_t j = first; j < jobs.size(); ++j) {
+    const std::string& pattern = jobs[j].pattern;
+    const std::string base = pattern == "/**" ? "/" : pattern.substr(0, pattern.size() - 3);
+    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end())
+      return refused(jobs[j].label + " walks more than " + std::to_string(kGlobWalkBudget) +
+                     " entries, too many to prove it holds no host socket; grant narrower directories");
+    sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
+    for (const auto& w : jobs[j].widened) warn(w);
+  }
+  return {};
+}
+
+// Grants that came from globs are known only once they are resolved: they get a walk of their own.
+Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
+  std::vector<std::string> todo;
+  for (const auto& r : scan_roots(roots)) {
+    bool done = false;
+    for (const auto& s : socket_scanned_) done = done || path_within(r, s);
+    if (!done) todo.push_back(r);
+  }
+  if (todo.empty()) return {};
+  std::vector<GlobJob> jobs;
+  plan_socket_scan(todo, jobs);
+  if (auto s = expand_globs(jobs, ctx_.paths.get()); !s.ok()) return s;
+  return take_socket_matches(jobs, 0);
+}
+
+Status IrBuilder::add_sockets() {
+  std::vector<std::string> glob_grants;
+  for (const auto& r : paths_)
+    if ((r.use == PathUse::kWrite || r.use == PathUse::kRead) && has_glob(r.item.text))
+      glob_grants.insert(glob_grants.end(), r.resolved.begin(), r.resolved.end());
+  if (auto s = scan_sockets_under(glob_grants); !s.ok()) return s;
+  // Sockets that hand out the host (container engines, ssh-agent, D-Bus, the user's service
+  // manager and desktop) are masked wherever a grant would reach them, also when absent now, so
+  // the IR names them; the scan above adds every other socket a grant shows.
   std::vector<std::string> sockets = {"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
                                       "/var/run/podman/podman.sock", "/run/containerd/containerd.sock",
                                       "/var/run/containerd/containerd.sock", "/run/dbus/system_bus_socket",
                                       "/var/run/dbus/system_bus_socket", ctx_.home + "/.docker/run/docker.sock"};
   if (const auto rt = ctx_.getenv("XDG_RUNTIME_DIR"); !rt.empty() && rt[0] == '/')
-    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent.ssh", "/ssh-agent.socket"})
+    for (const char* s : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent", "/gnupg/S.gpg-agent.ssh",
+                          "/gnupg/S.gpg-agent.extra", "/gnupg/S.gpg-agent.browser", "/ssh-agent.socket",
+                          "/systemd/private", "/pulse/native", "/pipewire-0", "/wayland-0"})
       sockets.push_back(rt + s);
   if (const auto a = ctx_.getenv("SSH_AUTH_SOCK"); !a.empty() && a[0] == '/') sockets.push_back(a);
   if (auto d = ctx_.getenv("DBUS_SESSION_BUS_ADDRESS"); d.rfind("unix:path=", 0) == 0) {
@@ -207,17 +423,26 @@ void IrBuilder::add_sockets() {
     if (!d.empty() && d[0] == '/') sockets.push_back(d);
   }
   std::set<std::string> allowed(ir_.egress.unix_socket_files.begin(), ir_.egress.unix_socket_files.end());
-  for (const auto& s : sockets) {
-    const std::string c = canonical(*ctx_.paths, s);
-    if (allowed.count(c)) continue;
+  auto mask = [&](const std::string& c, const char* rule, const std::string& why) {
+    if (allowed.count(c)) return;
     bool reachable = false;
     for (const auto* roots : {&ir_.fs.write_roots, &ir_.fs.read_roots})
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
-    if (!reachable) continue;
-    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c) == PathKind::kAbsent ? PathKind::kAbsent : PathKind::kFile});
-    prov_.add_raw(prov_key<&IrFs::deny>(c), Contribution{"invariant", "builtin:never-reachable-sockets", "added",
-                                               "unix socket " + s + " is never implied by a file grant"});
-  }
+    if (!reachable) return;
+    ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c)});
+    prov_.add_raw(prov_key<&IrFs::deny>(c), Contribution{"invariant", rule, "added", why});
+  };
+  for (const auto& s : sockets)
+    mask(canonical(*ctx_.paths, s), "builtin:never-reachable-sockets", "unix socket " + s + " is never implied by a file grant");
+  std::sort(sockets_found_.begin(), sockets_found_.end());
+  sockets_found_.erase(std::unique(sockets_found_.begin(), sockets_found_.end()), sockets_found_.end());
+  for (const auto& s : sockets_found_)
+    mask(s, "builtin:sockets-under-grants",
+         kind_of(*ctx_.paths, s) == PathKind::kDir
+             ? "directory " + s + " under a grant could not be searched for unix sockets, so it is masked whole"
+             : "unix socket " + s + " lies under a grant; a socket is connectable wherever the view shows it, so "
+               "only unix_sockets.allow makes one reachable");
+  return {};
 }
 
 void IrBuilder::add_paddock_dirs() {
@@ -245,21 +470,58 @@ void IrBuilder::add_paddock_dirs() {
 
 Status IrBuilder::add_hardlinks() {
   // A hard link shares the inode of a masked file: masking one name and granting another would
-  // leak it. Only files with more than one link can have such twins, so the scan is rare.
+  // leak it. Only files with more than one link can have such twins: they are looked for among
+  // the single-file denies and inside the denied directories of the user's own (a key in a
+  // denied ~/.ssh, linked into the project before the run), then their twins among the files
+  // the grants reach. A denied directory too big to check in full is not trusted to hold no
+  // such file: then every file with several links that the grants reach is masked.
   std::vector<std::pair<std::string, std::string>> linked;  // (path, deny key)
+  std::size_t scanned = 0;
+  std::string unchecked;  // a denied directory past the budget
   for (const auto& d : ir_.fs.deny) {
-    if (d.kind != PathKind::kFile) continue;
     std::error_code ec;
-    if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
-      linked.emplace_back(d.path, prov_key<&IrFs::deny>(d.path));
+    if (d.kind == PathKind::kFile) {
+      if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
+        linked.emplace_back(d.path, prov_key<&IrFs::deny>(d.path));
+      continue;
+    }
+    // Directories denied outside the home and the write roots (/root, /etc/sudoers.d) hold
+    // other users' files: with fs.protected_hardlinks, the kernel's default, nobody who cannot
+    // read a file can link it, so only their owner could have made such a link.
+    if (d.kind != PathKind::kDir || !unchecked.empty()) continue;
+    const bool users_own = path_within(d.path, ctx_.home) ||
+                           std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                                       [&](const std::string& w) { return path_within(d.path, w); });
+    if (!users_own) continue;
+    for (fs::recursive_directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
+      if (++scanned > kHardLinkScanBudget) {
+        unchecked = d.path;
+        break;
+      }
+      std::error_code e2;
+      if (it->is_symlink(e2) || !it->is_regular_file(e2)) continue;
+      if (it->hard_link_count(e2) > 1 && !e2) linked.emplace_back(it->path().string(), prov_key<&IrFs::deny>(d.path));
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      warn("fs.deny: " + d.path + " cannot be read by Paddock (" + ec.message() +
+           "); a hard link to a file inside it would not be found");
   }
-  if (linked.empty()) return {};
+  if (linked.empty() && unchecked.empty()) return {};
+  if (!unchecked.empty())
+    warn("fs.deny: " + unchecked + " holds more than " + std::to_string(kHardLinkScanBudget) +
+         " entries to check for hard links; every file with several hard links in the grants is masked");
   std::vector<std::string> roots = ir_.fs.write_roots;
   for (const auto& r : ir_.fs.read_roots)
     if (path_within(r, ctx_.home)) roots.push_back(r);
   std::size_t visited = 0;
   std::set<std::string> masked;
   for (const auto& d : ir_.fs.deny) masked.insert(d.path);
+  auto is_masked = [&](const std::string& p) {
+    if (masked.count(p)) return true;
+    for (const auto& d : ir_.fs.deny)
+      if (d.kind == PathKind::kDir && path_within(p, d.path)) return true;
+    return false;
+  };
   std::vector<DenyEntry> extra;
   for (const auto& root : roots) {
     std::error_code ec;
@@ -269,19 +531,28 @@ Status IrBuilder::add_hardlinks() {
         return refused("hard-link scan of the granted roots exceeded " + std::to_string(kGlobWalkBudget) +
                        " entries; narrow the write roots");
       if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
-      if (it->hard_link_count(ec) < 2 || masked.count(it->path().string())) continue;
-      for (const auto& [m, key] : linked) {
-        if (!fs::equivalent(it->path(), m, ec)) continue;
-        const std::string p = it->path().string();
-        extra.push_back({p, PathKind::kFile});
-        masked.insert(p);
-        if (auto* c = prov_.find(key))
-          for (auto contribution : *c) {
-            contribution.rule += " (hard link of " + m + ")";
-            prov_.add_raw(prov_key<&IrFs::deny>(p), contribution);
-          }
-        break;
+      if (it->hard_link_count(ec) < 2) continue;
+      const std::string p = it->path().string();
+      if (is_masked(p)) continue;
+      std::string twin_of, key;
+      if (!unchecked.empty()) {
+        twin_of = unchecked;
+        key = prov_key<&IrFs::deny>(unchecked);
       }
+      for (const auto& [m, k] : linked)
+        if (fs::equivalent(it->path(), m, ec)) {
+          twin_of = m;
+          key = k;
+          break;
+        }
+      if (twin_of.empty()) continue;
+      extra.push_back({p, PathKind::kFile});
+      masked.insert(p);
+      if (auto* c = prov_.find(key))
+        for (auto contribution : *c) {
+          contribution.rule += " (hard link of " + twin_of + ")";
+          prov_.add_raw(prov_key<&IrFs::deny>(p), contribution);
+        }
     }
   }
   for (auto& e : extra) ir_.fs.deny.push_back(std::move(e));

@@ -89,8 +89,8 @@ struct EnumNames<NetMode> {
 
 template <>
 struct EnumNames<PathKind> {
-  static constexpr std::array<std::pair<PathKind, std::string_view>, 3> values{{
-      {PathKind::kDir, "dir"}, {PathKind::kFile, "file"}, {PathKind::kAbsent, "absent"}}};
+  static constexpr std::array<std::pair<PathKind, std::string_view>, 4> values{{
+      {PathKind::kDir, "dir"}, {PathKind::kFile, "file"}, {PathKind::kAbsent, "absent"}, {PathKind::kAbsentDir, "absent_dir"}}};
 };
 
 template <class E>

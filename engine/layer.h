@@ -73,6 +73,10 @@ struct Layer {
   std::optional<bool> require_signed;
 
   std::vector<Item> allow_write, allow_read, deny, deny_write, deny_preset;
+  std::vector<Item> deny_write_preset;  // built-in deny_write lists (resources/lists)
+  // Paths whose built-in write protection (the tool-executed list) this layer lifts; only the
+  // system, user and --policy tiers may (the builder refuses the others).
+  std::vector<Item> unprotect;
   std::optional<bool> tmpfs_tmp;
   Origin tmpfs_at;
 

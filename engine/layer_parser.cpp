@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/builtin_lists.h"
 #include "engine/json_text.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
@@ -166,14 +167,18 @@ Status Parser::parse_when(const YAML::Node& n, Layer& l) const {
 }
 
 Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
-  PADDOCK_TRY(map(n, "filesystem", {"allow_write", "allow_read", "deny", "deny_write", "deny_preset", "tmpfs_tmp"}));
+  PADDOCK_TRY(map(n, "filesystem", {"allow_write", "allow_read", "deny", "deny_write", "deny_preset",
+                                    "deny_write_preset", "unprotect", "tmpfs_tmp"}));
   if (n["allow_write"]) PADDOCK_TRY_ASSIGN(l.allow_write, strings(n["allow_write"], "filesystem.allow_write"));
   if (n["allow_read"]) PADDOCK_TRY_ASSIGN(l.allow_read, strings(n["allow_read"], "filesystem.allow_read"));
   if (n["deny"]) PADDOCK_TRY_ASSIGN(l.deny, strings(n["deny"], "filesystem.deny"));
   if (n["deny_write"]) PADDOCK_TRY_ASSIGN(l.deny_write, strings(n["deny_write"], "filesystem.deny_write"));
   if (n["deny_preset"])
-    PADDOCK_TRY_ASSIGN(l.deny_preset, enums(n["deny_preset"], "filesystem.deny_preset",
-                                            {"ssh", "aws", "gcp", "azure", "kube", "docker", "gnupg"}));
+    PADDOCK_TRY_ASSIGN(l.deny_preset, enums(n["deny_preset"], "filesystem.deny_preset", deny_list_names()));
+  if (n["deny_write_preset"])
+    PADDOCK_TRY_ASSIGN(l.deny_write_preset,
+                       enums(n["deny_write_preset"], "filesystem.deny_write_preset", deny_write_list_names()));
+  if (n["unprotect"]) PADDOCK_TRY_ASSIGN(l.unprotect, strings(n["unprotect"], "filesystem.unprotect"));
   if (n["tmpfs_tmp"]) {
     PADDOCK_TRY_ASSIGN(l.tmpfs_tmp, boolean(n["tmpfs_tmp"], "filesystem.tmpfs_tmp"));
     l.tmpfs_at = origin(n["tmpfs_tmp"], "filesystem.tmpfs_tmp");

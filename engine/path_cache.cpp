@@ -7,7 +7,14 @@ namespace fs = std::filesystem;
 
 fs::file_status PathCache::status(const fs::path& p, std::error_code& ec) {
   auto [it, fresh] = status_.try_emplace(p.native());
-  if (fresh) it->second.first = fs::status(p, it->second.second);
+  if (fresh) {
+    // status and symlink_status differ only where p itself is a symlink: one lstat answers both
+    // for everything else (an absent path included), and the builder asks both about most paths.
+    std::error_code lec;
+    const fs::file_status l = symlink_status(p, lec);
+    if (l.type() != fs::file_type::symlink) it->second = {l, lec};
+    else it->second.first = fs::status(p, it->second.second);
+  }
   ec = it->second.second;
   return it->second.first;
 }
@@ -18,6 +25,38 @@ fs::file_status PathCache::symlink_status(const fs::path& p, std::error_code& ec
   ec = it->second.second;
   return it->second.first;
 }
+
+#ifndef _WIN32  // the cache's keys are these strings
+fs::file_status PathCache::status(const std::string& p, std::error_code& ec) {
+  if (auto it = status_.find(p); it != status_.end()) {
+    ec = it->second.second;
+    return it->second.first;
+  }
+  return status(fs::path(p), ec);
+}
+
+fs::file_status PathCache::symlink_status(const std::string& p, std::error_code& ec) {
+  if (auto it = lstatus_.find(p); it != lstatus_.end()) {
+    ec = it->second.second;
+    return it->second.first;
+  }
+  return symlink_status(fs::path(p), ec);
+}
+
+fs::path PathCache::canonical(const std::string& p, std::error_code& ec) {
+  if (auto it = canonical_.find(p); it != canonical_.end()) {
+    ec = it->second.second;
+    return it->second.first;
+  }
+  return canonical(fs::path(p), ec);
+}
+#else
+fs::file_status PathCache::status(const std::string& p, std::error_code& ec) { return status(fs::path(p), ec); }
+fs::file_status PathCache::symlink_status(const std::string& p, std::error_code& ec) {
+  return symlink_status(fs::path(p), ec);
+}
+fs::path PathCache::canonical(const std::string& p, std::error_code& ec) { return canonical(fs::path(p), ec); }
+#endif
 
 fs::path PathCache::canonical(const fs::path& p, std::error_code& ec) {
   auto [it, fresh] = canonical_.try_emplace(p.native());

@@ -22,6 +22,13 @@ class PathCache {
   std::filesystem::file_status status(const std::filesystem::path& p, std::error_code& ec);
   std::filesystem::file_status symlink_status(const std::filesystem::path& p, std::error_code& ec);
   std::filesystem::path canonical(const std::filesystem::path& p, std::error_code& ec);
+  // The same for a path held as a string: a remembered answer costs no std::filesystem::path
+  // (building one splits the string into components), which the builder's hundreds of list
+  // paths made a measurable share of an evaluation.
+  std::filesystem::file_status status(const std::string& p, std::error_code& ec);
+  std::filesystem::file_status symlink_status(const std::string& p, std::error_code& ec);
+  std::filesystem::path canonical(const std::string& p, std::error_code& ec);
+  std::filesystem::file_status status(const char* p, std::error_code& ec) { return status(std::string(p), ec); }
 
  private:
   std::filesystem::path weakly_canonical_plain(const std::string& p, std::error_code& ec);

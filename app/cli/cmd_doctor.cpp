@@ -59,6 +59,8 @@ int doctor(CliContext& ctx, bool as_json) {
       limits[row.field] = {{"support", to_string(row.support)}, {"mechanism", row.mechanism},
                            {"loss", row.loss}};
     report["limits"] = limits;
+    // What refuses every `run` on this machine (125), worded as `run` words it.
+    report["refusals"] = linux_backend::linux_probe_refusals(p);
     std::cout << report.dump(2) << "\n";
     return 0;
   }
@@ -77,6 +79,9 @@ int doctor(CliContext& ctx, bool as_json) {
   if (!p.cgroup.v1_controllers.empty())
     std::cout << "; v1 memory+pids writable: " << yes_no(p.cgroup.v1_writable);
   std::cout << "\n";
+  const auto refusals = linux_backend::linux_probe_refusals(p);
+  if (refusals.empty()) std::cout << "sandbox:     every required kernel feature works\n";
+  for (const auto& line : refusals) std::cout << "cannot run:  " << line << "\n";
   for (const auto& row : limit_rows(p)) {
     std::cout << "limit " << row.field.substr(row.field.find('.') + 1) << ": " << to_string(row.support);
     if (!row.mechanism.empty()) std::cout << " (" << row.mechanism << ")";

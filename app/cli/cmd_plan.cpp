@@ -143,6 +143,10 @@ int plan_command(const InputsOptions& o, const PlanFlags& f, CliContext& ctx) {
   auto plan = backends::compile(ev->ir, backend, *probe);
   if (!plan.ok()) { print_error(plan.error().message); return plan.error().exit_code(); }
   const Status verdict = backends::check(*plan);
+  // Credentials stored in the project's git config are readable by the agent whatever the plan
+  // says: one line each, with the fix, on stderr (stdout stays the plan, or valid JSON).
+  for (const auto& finding : ev->lint)
+    if (finding.rule == "R6") print_error("warning: " + finding.message);
   if (f.json) {
     json out = {{"plan", to_json(*plan)}, {"plan_hash", plan_hash(*plan)},
                 {"check", verdict.ok() ? json{{"ok", true}, {"refusal", nullptr}}

@@ -67,6 +67,9 @@ int approve(const InputsOptions& o, CliContext& ctx) {
     if (l.approval != ApprovalState::kUnapproved || !l.applies) continue;
     std::cout << "approving " << l.tier << " " << l.file << " (" << l.sha256 << ")\n";
     print_adds(std::cout, l.adds);
+    // What lint calls escape-equivalent is said again where the user decides about it.
+    for (const auto& f : ev->lint)
+      if (f.rule == "ESC" && f.file == l.file) std::cout << "  ESCAPE-EQUIVALENT: " << f.message << "\n";
     ++count;
   }
   if (count == 0) {
@@ -107,7 +110,7 @@ void add_policy_commands(CLI::App& app, CliContext& ctx) {
     });
   }
   {
-    auto* cmd = app.add_subcommand("lint", "Check the effective policy for risky grants (R1-R5, escape sockets)");
+    auto* cmd = app.add_subcommand("lint", "Check the effective policy for risky grants (R1-R7, escape-equivalent sockets and directories)");
     auto o = add_inputs_options(cmd);
     auto strict = std::make_shared<bool>(false);
     cmd->add_flag("--strict", *strict, "Exit 1 on any finding");

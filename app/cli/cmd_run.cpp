@@ -252,7 +252,7 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
   // can never swallow the "--" that starts the agent's command line.
   for (const char* name : {"--policy", "--allow-domain", "--allow-read", "--allow-write"})
     if (auto* opt = run_cmd->get_option_no_throw(name)) opt->allow_extra_args(false);
-  run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]");
+  run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]")->type_name("CMD");
   run_cmd->callback([&ctx, inputs, flags] {
     ctx.exit_code = run(*inputs, *flags, ctx);
   });

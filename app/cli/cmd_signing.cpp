@@ -47,7 +47,7 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
   {
     auto* cmd = app.add_subcommand("sign", "Sign a policy file: writes FILE.sig");
     auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "Policy file to sign")->required();
+    cmd->add_option("FILE", *file, "Policy file to sign")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
       const std::string f = absolute(*file);
       if (auto s = sign_file(f, config_dir(ctx)); !s.ok()) { ctx.exit_code = fail(s.error()); return; }
@@ -58,7 +58,7 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
   {
     auto* cmd = app.add_subcommand("verify-signature", "Check FILE.sig against the trusted keys");
     auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "Signed policy file")->required();
+    cmd->add_option("FILE", *file, "Signed policy file")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
       std::vector<std::string> keys;
       for (const auto& dir : {system_dir(ctx), config_dir(ctx)}) {

@@ -9,15 +9,15 @@ namespace paddock::cli {
 
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   auto o = std::make_shared<InputsOptions>();
-  cmd->add_option("--project", o->project, "Project directory (default: .)");
+  cmd->add_option("--project", o->project, "Project directory (default: .)")->type_name("DIR");
   cmd->add_option("--agent", o->agent, "Agent preset: claude-code codex gemini-cli aider opencode copilot custom");
   cmd->add_option("--profile", o->profile, "Built-in profile: default strict audit permissive");
   cmd->add_option("--preset", o->preset, "Preset: paranoid balanced yolo");
-  cmd->add_option("--policy", o->policy_files, "Extra policy layer file (repeatable)");
+  cmd->add_option("--policy", o->policy_files, "Extra policy layer file (repeatable)")->type_name("FILE");
   cmd->add_option("--net", o->net, "Network mode: off allowlist strict ask");
   cmd->add_option("--allow-domain", o->allow_domains, "Allow a domain, D or D:PORT (repeatable)");
-  cmd->add_option("--allow-read", o->allow_reads, "Allow reading a path (repeatable)");
-  cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)");
+  cmd->add_option("--allow-read", o->allow_reads, "Allow reading a path (repeatable)")->type_name("PATH");
+  cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)")->type_name("PATH");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");

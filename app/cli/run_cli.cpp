@@ -11,6 +11,19 @@ int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree) {
   app.set_help_all_flag("--help-all", "Show help for every command");
   bool show_version = false;
   app.add_flag("--version", show_version, "Print the version and exit");
+  // Also the man page's EXIT STATUS section (`paddock __generate man` reads it back).
+  app.footer(
+      "Exit status:\n"
+      "  0      ok\n"
+      "  1      lint --strict found something, or an internal error\n"
+      "  2      bad input: usage, YAML, schema (the message names file:line:column)\n"
+      "  103    verify or attestation mismatch\n"
+      "  124    the agent hit its wall-time limit\n"
+      "  125    fail-closed refusal or setup failure, before the agent started\n"
+      "  126    blocked by policy: lockdown, unapproved repository layer, signature\n"
+      "  127    command not found\n"
+      "  128+N  the agent was killed by signal N\n"
+      "  other  the agent's own exit code");
 
   if (tree == CliTree::kForArgs && argc > 1 && std::string_view(argv[1]) == "run") {
     add_run_command(app, ctx);
@@ -20,6 +33,7 @@ int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree) {
     add_signing_commands(app, ctx);
     add_plan_command(app, ctx);
     add_session_commands(app, ctx);
+    add_generate_command(app, ctx);
   }
 
   try {

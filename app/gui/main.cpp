@@ -6,12 +6,14 @@
 
 #include <cstdio>
 
+#include "command_line.h"
 #include "display_check.h"
 #include "engine/main_guard.h"
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
 static int program_main(int argc, char** argv) {
+  if (int code = paddock::gui::answer_help_or_version(argc, argv, PADDOCK_VERSION); code >= 0) return code;
   // Checked before QApplication: without a display Qt aborts with a platform-plugin dump.
   if (!paddock::gui::has_display(paddock::gui::process_environment())) {
     std::fputs(paddock::gui::kNoDisplayMessage, stderr);
@@ -19,6 +21,8 @@ static int program_main(int argc, char** argv) {
   }
   QApplication app(argc, argv);  // Widgets: QSystemTrayIcon needs it
   QApplication::setApplicationName("paddock-gui");
+  // The Wayland app id: docks match the window to paddock.desktop (its name and icon) by it.
+  QGuiApplication::setDesktopFileName("paddock");
   QApplication::setWindowIcon(QIcon(":/Paddock/icons/paddock.png"));
   QQuickStyle::setStyle("Fusion");  // follows the system palette, light or dark
   QQmlApplicationEngine engine;

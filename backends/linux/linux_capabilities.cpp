@@ -27,11 +27,6 @@ std::string no_landlock() {
   return "Landlock is unavailable on this kernel (ABI 0); boot Linux 5.13 or newer with "
          "CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list";
 }
-std::string no_userns() {
-  return "unprivileged user or mount namespaces are disabled on this kernel; enable them "
-         "(sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, or the "
-         "AppArmor userns restriction off for paddock-helper)";
-}
 std::string no_netns() {
   return "network namespaces are unavailable on this kernel, so the sandbox can be neither cut "
          "off the network nor given the egress relay; enable CONFIG_NET_NS";
@@ -136,27 +131,12 @@ std::vector<LimitEntry> limits_step(const FrozenIr& ir, const LimitChoice& choic
   return out;
 }
 
-// Facts every Linux plan depends on, whatever the IR asks: refused up front with one line.
-std::vector<std::string> probe_refusals(const KernelProbe& p) {
-  std::vector<std::string> out;
-  if (p.landlock_abi < 1) out.push_back(no_landlock());
-  if (!p.user_ns || !p.mount_ns) out.push_back(no_userns());
-  if (!p.seccomp_filter)
-    out.push_back("seccomp filters are unavailable on this kernel; every Linux plan needs them "
-                  "(they keep the agent from undoing its mount view): enable "
-                  "CONFIG_SECCOMP_FILTER");
-  if (!p.ipc_ns || !p.uts_ns)
-    out.push_back("IPC or UTS namespaces are unavailable on this kernel; every Linux plan "
-                  "isolates both: enable CONFIG_IPC_NS and CONFIG_UTS_NS");
-  return out;
-}
-
 }  // namespace
 
 std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   const int abi = probe.landlock_abi;
   const bool fs_ok = abi >= 1 && probe.user_ns && probe.mount_ns;
-  const std::string fs_why = abi < 1 ? no_landlock() : no_userns();
+  const std::string fs_why = abi < 1 ? no_landlock() : userns_unavailable(probe);
   const auto fs = [&](FieldCapability c) { return fs_ok ? c : unsupported(c.field, fs_why); };
   const auto net = [&](FieldCapability c) {
     return probe.net_ns ? c : unsupported(c.field, no_netns());
@@ -169,21 +149,32 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(fs(exact("fs.read_roots", "read-only bind mount + Landlock read rights")));
   m.push_back(fs(exact("fs.deny.outside_grants",
                        "not mounted: the view is built on an empty root")));
-  m.push_back(fs(exact("fs.deny.inside_read_root", "mount mask (empty tmpfs or empty file)")));
-  m.push_back(fs(exact("fs.deny.inside_write_root", "mount mask (empty tmpfs or empty file)")));
+  m.push_back(fs(exact("fs.deny.inside_read_root",
+                       "mount mask (empty tmpfs or empty file), resolved from the grant's bind without "
+                       "following symlinks; a target that changed since the policy walk is refused before the agent starts")));
+  m.push_back(fs(exact("fs.deny.inside_write_root",
+                       "mount mask (empty tmpfs or empty file), resolved without following symlinks; every "
+                       "directory between it and the write root is pinned (a mount point), so it cannot be "
+                       "renamed away; a target that changed since the policy walk is refused before the agent starts")));
   m.push_back(fs(partial(
-      "fs.deny.absent_inside_write_root", "none until the path exists",
+      "fs.deny.absent_inside_write_root", "checked absent when the view is built",
       "the path did not exist when the policy was resolved, so no mask can be mounted over it: "
-      "the agent can create it inside the write root and read back what it wrote there")));
+      "the agent can create it inside the write root and read back what it wrote there (if it "
+      "appears before the view is built, the launch is refused instead)")));
   m.push_back(fs(exact("fs.deny_write.outside_write_roots",
                        "no write grant covers it (read-only bind, or not in the view)")));
   m.push_back(fs(exact("fs.deny_write.inside_write_root",
-                       "read-only bind mount of the path onto itself")));
-  m.push_back(fs(partial(
-      "fs.deny_write.absent_inside_write_root", "none until the path exists",
-      "the path did not exist when the policy was resolved, so it cannot be bound read-only: "
-      "the agent can create it inside the write root and write to it")));
-  m.push_back(fs(exact("fs.tmp_isolated", "private tmpfs mounted at /tmp")));
+                       "read-only bind mount of the path onto itself, resolved without following "
+                       "symlinks; every directory between it and the write root is pinned (a mount "
+                       "point), so neither it nor a parent can be renamed and replaced")));
+  m.push_back(fs(exact(
+      "fs.deny_write.absent_inside_write_root",
+      "an empty placeholder (directory or file) made on disk at the first missing component while "
+      "the agent runs and bound read-only, its parents pinned; removed, if still empty, once none "
+      "of the user's agents runs any more")));
+  m.push_back(fs(exact("fs.tmp_isolated",
+                       "private tmpfs mounted at /tmp; /tmp and /dev/shm each hold at most half the "
+                       "memory limit (one inode per 16 KiB), or the kernel's default without one")));
   m.push_back(fs(exact("fs.symlink_policy=resolve_parent_then_prefix",
                        "paths canonical in the IR; Landlock decides on inodes, not names")));
   m.push_back(fs(exact("fs.mount_semantics=no_host_mounts",
@@ -217,13 +208,13 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "
                                "sandbox's network namespace"));
   m.push_back(fs(partial("egress.unix_socket_files", "bind mount of each socket file into the view",
-                         "a socket file inside a granted read or write root is connectable too, "
-                         "listed or not (only the host-handing sockets Paddock knows, Docker, Podman, "
-                         "containerd, D-Bus, ssh-agent and gpg-agent, are masked): no Landlock "
-                         "right (ABI 7 and older) covers connecting to "
-                         "a pathname socket, so only the view keeps sockets out; grant directories "
-                         "that hold no sockets you do not mean to share (not all of ~, where "
-                         "editors, agents and container engines keep control sockets)")));
+                         "every socket file under a grant when the session starts is masked unless "
+                         "listed (the package trees /usr, /bin, /sbin, /lib*, /etc and /boot are not "
+                         "searched), but one created in a granted directory during the session is "
+                         "connectable: no Landlock right (ABI 7 and older) covers connecting to a "
+                         "pathname socket, so only the view keeps sockets out; grant directories "
+                         "where no control socket appears (not your runtime directory, /run or "
+                         "/tmp/.X11-unix, which lint calls escape-equivalent)")));
   m.push_back(net(partial("egress.quotas", "host broker byte counters",
                           "bytes are counted by the host broker on relayed connections; a "
                           "transfer already in flight can pass the quota before it is cut")));
@@ -245,7 +236,11 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(pid(exact("process.detach_policy=contained_or_fail",
                         "PID namespace: every descendant dies with the sandbox's init")));
   m.push_back(exact("process.privilege_drop",
-                    "no capabilities outside the user namespace; setuid ineffective"));
+                    !probe.host_root
+                        ? "no capabilities outside the user namespace; setuid ineffective"
+                        : "no capabilities, setuid ineffective; the caller is root, so every read-only "
+                          "grant is an idmapped mount on which root's files show as nobody's: the agent "
+                          "(uid 0) reads there only what every user may read"));
   m.push_back(exact("process.no_new_privs", "prctl(PR_SET_NO_NEW_PRIVS)"));
   m.push_back(fs(exact("secrets.default=deny", "allowlisted environment and file view")));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
@@ -277,6 +272,21 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   return in_field_order(std::move(m));
 }
 
+// Facts every Linux plan depends on, whatever the IR asks: refused up front with one line.
+std::vector<std::string> linux_probe_refusals(const KernelProbe& p) {
+  std::vector<std::string> out;
+  if (p.landlock_abi < 1) out.push_back(no_landlock());
+  if (!p.user_ns || !p.mount_ns) out.push_back(userns_unavailable(p));
+  if (!p.seccomp_filter)
+    out.push_back("seccomp filters are unavailable on this kernel; every Linux plan needs them "
+                  "(they keep the agent from undoing its mount view): enable "
+                  "CONFIG_SECCOMP_FILTER");
+  if (!p.ipc_ns || !p.uts_ns)
+    out.push_back("IPC or UTS namespaces are unavailable on this kernel; every Linux plan "
+                  "isolates both: enable CONFIG_IPC_NS and CONFIG_UTS_NS");
+  return out;
+}
+
 Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe& probe) {
   auto lp = compile_linux_plan(ir, probe);
   if (!lp.ok()) return lp.error();
@@ -290,7 +300,7 @@ Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe&
   plan.capability_vector = capability_vector(linux_capability_matrix(probe), requested_fields(ir));
   plan.losses = losses_of(plan.capability_vector);
   plan.taint = ir.taint;
-  plan.refusals = probe_refusals(probe);
+  plan.refusals = linux_probe_refusals(probe);
   for (auto& r : ir_refusals(ir)) plan.refusals.push_back(std::move(r));
   for (auto& r : refusals_of("linux", plan.capability_vector)) plan.refusals.push_back(std::move(r));
   return out;

@@ -3,6 +3,7 @@
 #include "backends/linux/linux_plan.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "backends/linux/cgroup_choice.h"
@@ -41,61 +42,112 @@ std::vector<std::string> dev_rights(int abi) {
   return r;
 }
 
-bool inside_any(const std::string& path, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(),
-                     [&](const std::string& r) { return path_inside(path, r); });
+// The innermost grant root that strictly contains path ("" if none), and whether it is a write
+// root. A root equal to path is not its container: a step on a root itself sits on the root's own
+// mount point.
+struct Container {
+  std::string root;
+  bool writable = false;
+};
+Container container_of(const std::string& path, const IrFs& fs) {
+  Container c;
+  auto consider = [&](const std::string& r, bool writable) {
+    if (r == path || !path_inside(path, r) || r.size() < c.root.size()) return;
+    // The same path as a write and a read root: write already includes read.
+    if (r.size() == c.root.size() && c.writable) return;
+    c = {r, writable};
+  };
+  for (const std::string& r : fs.write_roots) consider(r, true);
+  for (const std::string& r : fs.read_roots) consider(r, false);
+  return c;
 }
 
 // The file system view. Grants and the special mounts (/dev, /proc, /tmp) are sorted together
 // by path so that a parent is always mounted before anything below it: a project under /tmp
 // stays visible on top of the private /tmp, and a read root inside a write root is bound
 // read-only after (over) its parent. At an equal path the special mount comes last, so a grant
-// of /dev or /proc can never expose the host's. Then deny_write binds, then masks.
+// of /dev or /proc can never expose the host's. Then protections (deny_write) and masks (deny)
+// together, sorted by path, so that the helper pins every directory above a target before it
+// mounts anything below that directory; at an equal path the mask comes last (deny beats
+// deny_write).
 std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets,
                                    const std::string& connect) {
   struct Entry {
     std::string path;
-    int rank;  // 0 grant, 1 special
+    int rank;  // grants: 0 grant, 1 special; protections and masks: 0 protect, 1 mask
     MountStep step;
   };
-  std::vector<Entry> entries;
-  for (const std::string& r : fs.write_roots)
-    entries.push_back({r, 0, {MountOp::kBindRw, r, r}});
+  auto by_path = [](const Entry& a, const Entry& b) { return std::tie(a.path, a.rank) < std::tie(b.path, b.rank); };
+  std::vector<Entry> grants;
+  auto grant = [&](MountOp op, const std::string& p) {
+    grants.push_back({p, 0, {op, p, p, container_of(p, fs).root, false}});
+  };
+  for (const std::string& r : fs.write_roots) grant(MountOp::kBindRw, r);
   for (const std::string& r : fs.read_roots) {
     // The IR never lists a path in both; if it did, write already includes read.
     if (std::find(fs.write_roots.begin(), fs.write_roots.end(), r) != fs.write_roots.end()) continue;
-    entries.push_back({r, 0, {MountOp::kBindRo, r, r}});
+    grant(MountOp::kBindRo, r);
   }
   // Named sockets the policy allows are bound into the view so that connect(2) can reach them
   // (Landlock does not govern connecting to a named socket); masks still cover them.
-  for (const std::string& s : sockets) entries.push_back({s, 0, {MountOp::kBindRw, s, s}});
+  for (const std::string& s : sockets) grant(MountOp::kBindRw, s);
   // --git-ssh: paddock-connect, the ssh ProxyCommand, read-only at its own host path.
-  if (!connect.empty()) entries.push_back({connect, 0, {MountOp::kBindRo, connect, connect}});
-  entries.push_back({"/dev", 1, {MountOp::kDev, "", "/dev"}});
-  entries.push_back({"/proc", 1, {MountOp::kProc, "", "/proc"}});
-  if (fs.tmp_isolated) entries.push_back({"/tmp", 1, {MountOp::kTmpfs, "", "/tmp"}});
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return std::tie(a.path, a.rank) < std::tie(b.path, b.rank);
-  });
+  if (!connect.empty()) grant(MountOp::kBindRo, connect);
+  grants.push_back({"/dev", 1, {MountOp::kDev, "", "/dev", "", false}});
+  grants.push_back({"/proc", 1, {MountOp::kProc, "", "/proc", "", false}});
+  if (fs.tmp_isolated) grants.push_back({"/tmp", 1, {MountOp::kTmpfs, "", "/tmp", "", false}});
+  std::sort(grants.begin(), grants.end(), by_path);
   std::vector<MountStep> out;
-  for (const Entry& e : entries) out.push_back(e.step);
+  for (const Entry& e : grants) out.push_back(e.step);
 
-  std::vector<std::string> granted = fs.write_roots;
-  granted.insert(granted.end(), fs.read_roots.begin(), fs.read_roots.end());
-  // deny_write: a read-only bind of the path onto itself. Only where a grant makes it visible;
-  // anywhere else it is not in the view at all, and binding it would expose it.
-  for (const DenyEntry& d : fs.deny_write)
-    if (d.kind != PathKind::kAbsent && inside_any(d.path, granted))
-      out.push_back({MountOp::kBindRo, d.path, d.path});
-  // deny: masks over every existing deny path that a grant would otherwise show. Outside every
-  // grant the path is already invisible. An absent path inside a write root cannot be masked
-  // before it exists: the capability vector reports that as partial.
-  for (const DenyEntry& d : fs.deny) {
-    if (!inside_any(d.path, granted)) continue;
-    if (d.kind == PathKind::kDir) out.push_back({MountOp::kMaskDir, "", d.path});
-    if (d.kind == PathKind::kFile) out.push_back({MountOp::kMaskFile, "", d.path});
+  // A path under a directory mask is hidden whole: nothing below it needs a step (and its
+  // resolution would end in the mask's empty tmpfs).
+  std::vector<std::string> masked_dirs;
+  for (const DenyEntry& d : fs.deny)
+    if (d.kind == PathKind::kDir && !container_of(d.path, fs).root.empty()) masked_dirs.push_back(d.path);
+  auto under_mask = [&](const std::string& p) {
+    return std::any_of(masked_dirs.begin(), masked_dirs.end(),
+                       [&](const std::string& m) { return m != p && path_inside(p, m); });
+  };
+  std::set<std::string> denied;
+  for (const DenyEntry& d : fs.deny) denied.insert(d.path);
+
+  std::vector<Entry> guards;
+  // deny_write: only inside a write root; anywhere else nothing can write it (a read-only bind,
+  // or not in the view at all). A path that is also denied is masked instead.
+  for (const DenyEntry& d : fs.deny_write) {
+    const Container c = container_of(d.path, fs);
+    if (!c.writable || denied.count(d.path) || under_mask(d.path)) continue;
+    MountOp op = MountOp::kProtectFile;
+    if (d.kind == PathKind::kDir) op = MountOp::kProtectDir;
+    if (d.kind == PathKind::kAbsent) op = MountOp::kProtectAbsentFile;
+    if (d.kind == PathKind::kAbsentDir) op = MountOp::kProtectAbsentDir;
+    guards.push_back({d.path, 0, {op, "", d.path, c.root, true}});
   }
+  // deny: masks over every path a grant would otherwise show. Outside every grant the path is
+  // already invisible. An absent path inside a grant must stay absent until the view is built.
+  for (const DenyEntry& d : fs.deny) {
+    const Container c = container_of(d.path, fs);
+    if (c.root.empty() || under_mask(d.path)) continue;
+    MountOp op = MountOp::kMaskFile;
+    if (d.kind == PathKind::kDir) op = MountOp::kMaskDir;
+    if (d.kind == PathKind::kAbsent || d.kind == PathKind::kAbsentDir) op = MountOp::kExpectAbsent;
+    guards.push_back({d.path, 1, {op, "", d.path, c.root, c.writable && op != MountOp::kExpectAbsent}});
+  }
+  std::sort(guards.begin(), guards.end(), by_path);
+  for (const Entry& e : guards) out.push_back(e.step);
   return out;
+}
+
+// /tmp and /dev/shm each get half the memory limit, so the two together hold at most the limit
+// (without a cgroup, tmpfs pages count against no rlimit); one inode per 16 KiB, at least 4,096.
+// Without a memory limit the kernel's default size (half of RAM) applies.
+TmpfsSize tmpfs_size(const IrResources& res) {
+  TmpfsSize t;
+  if (!res.memory_bytes) return t;
+  t.bytes = std::max<std::int64_t>(*res.memory_bytes / 2, 1 << 20);
+  t.inodes = std::max<std::int64_t>(t.bytes / 16384, 4096);
+  return t;
 }
 
 LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::string& connect) {
@@ -227,8 +279,13 @@ const char* to_string(MountOp op) {
   switch (op) {
     case MountOp::kBindRo: return "bind_ro";
     case MountOp::kBindRw: return "bind_rw";
+    case MountOp::kProtectDir: return "protect_dir";
+    case MountOp::kProtectFile: return "protect_file";
+    case MountOp::kProtectAbsentDir: return "protect_absent_dir";
+    case MountOp::kProtectAbsentFile: return "protect_absent_file";
     case MountOp::kMaskFile: return "mask_file";
     case MountOp::kMaskDir: return "mask_dir";
+    case MountOp::kExpectAbsent: return "expect_absent";
     case MountOp::kTmpfs: return "tmpfs";
     case MountOp::kProc: return "proc";
     case MountOp::kDev: return "dev";
@@ -242,6 +299,8 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   // Without the relay --git-ssh has nowhere to go (check() refuses it); bind nothing then.
   const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
   p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);
+  p.tmpfs = tmpfs_size(ir.resources);
+  p.idmap_read_roots = probe.host_root;
   p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
   p.no_new_privs = true;
   p.seccomp = seccomp_rules();

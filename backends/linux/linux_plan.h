@@ -24,15 +24,21 @@ struct Namespaces {
 
 // The agent's file system view is built on an empty tmpfs root inside the new mount namespace,
 // then pivot_root'ed into. Steps run in order; targets are paths inside the new root, which
-// equal the host paths (the view keeps host paths; it only omits and masks).
+// equal the host paths (the view keeps host paths; it only omits, protects and masks). How the
+// helper resolves and pins each target is described in docs/architecture.md ("The mount view").
 enum class MountOp {
-  kBindRo,    // bind source at target, then remount read-only, nosuid, nodev
-  kBindRw,    // bind source at target read-write, nosuid, nodev
-  kMaskFile,  // bind an empty read-only file over target (a deny inside a grant)
-  kMaskDir,   // mount an empty read-only tmpfs (mode 0000) over target
-  kTmpfs,     // fresh private tmpfs at target (mode 1777), e.g. /tmp
-  kProc,      // new procfs for the new PID namespace at target
-  kDev,       // minimal /dev: null zero full random urandom tty, pts, shm (tmpfs)
+  kBindRo,             // bind source at target, read-only, nosuid, nodev (a read root)
+  kBindRw,             // bind source at target read-write, nosuid, nodev (a write root)
+  kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
+  kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
+  kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
+  kProtectAbsentFile,  //   empty file) is made at its first missing component, bound read-only
+  kMaskFile,           // deny on a non-directory: an empty read-only file over it
+  kMaskDir,            // deny on a directory: an empty read-only tmpfs (mode 0000) over it
+  kExpectAbsent,       // deny on an absent path inside a grant: it must still be absent
+  kTmpfs,              // fresh private tmpfs at target (mode 1777, sized), e.g. /tmp
+  kProc,               // new procfs for the new PID namespace at target
+  kDev,                // minimal /dev: null zero full random urandom tty, pts, shm (sized tmpfs)
 };
 const char* to_string(MountOp op);
 
@@ -40,7 +46,23 @@ struct MountStep {
   MountOp op = MountOp::kBindRo;
   std::string source;  // host path (kBindRo/kBindRw); "" otherwise
   std::string target;  // path inside the new root
+  // The grant whose bind holds target ("" when target sits in the view's own skeleton). The
+  // helper resolves target from that bind's root, refusing symlinks and "..": a target that is
+  // missing or of another kind than the IR recorded fails the session (125).
+  std::string within;
+  // within is a write root: every directory between it and target becomes a mount point of its
+  // own, so that nothing in the sandbox can rename or remove it (the kernel refuses to move a
+  // mount point), and a protected or masked path cannot be carried away from under its mount.
+  bool pin = false;
   bool operator==(const MountStep&) const = default;
+};
+
+// Sizes of the sandbox's own tmpfs mounts (/tmp and /dev/shm): bytes and inodes. Their pages
+// count against a cgroup's memory limit only where one exists, so they are bounded here too.
+struct TmpfsSize {
+  std::int64_t bytes = 0;
+  std::int64_t inodes = 0;
+  bool operator==(const TmpfsSize&) const = default;
 };
 
 // Landlock access bits by name, as in <linux/landlock.h>; the helper maps names to bits and
@@ -112,6 +134,12 @@ struct LinuxPlan {
   Namespaces namespaces;
   std::string hostname = "paddock";
   std::vector<MountStep> mounts;
+  TmpfsSize tmpfs;  // each of /tmp and /dev/shm
+  // The caller is root: every read-only grant is an idmapped mount on which the host's root (and
+  // every other owner) shows as nobody, so that the agent, uid 0 without capabilities, reads only
+  // what everyone may read there (root-only files such as /etc/shadow- or ssh host keys stay
+  // closed). Write roots stay plain binds: the agent owns what it may write.
+  bool idmap_read_roots = false;
   LandlockPlan landlock;
   bool no_new_privs = true;
   std::vector<SeccompRule> seccomp;                 // default action: allow
@@ -158,5 +186,9 @@ Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe&
 
 // The capability matrix for Linux on this kernel: every IR field, support x needs, loss.
 std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe);
+
+// What refuses every plan on this kernel, whatever the IR asks (Landlock, user and mount
+// namespaces, seccomp, IPC/UTS), one actionable line each, in the order check() reports them.
+std::vector<std::string> linux_probe_refusals(const KernelProbe& probe);
 
 }  // namespace paddock::linux_backend

@@ -25,8 +25,12 @@ void namespaces(CanonicalWriter& w, const Namespaces& n) {
 }
 
 void mount(CanonicalWriter& w, const MountStep& m) {
-  w.begin_object().key("op").value(to_string(m.op)).key("source").value(m.source);
-  w.key("target").value(m.target).end_object();
+  w.begin_object().key("op").value(to_string(m.op)).key("pin").value(m.pin).key("source").value(m.source);
+  w.key("target").value(m.target).key("within").value(m.within).end_object();
+}
+
+void tmpfs(CanonicalWriter& w, const TmpfsSize& t) {
+  w.begin_object().key("bytes").value(t.bytes).key("inodes").value(t.inodes).end_object();
 }
 
 void mounts(CanonicalWriter& w, const std::vector<MountStep>& list) {
@@ -106,6 +110,8 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   w.begin_array();
   step(w, "namespaces", [&] { namespaces(w, p.namespaces); });
   step(w, "hostname", [&] { w.value(p.hostname); });
+  step(w, "tmpfs_size", [&] { tmpfs(w, p.tmpfs); });
+  step(w, "idmap_read_roots", [&] { w.value(p.idmap_read_roots); });
   for (const auto& m : p.mounts) step(w, "mount", [&] { mount(w, m); });
   step(w, "cgroup", [&] { cgroup(w, p.cgroup); });
   step(w, "rlimits", [&] { rlimits(w, p.rlimits); });
@@ -128,6 +134,7 @@ nlohmann::json to_json(const LinuxPlan& p) {
   w.key("env");
   env(w, p.env);
   w.key("hostname").value(p.hostname);
+  w.key("idmap_read_roots").value(p.idmap_read_roots);
   w.key("landlock");
   landlock(w, p.landlock);
   w.key("mounts");
@@ -141,6 +148,8 @@ nlohmann::json to_json(const LinuxPlan& p) {
   rlimits(w, p.rlimits);
   w.key("seccomp");
   seccomp(w, p);
+  w.key("tmpfs");
+  tmpfs(w, p.tmpfs);
   w.key("wall_time_secs");
   opt(w, p.wall_time_secs);
   w.end_object();

@@ -32,10 +32,10 @@ WindowsSpec compile_spec(const FrozenIr& ir) {
             [](const PathGrant& a, const PathGrant& b) { return a.path < b.path; });
   // Deny ACEs only where they are exact: existing paths outside every write root.
   for (const DenyEntry& d : ir.fs.deny)
-    if (d.kind != PathKind::kAbsent && !inside_write_root(d.path, ir.fs))
+    if (!is_absent(d.kind) && !inside_write_root(d.path, ir.fs))
       s.denies.push_back({d.path, kind_name(d.kind), "all"});
   for (const DenyEntry& d : ir.fs.deny_write)
-    if (d.kind != PathKind::kAbsent && !inside_write_root(d.path, ir.fs))
+    if (!is_absent(d.kind) && !inside_write_root(d.path, ir.fs))
       s.denies.push_back({d.path, kind_name(d.kind), "write"});
   std::sort(s.denies.begin(), s.denies.end(), [](const PathDeny& a, const PathDeny& b) {
     return a.path != b.path ? a.path < b.path : a.access < b.access;

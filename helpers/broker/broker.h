@@ -4,8 +4,10 @@
 // whole answer set, connects to the vetted address and pumps bytes opaquely (DESIGN §8).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,6 +32,18 @@ using AskReply = std::function<void(AskDecision)>;
 // the ask timeout passes (deny). The handler must not block.
 using AskHandler = std::function<void(const std::string& id, const std::string& host, int port, AskReply reply)>;
 
+inline constexpr std::size_t kMaxConnections = 4096;
+// Descriptors one connection can hold in the broker: the agent's socket, the upstream socket, and
+// a splice pipe (two descriptors) for each direction.
+inline constexpr std::size_t kFdsPerConnection = 6;
+
+// The most connections a process that may open `fd_limit` descriptors can serve while keeping
+// `reserved` of them for everything else it does; 0 when nothing is left for connections.
+inline std::size_t connection_cap(std::uint64_t fd_limit, std::uint64_t reserved) {
+  if (fd_limit <= reserved) return 0;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(kMaxConnections, (fd_limit - reserved) / kFdsPerConnection));
+}
+
 struct BrokerOptions {
   IrEgress egress;
   std::shared_ptr<Resolver> resolver;  // required
@@ -40,7 +54,9 @@ struct BrokerOptions {
   // cross-thread hand-offs that added ~100 us per CONNECT in broker_bench (2-core box).
   int io_threads = 1;
   int lookup_threads = 2;
-  std::size_t max_connections = 4096;  // beyond it new connections are closed with a notice
+  // Beyond it new connections are closed with a notice. A host process sets it from its own
+  // descriptor limit (connection_cap), so that the agent cannot use up the host's descriptors.
+  std::size_t max_connections = kMaxConnections;
   std::chrono::milliseconds header_timeout{10000};
   std::chrono::milliseconds connect_timeout{15000};
   // 0 = egress.ask_timeout_secs; tests shorten it.

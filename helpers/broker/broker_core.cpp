@@ -122,8 +122,15 @@ void BrokerCore::accept_next() {
       return;
     }
     if (live_.load() >= options_.max_connections) {
-      notice("connection_limit", "more than " + std::to_string(options_.max_connections) +
-                                     " open connections; closing the new one");
+      // A flood of connections past the cap is one notice a second, not one line each.
+      ++refused_at_cap_;
+      const auto now = std::chrono::steady_clock::now();
+      if (!last_cap_notice_ || now - *last_cap_notice_ >= std::chrono::seconds(1)) {
+        notice("connection_limit", std::to_string(options_.max_connections) + " connections open, the most this session "
+               "serves; closed " + std::to_string(refused_at_cap_) + " new one(s)");
+        refused_at_cap_ = 0;
+        last_cap_notice_ = now;
+      }
       asio::error_code ignored;
       s.close(ignored);
     } else {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,10 @@ class BrokerCore {
   std::set<std::string> session_allows_;
   std::set<std::weak_ptr<Connection>, std::owner_less<std::weak_ptr<Connection>>> connections_;
   std::atomic<std::size_t> live_{0};
+  // Connections closed at the cap since the last connection_limit notice, and when that was
+  // (accept handlers run one at a time on the acceptor's strand).
+  std::size_t refused_at_cap_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> last_cap_notice_;
   std::atomic<std::uint64_t> ask_counter_{0};
   std::atomic<bool> stopped_{false};
   bool serving_ = false;

@@ -1,6 +1,7 @@
 #include "helpers/linux/helper_run.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include "helpers/linux/probe.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
+#include "helpers/linux/terminal_modes.h"
 
 extern char** environ;
 
@@ -117,7 +119,8 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
   // since 5.14): facts about another kernel are not these facts.
   struct utsname u {};
   const bool same_kernel = ::uname(&u) == 0 && p->kernel_release == u.release;
-  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0) || !same_kernel)
+  if (p->landlock_abi != landlock_runtime_abi() || p->unprivileged != (geteuid() != 0) ||
+      p->host_root != is_host_root() || !same_kernel)
     return Error{ErrorCode::kVerifyMismatch, "probe file " + file + " does not describe this kernel and user"};
   return p;
 }
@@ -126,6 +129,22 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
 void drop_probe_cache(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid()) ::unlink(path.c_str());
+}
+
+// The helper's own descriptors come from the caller's soft RLIMIT_NOFILE (often 1024), while the
+// broker it hosts holds several per connection the agent opens: at the caller's limit the agent
+// could use up the helper's descriptors, after which the control socket accepts nobody (`paddock
+// stop` then finds the session "not running") and the session's files cannot be opened. The
+// helper takes the whole hard limit for itself; the broker's connection cap is derived from it
+// (egress_relay.cpp) so that a reserve always stays. Returns the caller's soft limit, which the
+// agent gets back.
+std::optional<std::uint64_t> raise_own_nofile() {
+  rlimit l{};
+  if (::getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur >= l.rlim_max) return std::nullopt;
+  const rlim_t caller = l.rlim_cur;
+  l.rlim_cur = l.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &l) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(caller);
 }
 
 std::map<std::string, std::string> environment() {
@@ -150,8 +169,12 @@ int helper_run_main(int argc, char** argv) {
     std::fputs(line.c_str(), stderr);
     return args.error().exit_code();
   }
+  const std::optional<std::uint64_t> caller_nofile = raise_own_nofile();
+  // Before anything of the sandbox exists; put back once nothing of it runs any more.
+  const TerminalModes terminal = TerminalModes::save();
   const std::string probe_cache = args->probe_cache;
   auto finish = [&](int code) {
+    terminal.restore();
     if ((code == 103 || code == 125) && !probe_cache.empty()) drop_probe_cache(probe_cache);
     return code;
   };
@@ -209,6 +232,7 @@ int helper_run_main(int argc, char** argv) {
   spec.launch_env = environment();
   spec.cwd = args->cwd.empty() ? ir->meta.project : args->cwd;
   spec.attestation_json = to_json(att).dump();
+  spec.agent_nofile_soft = caller_nofile;
   if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
     opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.

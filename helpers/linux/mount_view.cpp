@@ -2,52 +2,98 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <set>
 #include <string>
 
+#include "helpers/common/unique_fd.h"
 #include "helpers/linux/sys_error.h"
-
-// mount_setattr (Linux 5.12) is missing from the Debian 12 headers.
-#ifndef MOUNT_ATTR_RDONLY
-#define MOUNT_ATTR_RDONLY 0x00000001
-#endif
-#ifndef MOUNT_ATTR_NOSUID
-#define MOUNT_ATTR_NOSUID 0x00000002
-#endif
-#ifndef MOUNT_ATTR_NODEV
-#define MOUNT_ATTR_NODEV 0x00000004
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
 
 namespace paddock::helper {
 namespace {
 
 using linux_backend::MountOp;
 using linux_backend::MountStep;
+using linux_backend::TmpfsSize;
 
-constexpr const char* kBase = "/tmp";            // where the staging tmpfs is mounted
-constexpr const char* kOld = "/oldroot";         // host root after the first pivot
-constexpr const char* kNew = "/newroot";         // the agent's root being built
-constexpr const char* kEmptyFile = "/empty";     // source of file masks
+constexpr const char* kBase = "/tmp";         // where the staging tmpfs is mounted
+constexpr const char* kOld = "/oldroot";      // host root after the first pivot
+constexpr const char* kNew = "/newroot";      // the agent's root being built
+constexpr const char* kEmptyFile = "/empty";  // source of file masks
+constexpr const char* kEmptyDir = "/emptydir";  // source of directory masks (a tmpfs, mode 0000)
 
-struct MountAttrArg {
-  std::uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
+constexpr unsigned kReadOnly = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+constexpr unsigned kReadWrite = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 
-// Creates every missing directory of path (absolute, inside the staging root).
-Status mkdir_p(const std::string& path) {
+// Every path below is resolved one way: from a directory we hold, refusing symlinks, magic links
+// and "..", so that nothing renamed or planted on the host between the policy walk and this point
+// can redirect a mount (a symlink in place of a masked file's parent would otherwise take the
+// mask somewhere else and leave the file in view).
+constexpr std::uint64_t kResolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+
+int open_beneath(int dirfd, const std::string& rel, int flags = O_PATH) {
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
+  how.resolve = kResolve;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof how));
+}
+
+// "/a/b/c" below "/a" -> "b/c"; the root itself -> ".".
+std::string relative_to(const std::string& path, const std::string& root) {
+  if (path == root) return ".";
+  if (root == "/") return path.substr(1);
+  return path.substr(root.size() + 1);
+}
+
+std::vector<std::string> components(const std::string& rel) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < rel.size()) {
+    std::size_t j = rel.find('/', i);
+    if (j == std::string::npos) j = rel.size();
+    if (j > i && rel.compare(i, j - i, ".") != 0) out.push_back(rel.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+Error changed(const std::string& path, const std::string& what) {
+  return refused(path + " " + what + " since the policy was resolved; nothing was run (run again)");
+}
+
+// Clones the mount tree at src (recursively: host submounts and the masks already below it come
+// along), sets attributes on the detached copy, then attaches it on top of target. Both are held
+// descriptors, so nothing is looked up by name in between.
+Status attach_clone(int src, int target, unsigned attrs, const std::string& what) {
+  UniqueFd tree(::open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+  if (!tree.valid()) return sys_error("clone mount for", what);
+  mount_attr attr{attrs, 0, 0, 0};
+  if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
+    return sys_error("set mount attributes of", what);
+  if (::move_mount(tree.get(), "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    return sys_error("mount", what);
+  return Status::Ok();
+}
+
+bool is_dir(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// O_PATH | O_NOFOLLOW opens a trailing symlink itself rather than failing.
+bool is_symlink(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// Creates every missing directory of path inside the staging root (our own tmpfs: nothing on the
+// host is created). Used only for targets that no grant holds.
+Status mkdir_staging(const std::string& path) {
   for (std::size_t pos = 1; pos != std::string::npos;) {
     pos = path.find('/', pos + 1);
     std::string cur = path.substr(0, pos);
@@ -56,161 +102,286 @@ Status mkdir_p(const std::string& path) {
   return Status::Ok();
 }
 
-// Makes sure target exists as a mount point of the right kind. Intermediate directories are
-// created in the staging tmpfs; inside an already bound host tree they must already exist. The
-// common case (the parent is there) costs one call; only a missing parent walks the path. An
-// existing target is never opened (O_EXCL): a host FIFO or device there must not be touched.
-Status ensure_mount_point(const std::string& target, bool as_dir) {
-  auto create = [&] {
-    if (as_dir) return ::mkdir(target.c_str(), 0755) == 0 || errno == EEXIST;
-    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-    if (fd < 0) return errno == EEXIST;
+class ViewBuilder {
+ public:
+  ViewBuilder(const TmpfsSize& size, std::vector<Placeholder>& placeholders)
+      : size_(size), placeholders_(placeholders) {}
+
+  Status prepare() {
+    old_root_.reset(::open(kOld, O_PATH | O_DIRECTORY | O_CLOEXEC));
+    new_root_.reset(::open(kNew, O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!old_root_.valid() || !new_root_.valid()) return sys_error("open staging roots");
+    return Status::Ok();
+  }
+
+  Status apply(const MountStep& step, int prepared) {
+    switch (step.op) {
+      case MountOp::kBindRo: return grant(step, kReadOnly, prepared);
+      case MountOp::kBindRw: return grant(step, kReadWrite, prepared);
+      case MountOp::kProtectDir:
+      case MountOp::kProtectFile:
+      case MountOp::kMaskFile:
+      case MountOp::kMaskDir:
+      case MountOp::kExpectAbsent: return guard(step);
+      case MountOp::kProtectAbsentDir:
+      case MountOp::kProtectAbsentFile: return protect_absent(step);
+      case MountOp::kTmpfs: return tmpfs_at(step.target, "1777");
+      case MountOp::kProc: return proc(step.target);
+      case MountOp::kDev: return dev(step.target);
+    }
+    return refused("unknown mount step");
+  }
+
+ private:
+  // The root of the bind that holds a target: the grant mounted at `within` (opened afresh, so
+  // that it is the topmost mount there), or the skeleton of the view.
+  Result<UniqueFd> open_container(const MountStep& step) {
+    if (step.within.empty()) return UniqueFd(::dup(new_root_.get()));
+    UniqueFd fd(open_beneath(new_root_.get(), relative_to(step.within, "/")));
+    if (!fd.valid()) return sys_error("open the grant", step.within);
+    return fd;
+  }
+
+  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
+  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+    UniqueFd src(prepared >= 0 ? ::dup(prepared) : open_beneath(old_root_.get(), relative_to(step.source, "/")));
+    if (!src.valid()) {
+      if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
+        return changed(step.source, "(granted) is gone or became a symlink");
+      return sys_error("open grant", step.source);
+    }
+    if (is_symlink(src.get())) return changed(step.source, "(granted) became a symlink");
+    const bool dir = is_dir(src.get());
+    UniqueFd target;
+    if (step.within.empty()) {
+      // A target in the view's own skeleton: make its mount point in the staging tmpfs.
+      const std::string at = std::string(kNew) + step.target;
+      if (dir) {
+        if (auto s = mkdir_staging(at); !s) return s;
+      } else {
+        if (auto s = mkdir_staging(at.substr(0, at.rfind('/'))); !s) return s;
+        int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
+        if (fd < 0) return sys_error("create mount point", step.target);
+        ::close(fd);
+      }
+      target.reset(open_beneath(new_root_.get(), relative_to(step.target, "/")));
+    } else {
+      // A grant nested in another one: its mount point is the host's, and must be what it was.
+      auto within = open_container(step);
+      if (!within) return within.error();
+      target.reset(open_beneath(within->get(), relative_to(step.target, step.within)));
+    }
+    if (!target.valid()) return changed(step.target, "(granted) is gone");
+    if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
+    if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
+    if (prepared >= 0) {
+      // Already read-only, nosuid, nodev and idmapped: attached as it is.
+      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+        return sys_error("mount", step.target);
+      return Status::Ok();
+    }
+    return attach_clone(src.get(), target.get(), attrs, step.target);
+  }
+
+  // Walks from the container to the target's parent, one component at a time, pinning every
+  // directory on the way when the container is writable. Returns the parent's descriptor.
+  Result<UniqueFd> walk_to_parent(const MountStep& step, const std::vector<std::string>& parts) {
+    auto cur = open_container(step);
+    if (!cur) return cur.error();
+    UniqueFd fd = std::move(*cur);
+    std::string path = step.within;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      path += "/" + parts[i];
+      UniqueFd next(open_beneath(fd.get(), parts[i]));
+      if (!next.valid()) {
+        if (errno == ENOENT) return Error{ErrorCode::kNotFound, path};
+        // This process (uid 0 of the sandbox's namespace, with its capabilities there) cannot
+        // search the directory: then neither can the agent, which has fewer rights, so nothing
+        // below is in its view (an idmapped read root shows a 0700 root directory this way).
+        if (errno == EACCES) return Error{ErrorCode::kPolicyBlocked, path};
+        if (errno == ELOOP || errno == EXDEV) return changed(path, "became a symlink");
+        return sys_error("open", path);
+      }
+      if (is_symlink(next.get())) return changed(path, "became a symlink");
+      if (!is_dir(next.get())) return Error{ErrorCode::kNotFound, path};  // nothing can be below
+      if (step.pin && !pinned_.count(path)) {
+        // Bind the directory onto itself: the kernel refuses to rename or remove a mount point
+        // (EBUSY), so nothing in the sandbox can move what lies below away from its masks.
+        if (auto s = attach_clone(next.get(), next.get(), kReadWrite, path); !s) return s.error();
+        pinned_.insert(path);
+        // The open descriptor still names the directory under the new mount; descend from the
+        // mount itself, or what is mounted below would be hidden by it.
+        next.reset(open_beneath(fd.get(), parts[i]));
+        if (!next.valid()) return sys_error("open pinned directory", path);
+      }
+      fd = std::move(next);
+    }
+    return fd;
+  }
+
+  Status guard(const MountStep& step) {
+    const auto parts = components(relative_to(step.target, step.within.empty() ? "/" : step.within));
+    if (parts.empty()) return refused("a protected or masked path equals its grant: " + step.target);
+    auto parent = walk_to_parent(step, parts);
+    const bool expect_absent = step.op == MountOp::kExpectAbsent;
+    if (!parent) {
+      if (parent.error().code == ErrorCode::kPolicyBlocked && !step.pin) return Status::Ok();
+      if (parent.error().code == ErrorCode::kNotFound && expect_absent) return Status::Ok();
+      if (parent.error().code == ErrorCode::kNotFound) return changed(step.target, "is gone");
+      return parent.error();
+    }
+    UniqueFd target(open_beneath(parent->get(), parts.back()));
+    if (!target.valid()) {
+      if (errno == ENOENT && expect_absent) return Status::Ok();
+      if (errno == EACCES && !step.pin) return Status::Ok();  // out of the agent's reach too (above)
+      if (errno == ENOENT) return changed(step.target, "is gone");
+      if (errno == ELOOP || errno == EXDEV) return changed(step.target, "became a symlink");
+      return sys_error("open", step.target);
+    }
+    if (expect_absent) return changed(step.target, "(denied) appeared");
+    if (is_symlink(target.get())) return changed(step.target, "became a symlink");
+    const bool dir = is_dir(target.get());
+    const bool want_dir = step.op == MountOp::kProtectDir || step.op == MountOp::kMaskDir;
+    if (dir != want_dir) return changed(step.target, want_dir ? "is no longer a directory" : "became a directory");
+    if (step.op == MountOp::kProtectDir || step.op == MountOp::kProtectFile)
+      return attach_clone(target.get(), target.get(), kReadOnly, step.target);
+    const int source = step.op == MountOp::kMaskDir ? empty_dir_.get() : empty_file_.get();
+    return attach_clone(source, target.get(), kReadOnly | MOUNT_ATTR_NOEXEC, step.target);
+  }
+
+  // A protected path that did not exist: the sandbox must not create it. The kernel can only
+  // refuse a name that exists, so a placeholder (an empty directory, or an empty file, of the
+  // step's kind for the path itself; a directory for a missing parent) is made at the first
+  // missing component, on the host, and bound read-only like any protected path. Whatever
+  // exists by now is protected as it is.
+  Status protect_absent(const MountStep& step) {
+    const auto parts = components(relative_to(step.target, step.within));
+    if (parts.empty()) return refused("a protected path equals its grant: " + step.target);
+    auto cur = open_container(step);
+    if (!cur) return cur.error();
+    UniqueFd fd = std::move(*cur);
+    std::string path = step.within;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const bool last = i + 1 == parts.size();
+      path += "/" + parts[i];
+      UniqueFd next(open_beneath(fd.get(), parts[i]));
+      if (!next.valid() && errno == ENOENT) {
+        const bool as_dir = !last || step.op == MountOp::kProtectAbsentDir;
+        const int made = as_dir ? ::mkdirat(fd.get(), parts[i].c_str(), 0755)
+                                : ::openat(fd.get(), parts[i].c_str(),
+                                           O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (made < 0 && errno != EEXIST) return sys_error("create the placeholder", path);
+        if (!as_dir && made >= 0) ::close(made);
+        next.reset(open_beneath(fd.get(), parts[i]));
+        if (!next.valid()) return sys_error("open the placeholder", path);
+        struct stat st {};
+        if (made >= 0 && ::fstat(next.get(), &st) == 0)
+          placeholders_.push_back({path, as_dir, static_cast<std::uint64_t>(st.st_dev),
+                                   static_cast<std::uint64_t>(st.st_ino)});
+        return attach_clone(next.get(), next.get(), kReadOnly, path);
+      }
+      if (!next.valid()) {
+        if (errno == ELOOP || errno == EXDEV) return changed(path, "became a symlink");
+        return sys_error("open", path);
+      }
+      if (is_symlink(next.get())) return changed(path, "became a symlink");
+      // The path exists up to here. At the end, or where a non-directory blocks the rest of the
+      // path (nothing can be created below it while it stays), protect what is there.
+      if (last || !is_dir(next.get())) return attach_clone(next.get(), next.get(), kReadOnly, path);
+      if (!pinned_.count(path)) {
+        if (auto s = attach_clone(next.get(), next.get(), kReadWrite, path); !s) return s;
+        pinned_.insert(path);
+        next.reset(open_beneath(fd.get(), parts[i]));
+        if (!next.valid()) return sys_error("open pinned directory", path);
+      }
+      fd = std::move(next);
+    }
+    return Status::Ok();
+  }
+
+ public:
+  // The sources of masks: an empty read-only file and an empty tmpfs (mode 0000), both in the
+  // staging root; every mask is a clone of one of them.
+  Status make_mask_sources() {
+    int fd = ::open(kEmptyFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+    if (fd < 0) return sys_error("create", kEmptyFile);
     ::close(fd);
-    return true;
-  };
-  if (create()) return Status::Ok();
-  struct stat st {};
-  if (errno != ENOENT) {
-    // Something of another kind or not writable is already there: mount onto what exists (the
-    // mount call reports a kind mismatch).
-    if (::lstat(target.c_str(), &st) == 0) return Status::Ok();
-    return sys_error(as_dir ? "mkdir" : "create mount point", target);
-  }
-  auto slash = target.rfind('/');
-  if (auto s = mkdir_p(target.substr(0, slash)); !s) return s;
-  if (create()) return Status::Ok();
-  return sys_error(as_dir ? "mkdir" : "create mount point", target);
-}
-
-// Fallback for kernels without mount_setattr: remount the bind read-only keeping the flags the
-// kernel locked on the source (nosuid/nodev/noexec/atime) — dropping them fails with EPERM.
-Status remount_ro_legacy(const std::string& target) {
-  struct statvfs sv {};
-  if (::statvfs(target.c_str(), &sv) != 0) return sys_error("statvfs", target);
-  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV;
-  if (sv.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-  if (sv.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-  if (sv.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-  if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-  if (::mount(nullptr, target.c_str(), nullptr, flags, nullptr) != 0)
-    return sys_error("remount read-only", target);
-  return Status::Ok();
-}
-
-// Read-only (and nosuid, nodev) for the whole tree at target, submounts included: a recursive
-// bind may carry host submounts that would otherwise stay writable.
-Status make_tree_readonly(const std::string& target, bool recursive) {
-  MountAttrArg attr{MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0};
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, target.c_str(),
-                recursive ? AT_RECURSIVE : 0, &attr, sizeof attr) == 0)
-    return Status::Ok();
-  if (errno != ENOSYS) return sys_error("mount_setattr read-only", target);
-  // Old kernel: top mount and every submount below it, one by one.
-  std::ifstream mi("/proc/self/mountinfo");
-  std::string line;
-  std::vector<std::string> points;
-  while (std::getline(mi, line)) {
-    std::istringstream f(line);
-    std::string a, b, c, d, mp;
-    f >> a >> b >> c >> d >> mp;
-    if (mp == target || (recursive && mp.rfind(target + "/", 0) == 0)) points.push_back(mp);
-  }
-  for (const auto& p : points)
-    if (auto s = remount_ro_legacy(p); !s) return s;
-  return Status::Ok();
-}
-
-Status bind(const std::string& source, const std::string& target, bool read_only) {
-  struct stat st {};
-  if (::stat(source.c_str(), &st) != 0) return sys_error("bind source", source.substr(std::strlen(kOld)));
-  if (auto s = ensure_mount_point(target, S_ISDIR(st.st_mode)); !s) return s;
-  // MS_REC: in a user namespace the host's submounts are locked to their parents; a
-  // non-recursive bind of a tree that has them is refused by the kernel (EINVAL).
-  if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-    return sys_error("bind", target.substr(std::strlen(kNew)));
-  if (read_only) return make_tree_readonly(target, /*recursive=*/true);
-  MountAttrArg attr{MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0};
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, target.c_str(), AT_RECURSIVE, &attr, sizeof attr) != 0 &&
-      errno != ENOSYS)
-    return sys_error("mount_setattr nosuid", target);
-  return Status::Ok();
-}
-
-Status mask(const std::string& target, bool as_dir) {
-  struct stat st {};
-  if (::lstat(target.c_str(), &st) != 0) {
-    // Nothing at that path in the view (absent, or its parent is not bound): there is nothing to
-    // read. It cannot be created either where its parent is a read-only bind.
-    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();
-    return sys_error("mask target", target.substr(std::strlen(kNew)));
-  }
-  // Mask what is really there (the IR recorded the kind at freeze time; the disk may differ now).
-  bool dir = S_ISDIR(st.st_mode);
-  (void)as_dir;
-  if (dir) {
-    if (::mount("tmpfs", target.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                "mode=0000,size=4k") != 0)
-      return sys_error("mask directory", target.substr(std::strlen(kNew)));
+    if (::mkdir(kEmptyDir, 0000) != 0) return sys_error("mkdir", kEmptyDir);
+    if (::mount("tmpfs", kEmptyDir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "mode=0000,size=4k,nr_inodes=1") != 0)
+      return sys_error("mount the empty tmpfs for masks", kEmptyDir);
+    empty_file_.reset(::open(kEmptyFile, O_PATH | O_CLOEXEC));
+    empty_dir_.reset(::open(kEmptyDir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!empty_file_.valid() || !empty_dir_.valid()) return sys_error("open the mask sources");
     return Status::Ok();
   }
-  if (::mount(kEmptyFile, target.c_str(), nullptr, MS_BIND, nullptr) != 0)
-    return sys_error("mask file", target.substr(std::strlen(kNew)));
-  return make_tree_readonly(target, /*recursive=*/false);
-}
 
-Status tmpfs(const std::string& target, const char* options, unsigned long flags) {
-  if (auto s = ensure_mount_point(target, true); !s) return s;
-  if (::mount("tmpfs", target.c_str(), "tmpfs", flags, options) != 0)
-    return sys_error("mount tmpfs", target.substr(std::strlen(kNew)));
-  return Status::Ok();
-}
-
-Status proc(const std::string& target) {
-  if (auto s = ensure_mount_point(target, true); !s) return s;
-  if (::mount("proc", target.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-    return sys_error("mount proc", target.substr(std::strlen(kNew)));
-  return Status::Ok();
-}
-
-// A minimal /dev: device nodes bound from the host (a user namespace cannot mknod), a private
-// devpts instance, /dev/shm, and the usual symlinks.
-Status dev(const std::string& target) {
-  if (auto s = tmpfs(target, "mode=0755", MS_NOSUID | MS_NOEXEC); !s) return s;
-  for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
-    std::string src = std::string(kOld) + "/dev/" + node, dst = target + "/" + node;
-    if (auto s = ensure_mount_point(dst, false); !s) return s;
-    if (::mount(src.c_str(), dst.c_str(), nullptr, MS_BIND, nullptr) != 0)
-      return sys_error("bind device", std::string("/dev/") + node);
+ private:
+  std::string size_options(const char* mode) const {
+    std::string o = std::string("mode=") + mode;
+    if (size_.bytes > 0) o += ",size=" + std::to_string(size_.bytes) + ",nr_inodes=" + std::to_string(size_.inodes);
+    return o;
   }
-  std::string pts = target + "/pts", shm = target + "/shm";
-  if (auto s = ensure_mount_point(pts, true); !s) return s;
-  if (::mount("devpts", pts.c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
-              "newinstance,ptmxmode=0666,mode=620") != 0)
-    return sys_error("mount devpts", "/dev/pts");
-  if (auto s = tmpfs(shm, "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC); !s) return s;
-  const std::pair<const char*, const char*> links[] = {
-      {"pts/ptmx", "ptmx"}, {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
-      {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
-  for (const auto& [to, name] : links) {
-    std::string at = target + "/" + name;
-    if (::symlink(to, at.c_str()) != 0) return sys_error("symlink", std::string("/dev/") + name);
-  }
-  return Status::Ok();
-}
 
-Status apply_step(const MountStep& step) {
-  const std::string target = std::string(kNew) + step.target;
-  const std::string source = std::string(kOld) + step.source;
-  switch (step.op) {
-    case MountOp::kBindRo: return bind(source, target, /*read_only=*/true);
-    case MountOp::kBindRw: return bind(source, target, /*read_only=*/false);
-    case MountOp::kMaskFile: return mask(target, /*as_dir=*/false);
-    case MountOp::kMaskDir: return mask(target, /*as_dir=*/true);
-    case MountOp::kTmpfs: return tmpfs(target, "mode=1777", MS_NOSUID | MS_NODEV);
-    case MountOp::kProc: return proc(target);
-    case MountOp::kDev: return dev(target);
+  Status tmpfs_at(const std::string& target, const char* mode) {
+    const std::string at = std::string(kNew) + target;
+    if (auto s = mkdir_staging(at); !s) return s;
+    if (::mount("tmpfs", at.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, size_options(mode).c_str()) != 0)
+      return sys_error("mount tmpfs", target);
+    return Status::Ok();
   }
-  return refused("unknown mount step");
+
+  Status proc(const std::string& target) {
+    const std::string at = std::string(kNew) + target;
+    if (auto s = mkdir_staging(at); !s) return s;
+    if (::mount("proc", at.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+      return sys_error("mount proc", target);
+    return Status::Ok();
+  }
+
+  // A minimal /dev: device nodes bound from the host (a user namespace cannot mknod), a private
+  // devpts instance, a sized /dev/shm, and the usual symlinks.
+  Status dev(const std::string& target) {
+    const std::string at = std::string(kNew) + target;
+    if (auto s = mkdir_staging(at); !s) return s;
+    if (::mount("tmpfs", at.c_str(), "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") != 0)
+      return sys_error("mount tmpfs", target);
+    for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
+      std::string src = std::string(kOld) + "/dev/" + node, dst = at + "/" + node;
+      int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+      if (fd < 0) return sys_error("create mount point", std::string("/dev/") + node);
+      ::close(fd);
+      if (::mount(src.c_str(), dst.c_str(), nullptr, MS_BIND, nullptr) != 0)
+        return sys_error("bind device", std::string("/dev/") + node);
+    }
+    std::string pts = at + "/pts", shm = at + "/shm";
+    if (::mkdir(pts.c_str(), 0755) != 0) return sys_error("mkdir", "/dev/pts");
+    if (::mount("devpts", pts.c_str(), "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0)
+      return sys_error("mount devpts", "/dev/pts");
+    if (::mkdir(shm.c_str(), 0755) != 0) return sys_error("mkdir", "/dev/shm");
+    if (::mount("tmpfs", shm.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, size_options("1777").c_str()) != 0)
+      return sys_error("mount tmpfs", "/dev/shm");
+    const std::pair<const char*, const char*> links[] = {
+        {"pts/ptmx", "ptmx"}, {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
+        {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
+    for (const auto& [to, name] : links) {
+      std::string link = at + "/" + name;
+      if (::symlink(to, link.c_str()) != 0) return sys_error("symlink", std::string("/dev/") + name);
+    }
+    return Status::Ok();
+  }
+
+  TmpfsSize size_;
+  std::vector<Placeholder>& placeholders_;
+  UniqueFd old_root_, new_root_, empty_file_, empty_dir_;
+  std::set<std::string> pinned_;
+};
+
+// Fallback-free read-only remount of the view's own skeleton (the mount point directories).
+Status make_root_readonly() {
+  mount_attr attr{kReadOnly, 0, 0, 0};
+  if (::mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof attr) != 0) return sys_error("mount_setattr read-only", "/");
+  return Status::Ok();
 }
 
 // Merged-/usr systems reach /bin, /lib, /lib64 (the ELF interpreter path) through top-level
@@ -241,7 +412,8 @@ Status copy_top_level_symlinks() {
 
 }  // namespace
 
-Status build_mount_view(const std::vector<MountStep>& steps) {
+Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tmpfs_size,
+                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders) {
   // Nothing we mount may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return sys_error("make mounts private", "/");
@@ -254,26 +426,26 @@ Status build_mount_view(const std::vector<MountStep>& steps) {
     return sys_error("mkdir staging", kBase);
   if (::syscall(SYS_pivot_root, kBase, "/tmp/oldroot") != 0) return sys_error("pivot_root", kBase);
   if (::chdir("/") != 0) return sys_error("chdir", "/");
-  int fd = ::open(kEmptyFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
-  if (fd < 0) return sys_error("create", kEmptyFile);
-  ::close(fd);
   if (::mount("tmpfs", kNew, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_error("mount root tmpfs", kNew);
 
-  for (const auto& step : steps)
-    if (auto s = apply_step(step); !s) return s;
+  ViewBuilder view(tmpfs_size, placeholders);
+  if (auto s = view.make_mask_sources(); !s) return s;
+  if (auto s = view.prepare(); !s) return s;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (auto s = view.apply(steps[i], i < prepared.size() ? prepared[i] : -1); !s) return s;
 
   if (auto s = copy_top_level_symlinks(); !s) return s;
   // Enter the new root and drop every path to the host's. pivot_root(".", ".") stacks the
   // staging root on top of the new one; detaching it detaches its whole subtree with it, the
   // host root at /oldroot and every host submount included. One detach, not two: each lazy
-  // unmount that frees mounts waits for an RCU grace period (issue 5).
+  // unmount that frees mounts waits for an RCU grace period.
   if (::chdir(kNew) != 0) return sys_error("chdir", kNew);
   if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_error("pivot_root", kNew);
   if (::umount2(".", MNT_DETACH) != 0) return sys_error("detach staging and host root", "/");
   if (::chdir("/") != 0) return sys_error("chdir", "/");
   // The skeleton (mount point directories) is read-only too.
-  return make_tree_readonly("/", /*recursive=*/false);
+  return make_root_readonly();
 }
 
 }  // namespace paddock::helper

@@ -1,9 +1,13 @@
 // Builds the agent's file system view (linux_plan.h MountStep) inside a fresh mount namespace:
-// an empty tmpfs root, host paths bound at the same paths read-only or read-write, masks over every
-// deny path, private /tmp, new /proc and a minimal /dev; then pivot_root into it and detach the
-// host root, so nothing that was not listed is reachable by path.
+// an empty tmpfs root, host paths bound at the same paths read-only or read-write, protected
+// paths bound read-only and masks over every deny path (each resolved from its grant's bind,
+// refusing symlinks, with every directory above it in a write root pinned), private /tmp, new
+// /proc and a minimal /dev; then pivot_root into it and detach the host root, so nothing that was
+// not listed is reachable by path. docs/architecture.md ("The mount view") explains the steps.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "backends/linux/linux_plan.h"
@@ -11,8 +15,20 @@
 
 namespace paddock::helper {
 
+// A placeholder made on the host for a protected path that did not exist (see MountOp
+// kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
+struct Placeholder {
+  std::string path;
+  bool dir = false;
+  std::uint64_t dev = 0, ino = 0;
+};
+
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
-Status build_mount_view(const std::vector<linux_backend::MountStep>& steps);
+// `placeholders` receives every placeholder made on the host, also when a later step fails.
+// `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
+// attach for that grant instead of a clone of the host path.
+Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
+                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders);
 
 }  // namespace paddock::helper

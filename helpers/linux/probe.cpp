@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -23,6 +25,11 @@
 
 namespace paddock::helper {
 namespace {
+
+std::string errno_name(int e) {
+  if (const char* name = strerrorname_np(e)) return name;
+  return "errno " + std::to_string(e);
+}
 
 // Runs fn in a forked child; true when the child exits 0. The child never returns.
 template <class Fn>
@@ -40,8 +47,21 @@ int landlock_abi() {
   return abi < 0 ? 0 : static_cast<int>(abi);
 }
 
-bool unshare_works(int flag, bool with_user) {
-  return in_child([&] {
+// Runs fn in a forked child that exits with the errno fn leaves (0 = success); returns that
+// errno's name, "" on success. The child never returns.
+template <class Fn>
+std::string child_error(Fn fn) {
+  pid_t pid = fork();
+  if (pid < 0) return errno_name(errno);
+  if (pid == 0) _exit(fn() ? 0 : (errno > 0 && errno < 256 ? errno : 255));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(status)) return "child killed by signal " + std::to_string(WTERMSIG(status));
+  return WEXITSTATUS(status) == 0 ? std::string() : errno_name(WEXITSTATUS(status));
+}
+
+std::string unshare_error(int flag, bool with_user) {
+  return child_error([&] {
     int flags = flag | (with_user ? CLONE_NEWUSER : 0);
     return unshare(flags) == 0;
   });
@@ -154,7 +174,59 @@ void probe_cgroups(linux_backend::CgroupProbe& cg) {
   }
 }
 
+// A sysctl's value, trimmed; "" when this kernel has no such file.
+std::string sysctl(const std::string& path) {
+  std::string v = read_file(path);
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+  return v;
+}
+
+bool exists(const char* path) {
+  struct stat st {};
+  return lstat(path, &st) == 0;
+}
+
+// The initial user namespace maps every uid to itself; any other mapping means this process
+// already runs inside a user namespace (a rootless container, another sandbox).
+bool in_initial_user_ns() {
+  std::istringstream m(read_file("/proc/self/uid_map"));
+  std::string inside, outside, count, more;
+  m >> inside >> outside >> count;
+  return inside == "0" && outside == "0" && count == "4294967295" && !(m >> more);
+}
+
+// Only read when a namespace could not be created, to say why (the probe is on every launch's
+// path while nothing fails).
+linux_backend::UsernsEvidence userns_evidence(const std::string& user_error,
+                                              const std::string& mount_error) {
+  linux_backend::UsernsEvidence e;
+  e.user_error = user_error;
+  e.mount_error = mount_error;
+  const bool initial_ns = in_initial_user_ns();
+  e.privileged = geteuid() == 0 && initial_ns;
+  e.max_user_namespaces = sysctl("/proc/sys/user/max_user_namespaces");
+  e.unprivileged_userns_clone = sysctl("/proc/sys/kernel/unprivileged_userns_clone");
+  e.apparmor_restrict_unprivileged_userns =
+      sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  // The markers Docker, Podman and systemd-nspawn (and systemd for any container) leave.
+  e.in_container = !initial_ns || exists("/.dockerenv") || exists("/run/.containerenv") ||
+                   exists("/run/systemd/container");
+  std::istringstream status(read_file("/proc/self/status"));
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Seccomp:", 0) == 0) e.seccomp_filtered = line.find('2') != std::string::npos;
+  return e;
+}
+
 }  // namespace
+
+bool is_host_root() {
+  if (geteuid() != 0) return false;
+  std::istringstream in(read_file("/proc/self/uid_map"));
+  std::uint64_t inside = 1, outside = 1, count = 0;
+  in >> inside >> outside >> count;
+  return inside == 0 && outside == 0 && count == 4294967295ull;
+}
 
 linux_backend::KernelProbe probe_kernel() {
   linux_backend::KernelProbe p;
@@ -163,22 +235,30 @@ linux_backend::KernelProbe probe_kernel() {
   p.landlock_abi = landlock_abi();
   p.seccomp_filter = seccomp_works();
   p.unprivileged = geteuid() != 0;
+  p.host_root = is_host_root();
   p.rlimit_data = rlimit_data_enforced();
-  p.user_ns = unshare_works(0, /*with_user=*/true);
+  const std::string user_error = unshare_error(0, /*with_user=*/true);
+  p.user_ns = user_error.empty();
   // Unprivileged users get the other namespaces only inside a new user namespace; root
   // gets them either way. Paddock always creates a user namespace first, so probe that way.
   bool with_user = p.user_ns;
   // One child for the common case where everything works (the probe is on every launch's path);
   // one child per namespace only when that fails, to say which one is missing.
   const int all = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
-  if (unshare_works(all, with_user)) {
+  std::string mount_error;
+  if (unshare_error(all, with_user).empty()) {
     p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = true;
   } else {
-    p.mount_ns = unshare_works(CLONE_NEWNS, with_user);
-    p.pid_ns = unshare_works(CLONE_NEWPID, with_user);
-    p.net_ns = unshare_works(CLONE_NEWNET, with_user);
-    p.ipc_ns = unshare_works(CLONE_NEWIPC, with_user);
-    p.uts_ns = unshare_works(CLONE_NEWUTS, with_user);
+    mount_error = unshare_error(CLONE_NEWNS, with_user);
+    p.mount_ns = mount_error.empty();
+    p.pid_ns = unshare_error(CLONE_NEWPID, with_user).empty();
+    p.net_ns = unshare_error(CLONE_NEWNET, with_user).empty();
+    p.ipc_ns = unshare_error(CLONE_NEWIPC, with_user).empty();
+    p.uts_ns = unshare_error(CLONE_NEWUTS, with_user).empty();
+  }
+  if (!p.user_ns || !p.mount_ns) {
+    p.userns_blocked_by = linux_backend::classify_userns(userns_evidence(user_error, mount_error));
+    p.userns_error = !user_error.empty() ? user_error : mount_error;
   }
   probe_cgroups(p.cgroup);
   return p;

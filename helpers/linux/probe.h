@@ -8,4 +8,7 @@ namespace paddock::helper {
 
 linux_backend::KernelProbe probe_kernel();
 
+// uid 0 of the initial user namespace (whose uid_map maps every id to itself): the host's root.
+bool is_host_root();
+
 }  // namespace paddock::helper

@@ -293,14 +293,25 @@ void send_attestation(int fd, const std::string& attestation_json) {
   while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
 }
 
-[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, const std::vector<sock_filter>& filter) {
+[[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, const std::vector<sock_filter>& filter,
+                             bool own_session) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+  // Input that is not the terminal means the terminal is not the agent's to use: in a session of
+  // its own it has no controlling terminal, so /dev/tty fails (ENXIO) instead of reading what you
+  // type into your shell, and it cannot change the terminal's modes or job control through it.
+  if (own_session && ::setsid() < 0) die_setup(report_fd, sys_error("setsid"));
   const auto& plan = spec.plan;
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0 && ::chdir("/") != 0)
     die_setup(report_fd, sys_error("chdir", spec.cwd));
+  if (spec.agent_nofile_soft) {
+    rlimit l{};
+    if (::getrlimit(RLIMIT_NOFILE, &l) != 0) die_setup(report_fd, sys_error("getrlimit nofile"));
+    l.rlim_cur = std::min<rlim_t>(static_cast<rlim_t>(*spec.agent_nofile_soft), l.rlim_max);
+    if (::setrlimit(RLIMIT_NOFILE, &l) != 0) die_setup(report_fd, sys_error("setrlimit nofile"));
+  }
   if (auto s = apply_rlimits(plan.rlimits); !s) die_setup(report_fd, s.error());
   if (auto s = lock_out_capabilities(); !s) die_setup(report_fd, s.error());
   // no_new_privs is always set: Landlock and an unprivileged seccomp filter need it, and it is
@@ -349,17 +360,18 @@ struct AgentArgs {
   const SandboxSpec* spec;
   int report_fd;
   const std::vector<sock_filter>* filter;
+  bool own_session;
 };
 
 int agent_entry(void* p) {
   const auto* a = static_cast<const AgentArgs*>(p);
-  agent_main(*a->spec, a->report_fd, *a->filter);
+  agent_main(*a->spec, a->report_fd, *a->filter, a->own_session);
 }
 
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const CgroupHandoff& cgroup, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, const std::vector<int>& prepared, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -373,6 +385,8 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   }
   std::vector<int> keep = {report_fd, sync_fd, filter_fd};
   keep.insert(keep.end(), cgroup.leave.begin(), cgroup.leave.end());
+  for (int fd : prepared)
+    if (fd >= 0) keep.push_back(fd);
   if (auto s = close_inherited_fds(keep); !s) die_setup(report_fd, s.error());
   const auto& plan = spec.plan;
   // The host name and the network namespace need only this process's capabilities in its new
@@ -395,7 +409,17 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (plan.namespaces.mount) {
-    if (auto s = build_mount_view(plan.mounts); !s) die_setup(report_fd, s.error());
+    std::vector<Placeholder> placeholders;
+    Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
+    for (int fd : prepared)
+      if (fd >= 0) ::close(fd);
+    // The helper records what was made on the host, also when the view failed after making it.
+    if (!placeholders.empty()) {
+      json list = json::array();
+      for (const auto& p : placeholders) list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      send_msg(report_fd, {{"type", "placeholders"}, {"list", std::move(list)}});
+    }
+    if (!built) die_setup(report_fd, built.error());
   }
   if (plan.namespaces.net)
     if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
@@ -428,7 +452,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   constexpr std::size_t kAgentStack = 1 << 20;  // untouched pages cost nothing
   void* stack = ::mmap(nullptr, kAgentStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) die_setup(report_fd, sys_error("agent stack"));
-  AgentArgs agent_args{&spec, report_fd, &*filter};
+  // stdin decides (see agent_main): a terminal there is the user at the keyboard.
+  const bool own_session = ::isatty(0) == 0;
+  AgentArgs agent_args{&spec, report_fd, &*filter, own_session};
   pid_t agent = ::clone(agent_entry, static_cast<char*>(stack) + kAgentStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
                         &agent_args);
   if (agent < 0) die_setup(report_fd, sys_error("start agent"));
@@ -476,9 +502,12 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
       }
       if (agent_done) break;
     } else if (sig != SIGINT && sig != SIGQUIT) {
-      // SIGINT/SIGQUIT from the terminal already reach the agent (same process group).
       ::kill(agent, sig);
-    }
+    } else if (own_session) {
+      // Ctrl-C and Ctrl-\ at the terminal reach the terminal's foreground group, this process
+      // included, but no longer the agent in its own session: passed on to the agent's group.
+      ::kill(-agent, sig);
+    }  // otherwise the agent shares the terminal's group and has them already
   }
   // The agent is gone (or the deadline passed). End whatever it left in the namespace and reap it
   // all here, so that the session's usage covers the whole tree and the report can say that

@@ -24,7 +24,10 @@ namespace paddock::helper {
 struct CgroupHandoff {
   std::vector<int> join, leave;
 };
+// prepared: the helper's detached mount trees for the view (idmapped_grants.h), one per mount
+// step (-1 = none), or empty.
 [[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                                    const CgroupHandoff& cgroup, long* reaped_counter);
+                                    const CgroupHandoff& cgroup, const std::vector<int>& prepared,
+                                    long* reaped_counter);
 
 }  // namespace paddock::helper

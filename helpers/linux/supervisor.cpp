@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -26,6 +27,8 @@
 #include "helpers/common/unique_fd.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
+#include "helpers/linux/idmapped_grants.h"
+#include "helpers/linux/placeholders.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_relay.h"
@@ -191,6 +194,29 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return fail_session(o, 125, leaf.error().message);
 
+  // A protected path that is absent gets a placeholder on the host for the session's duration;
+  // the shared lock of the registry keeps the last session out from removing one still in use.
+  PlaceholderRegistry placeholders;
+  const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
+    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
+  });
+  if (makes_placeholders) {
+    auto r = PlaceholderRegistry::open(placeholder_dir_for(o.session_dir));
+    if (!r) return fail_session(o, 125, r.error().message);
+    placeholders = std::move(*r);
+  }
+
+  // A root caller's read-only grants are idmapped (root's files show as nobody's), which only
+  // this process, before the sandbox exists, may do.
+  std::vector<UniqueFd> prepared_trees;
+  std::vector<int> prepared;
+  if (plan.idmap_read_roots) {
+    auto trees = prepare_idmapped_grants(plan.mounts);
+    if (!trees) return fail_session(o, 125, trees.error().message);
+    prepared_trees = std::move(*trees);
+    for (const auto& t : prepared_trees) prepared.push_back(t.get());
+  }
+
   bool stop_requested = false;
   SessionRelay relay(events);
   ControlServer control(events, {[&] { stop_requested = true; },
@@ -272,8 +298,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     sync_wr.reset();
     filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, reaped);
+    sandbox_init_main(spec, report_child.get(), sync_rd.get(), filter_child.get(), handoff, prepared, reaped);
   }
+  prepared_trees.clear();
   join_files.clear();
   leave_files.clear();
   report_child.reset();
@@ -405,6 +432,14 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         // While the agent runs: the report's temporary, and the leaves earlier sessions left.
         report_out.stage(o.session_dir + "/report.json");
         leaf->sweep_stale_siblings();
+      } else if (type == "placeholders" && msg["list"].is_array()) {
+        for (const json& p : msg["list"]) {
+          Placeholder ph{p.value("path", ""), p.value("dir", false), p.value("dev", std::uint64_t{0}),
+                         p.value("ino", std::uint64_t{0})};
+          if (auto s = placeholders.record(ph); !s)
+            events.emit({{"event", "notice"}, {"level", "warning"},
+                         {"message", "placeholder " + ph.path + " could not be recorded for removal: " + s.error().message}});
+        }
       } else if (type == "exec_failed") {
         out.exec_error = child_text(msg, "exec failed");
       } else if (type == "deadline") {
@@ -546,6 +581,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   else if (!out.exec_error.empty()) report_json["error"] = encode_json_text(out.exec_error);
   emit_report(o, events, report_json, report_out.staged() ? &report_out : nullptr);
   leaf->remove();
+  placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return code;
 }
 

@@ -1,12 +1,20 @@
 // Lockdown, dangerous repository writes, approvals and signatures: refusals exit 126 naming
 // the tier and key.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "engine/approvals.h"
+#include "engine/context.h"
 #include "engine/engine.h"
+#include "engine/lint.h"
 #include "engine/signing.h"
 #include "tests/engine/engine_test_env.h"
 
@@ -21,6 +29,30 @@ Error eval_err(const Inputs& in) {
   return r.error();
 }
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// A listening unix socket at path (closed at the end of the test: the file stays).
+int listen_at(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 1) != 0) qFatal("bind %s", path.c_str());
+  return s;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const LayerInfo& layer_of(const Evaluation& e, const std::string& tier) {
+  for (const auto& l : e.layers)
+    if (l.tier == tier && l.exists) return l;
+  qFatal("no %s layer", tier.c_str());
+}
 }  // namespace
 
 class EvaluateSecurityTest : public QObject {
@@ -169,6 +201,137 @@ class EvaluateSecurityTest : public QObject {
     in.environment["XDG_STATE_HOME"] = env.root + "/state";
     auto e2 = evaluate(env.inputs());
     QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
+    QVERIFY(evaluate(in).ok());
+  }
+
+  // Approvals are keyed by (project, file, tier) and hold the one hash approved last: the bytes a
+  // layer had before do not come back approved, neither in the same file nor under a new name.
+  void an_approval_is_bound_to_its_file_and_replaced_when_the_file_is_approved_again() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    const std::string wide = "version: 1\nnetwork: {allow_domains: [wide.example.com]}\n";
+    const std::string narrow = "version: 1\nnetwork: {allow_domains: [narrow.example.com]}\n";
+    const std::string fragment = env.project + "/.paddock/policy.d/10-net.yaml";
+    auto in = env.inputs();
+    in.require_approvals = true;
+    env.write(fragment, wide);
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    env.write(fragment, narrow);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    // The old, wider bytes back in the same file: no longer approved.
+    env.write(fragment, wide);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    // The approved bytes under a new file name: not approved either.
+    env.write(fragment, narrow);
+    env.write(env.project + "/.paddock/policy.d/20-copy.yaml", narrow);
+    const auto err = eval_err(in);
+    QVERIFY2(has(err.message, "20-copy.yaml"), err.message.c_str());
+    const std::string stored = slurp(approvals_path(state));
+    QVERIFY2(has(stored, "\"version\": 2") && has(stored, fragment) && has(stored, "repository-fragment"), stored.c_str());
+  }
+
+  void a_version_1_approvals_file_is_read_and_written_back_as_version_2() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    env.repo("version: 1\nfilesystem: {deny: [$PROJECT/x]}\n");
+    const std::string file = env.project + "/.paddock/policy.yaml";
+    auto e = evaluate(env.inputs());
+    const std::string hash = layer_of(*e, "repository").sha256;
+    auto v1 = [&](const std::string& hashes) {
+      env.write(approvals_path(state), "{\"version\":1,\"projects\":{\"" + env.project + "\":{" + hashes + "}}}\n");
+    };
+    const std::string entry = "{\"file\":\"" + file + "\",\"tier\":\"repository\"}";
+    v1("\"" + hash + "\":" + entry);
+    auto in = env.inputs();
+    in.require_approvals = true;
+    QVERIFY(evaluate(in).ok());
+    // Two approved hashes for one file: version 1 cannot say which is current, so neither is.
+    v1("\"" + hash + "\":" + entry + ",\"sha256:0000\":" + entry);
+    QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
+    QVERIFY(record_approvals(state, env.project, e->layers).ok());
+    QVERIFY(evaluate(in).ok());
+    const std::string stored = slurp(approvals_path(state));
+    QVERIFY2(has(stored, "\"version\": 2") && !has(stored, "sha256:0000"), stored.c_str());
+  }
+
+  void a_corrupt_approvals_file_is_reported_and_left_untouched() {
+    EngineEnv env;
+    const std::string state = env.home + "/.local/state/paddock";
+    env.repo("version: 1\n");
+    auto e = evaluate(env.inputs());
+    for (const std::string bytes : {"not json", "{\"version\":\"2\",\"projects\":{}}", "{\"version\":2,\"projects\":[]}",
+                                    "{\"version\":2,\"projects\":{\"/p\":{\"/f\":7}}}", "{\"version\":3,\"projects\":{}}",
+                                    "{\"version\":1,\"projects\":{\"/p\":{\"sha256:1\":{\"file\":1}}}}"}) {
+      env.write(approvals_path(state), bytes);
+      const auto err = eval_err(env.inputs());
+      QCOMPARE(err.code, ErrorCode::kBadInput);
+      QVERIFY2(has(err.message, approvals_path(state)) && has(err.message, "left as it is"), err.message.c_str());
+      QVERIFY(!record_approvals(state, env.project, e->layers).ok());
+      QCOMPARE(slurp(approvals_path(state)), bytes);
+    }
+  }
+
+  // Every socket file under a grant is masked (the scan shares the grants' walk), unless
+  // unix_sockets.allow names it; grants of the runtime directory are escape-equivalent for lint.
+  void every_socket_under_a_grant_is_masked_unless_allowed() {
+    EngineEnv env;
+    const std::string rt = env.root + "/run-user";
+    std::vector<int> fds;
+    for (const char* s : {"/systemd/private", "/gnupg/S.gpg-agent", "/pipewire-0", "/tmux-1000/default", "/app/custom.sock"})
+      fds.push_back(listen_at(rt + s));
+    fds.push_back(listen_at(env.project + "/dev/server.sock"));
+    env.user("version: 1\nunix_sockets: {allow: [\"" + rt + "/app/custom.sock\"]}\n");
+    auto in = env.inputs();
+    in.environment["XDG_RUNTIME_DIR"] = rt;
+    in.allow_reads = {rt};
+    auto e = evaluate(in);
+    QVERIFY2(e.ok(), e.ok() ? "" : e.error().message.c_str());
+    for (const char* s : {"/systemd/private", "/gnupg/S.gpg-agent", "/pipewire-0", "/tmux-1000/default"})
+      QVERIFY2(has_deny(e->ir, rt + s), s);
+    QVERIFY(has_deny(e->ir, env.project + "/dev/server.sock"));
+    QVERIFY(!has_deny(e->ir, rt + "/app/custom.sock"));
+    QVERIFY(e->provenance.dump().find("builtin:sockets-under-grants") != std::string::npos);
+    bool esc = false;
+    for (const auto& f : e->lint) esc = esc || (f.rule == "ESC" && has(f.message, "read access to " + rt));
+    QVERIFY(esc);
+    for (int fd : fds) ::close(fd);
+  }
+
+  void grants_into_or_over_the_hosts_socket_directories_are_escape_equivalent() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.environment["XDG_RUNTIME_DIR"] = "/run/user/4242";
+    auto ctx = make_context(in);
+    QVERIFY(ctx.ok());
+    for (const char* g : {"/tmp/.X11-unix", "/tmp/.ICE-unix/x", "/run", "/run/user", "/run/user/4242/pulse", "/var/run/dbus", "/"})
+      QVERIFY2(!escape_directory_reason(g, *ctx).empty(), g);
+    for (const char* g : {"/tmp/work", "/usr", "/home/u/proj", "/runner"})
+      QVERIFY2(escape_directory_reason(g, *ctx).empty(), g);
+  }
+
+  void a_repository_layer_may_not_grant_write_to_the_shared_tmp_or_a_directory_on_path() {
+    EngineEnv env;
+    std::filesystem::create_directories(env.home + "/bin");
+    std::filesystem::create_directories(env.project + "/tools/bin");
+    auto in = env.inputs();
+    in.environment["PATH"] = env.home + "/bin:" + env.project + "/tools/bin:/usr/bin:/bin";
+    for (const std::string grant : {"/tmp/drop", "$TMP", "~/bin", "~/bin/tool"}) {
+      env.repo("version: 1\nfilesystem:\n  allow_write: [\"" + grant + "\"]\n");
+      auto r = evaluate(in);
+      QVERIFY2(!r.ok(), grant.c_str());
+      QCOMPARE(r.error().code, ErrorCode::kPolicyBlocked);
+      QVERIFY2(has(r.error().message, "tier repository may not grant write"), r.error().message.c_str());
+    }
+    // A PATH directory inside the project is the project's own.
+    env.repo("version: 1\nfilesystem:\n  allow_write: [\"$PROJECT/tools/bin\"]\n");
+    auto r = evaluate(in);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+    // The user's own tiers decide for themselves.
+    std::filesystem::remove_all(env.project + "/.paddock");
+    env.user("version: 1\nfilesystem: {allow_write: [\"~/bin\"]}\n");
     QVERIFY(evaluate(in).ok());
   }
 

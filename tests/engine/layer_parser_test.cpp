@@ -75,6 +75,12 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     QVERIFY(has(err("version: 1\nnetwork: {mode: open}\n"), "expected one of off, allowlist, strict, ask"));
     QVERIFY(has(err("version: 1\nwhen: {os: beos}\n"), "expected one of linux, macos, windows"));
     QVERIFY(has(err("version: 1\nnetwork: {presets: [rubygems]}\n"), "'rubygems' is not one of"));
+    // The built-in lists by name: masks through deny_preset, read-only ones through deny_write_preset.
+    QCOMPARE(err("version: 1\nfilesystem: {deny_preset: [credentials, histories, agent-logins, project-secrets]}\n"),
+             std::string("OK"));
+    const std::string w = err("version: 1\nfilesystem: {deny_write_preset: [credentials]}\n");
+    QVERIFY2(has(w, ":2:34: key 'filesystem.deny_write_preset[0]': 'credentials' is not one of tool-executed"), w.c_str());
+    QVERIFY(has(err("version: 1\nfilesystem: {unprotect: $PROJECT/.vscode}\n"), "expected a list of strings"));
   }
 
   void version_must_be_exactly_one() {

@@ -73,7 +73,8 @@ class WhyLintTest : public QObject {
     auto w = why(*r, fx.project + "/certs/server.PEM");
     QVERIFY(!w.allowed);
     QCOMPARE(w.tier, std::string("builtin-profile"));
-    QVERIFY2(w.rule.find("filesystem.deny[") == 0, w.rule.c_str());
+    QVERIFY2(w.rule.find("filesystem.deny_preset[") == 0 && w.rule.find("(project-secrets)") != std::string::npos,
+             w.rule.c_str());
     w = why(*r, fx.project + "/certs");
     QCOMPARE(w.tier, std::string("repository"));
     QCOMPARE(w.file, fx.project + "/.paddock/policy.yaml");

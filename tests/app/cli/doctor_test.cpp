@@ -2,21 +2,26 @@
 #include <QtTest>
 
 #include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/app/cli/cli_home.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_util.h"
 
 using nlohmann::json;
+using paddock::test::dump;
 using paddock::test::run_process;
 
 namespace {
@@ -54,6 +59,49 @@ bool rlimit_data_enforced_here() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Runs argv (as run_process does) in a child that a seccomp filter forbids
+// unshare(CLONE_NEWUSER) with EPERM, as container runtimes' default profiles do.
+paddock::test::ProcessResult under_a_userns_seccomp_filter(const std::vector<std::string>& argv,
+                                                           const paddock::test::RunOptions& options) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+                         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) != 0 ||
+        seccomp_load(ctx) != 0)
+      _exit(3);
+    const auto r = run_process(argv, options);
+    const std::string text = json{{"code", r.exit_code}, {"out", r.out}, {"err", r.err}}.dump();
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) _exit(4);
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  paddock::test::ProcessResult r;
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    r.err = "the filtered child failed (status " + std::to_string(status) + ")";
+    return r;
+  }
+  r.exit_code = j["code"].get<int>();
+  r.out = j["out"].get<std::string>();
+  r.err = j["err"].get<std::string>();
+  return r;
 }
 
 json doctor_json(const paddock::test::RunOptions& options = {}) {
@@ -131,6 +179,83 @@ class DoctorTest : public QObject {
     auto text = run_process({paddock::test::paddock_bin(), "doctor"});
     QVERIFY2(text.out.find("limit memory_bytes: ") != std::string::npos, text.out.c_str());
     QVERIFY2(text.out.find("limit processes: ") != std::string::npos, text.out.c_str());
+  }
+
+  // The kernel's own limit, set to 0 where the test may set it: in a user namespace of its own
+  // (user.* sysctls are per user namespace), as root there, so the setting survives exec. Inside,
+  // no further user namespace can be made, for root and for everyone else alike.
+  void doctor_names_a_zero_user_namespace_limit_and_run_refuses_with_the_same_line_data() {
+    paddock::test::add_uid_rows();
+  }
+  void doctor_names_a_zero_user_namespace_limit_and_run_refuses_with_the_same_line() {
+    QFETCH(uint, uid);
+    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("this process cannot create a user namespace to set the limit in");
+    paddock::test::CliHome h;
+    QVERIFY(h.create(uid, "userns-limit", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+    h.chown_all();
+    auto in_limited_ns = [&](std::vector<std::string> args) {
+      std::vector<std::string> argv = {"unshare", "--user", "--map-root-user", "sh", "-c",
+                                       "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"", "sh",
+                                       paddock::test::paddock_bin()};
+      argv.insert(argv.end(), args.begin(), args.end());
+      return run_process(argv, h.opts);
+    };
+    auto d = in_limited_ns({"doctor", "--json"});
+    QVERIFY2(d.exit_code == 0, dump(d));
+    const json report = json::parse(d.out, nullptr, false);
+    QVERIFY2(!report.is_discarded(), dump(d));
+    QCOMPARE(report["kernel"]["namespaces"]["user"].get<bool>(), false);
+    QCOMPARE(report["kernel"]["userns_blocked_by"].get<std::string>(), std::string("max_user_namespaces"));
+    QCOMPARE(report["kernel"]["userns_error"].get<std::string>(), std::string("ENOSPC"));
+    const std::string line = report["refusals"].at(0).get<std::string>();
+    QVERIFY2(line.find("sudo sysctl -w user.max_user_namespaces=") != std::string::npos, line.c_str());
+
+    auto text = in_limited_ns({"doctor"});
+    QVERIFY2(text.out.find("cannot run:  " + line + "\n") != std::string::npos, dump(text));
+
+    auto r = in_limited_ns({"run", "--", "/bin/true"});
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QCOMPARE(QString::fromStdString(r.err), QString::fromStdString("paddock: " + line + "\n"));
+    std::error_code ec;
+    std::filesystem::remove_all(h.root, ec);
+  }
+
+  // Where a seccomp filter refuses the unshare (a container's default profile), no sysctl is at
+  // fault: doctor says it is the container or sandbox around Paddock, and run refuses with that.
+  void doctor_names_a_container_that_forbids_user_namespaces_and_run_refuses_with_the_same_line_data() {
+    paddock::test::add_uid_rows();
+  }
+  void doctor_names_a_container_that_forbids_user_namespaces_and_run_refuses_with_the_same_line() {
+    QFETCH(uint, uid);
+    paddock::test::CliHome h;
+    QVERIFY(h.create(uid, "userns-seccomp", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+    h.chown_all();
+    auto d = under_a_userns_seccomp_filter({paddock::test::paddock_bin(), "doctor", "--json"}, h.opts);
+    QVERIFY2(d.exit_code == 0, dump(d));
+    const json report = json::parse(d.out, nullptr, false);
+    QVERIFY2(!report.is_discarded(), dump(d));
+    QCOMPARE(report["kernel"]["namespaces"]["user"].get<bool>(), false);
+    QCOMPARE(report["kernel"]["userns_blocked_by"].get<std::string>(), std::string("container"));
+    QCOMPARE(report["kernel"]["userns_error"].get<std::string>(), std::string("EPERM"));
+    const std::string line = report["refusals"].at(0).get<std::string>();
+    QVERIFY2(line.find("run Paddock on the host") != std::string::npos, line.c_str());
+    auto r = under_a_userns_seccomp_filter({paddock::test::paddock_bin(), "run", "--", "/bin/true"}, h.opts);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QCOMPARE(QString::fromStdString(r.err), QString::fromStdString("paddock: " + line + "\n"));
+    std::error_code ec;
+    std::filesystem::remove_all(h.root, ec);
+  }
+
+  void doctor_says_every_required_feature_works_where_namespaces_do() {
+    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("user namespaces are unavailable to this process");
+    json d = doctor_json();
+    QCOMPARE(d["kernel"]["userns_blocked_by"].get<std::string>(), std::string("none"));
+    QVERIFY2(d["refusals"].is_array(), d.dump().c_str());
+    if (d["kernel"]["landlock_abi"].get<int>() > 0 && d["refusals"].empty()) {
+      auto text = run_process({paddock::test::paddock_bin(), "doctor"});
+      QVERIFY2(text.out.find("sandbox:     every required kernel feature works\n") != std::string::npos,
+               dump(text));
+    }
   }
 };
 

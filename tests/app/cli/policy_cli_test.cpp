@@ -127,6 +127,27 @@ class PolicyCliTest : public QObject {
     QVERIFY(w.run({"approve"}).out.find("nothing to approve") != std::string::npos);
   }
 
+  void approve_marks_what_lint_calls_escape_equivalent() {
+    World w;
+    w.write(w.project + "/.paddock/policy.yaml", "version: 1\nunix_sockets: {allow: [/run/docker.sock]}\n");
+    auto a = w.run({"approve"});
+    QCOMPARE(a.exit_code, 0);
+    QVERIFY2(a.out.find("ESCAPE-EQUIVALENT: unix socket /run/docker.sock") != std::string::npos, a.out.c_str());
+  }
+
+  void lint_and_plan_flag_credentials_in_the_projects_git_config_with_the_fix() {
+    World w;
+    w.write(w.project + "/.git/config", "[remote \"origin\"]\n\turl = https://u:hunter2-token@git.example.org/r.git\n");
+    auto lint = w.run({"lint"});
+    QCOMPARE(lint.exit_code, 0);
+    QVERIFY2(lint.out.find("R6: .git/config:2: remote.origin.url carries credentials") != std::string::npos, lint.out.c_str());
+    QVERIFY2(lint.out.find("git config remote.origin.url 'https://git.example.org/r.git'") != std::string::npos,
+             lint.out.c_str());
+    auto plan = w.run({"plan"});
+    QVERIFY2(plan.err.find("paddock: warning: .git/config:2: remote.origin.url") != std::string::npos, plan.err.c_str());
+    QVERIFY2((lint.out + plan.out + plan.err).find("hunter2") == std::string::npos, plan.err.c_str());
+  }
+
   void keygen_sign_and_verify_signature_round_trip_and_detect_changes() {
     World w;
     QCOMPARE(w.run({"keygen"}).exit_code, 0);

@@ -116,20 +116,71 @@ class LinuxPlanTest : public QObject {
     QVERIFY(p.landlock.net_rules.empty());
   }
 
-  void grants_are_mounted_parents_first_and_masks_come_last() {
+  void grants_are_mounted_parents_first_then_protections_and_masks_by_path() {
     auto m = plan_of(typical_ir(), probe_abi(7)).mounts;
     const int proj = index_of(m, MountOp::kBindRw, "/home/dev/proj");
     const int vendor = index_of(m, MountOp::kBindRo, "/home/dev/proj/vendor");
     const int env = index_of(m, MountOp::kMaskFile, "/home/dev/proj/.env");
     const int secrets = index_of(m, MountOp::kMaskDir, "/home/dev/proj/secrets");
-    const int hooks = index_of(m, MountOp::kBindRo, "/home/dev/proj/.git/hooks");
+    const int hooks = index_of(m, MountOp::kProtectDir, "/home/dev/proj/.git/hooks");
     const int usr_key = index_of(m, MountOp::kMaskFile, "/usr/share/secret.key");
     QVERIFY(proj >= 0 && vendor > proj);  // read root inside a write root: bound after it
-    QVERIFY(hooks > vendor);             // deny_write after every grant
-    QVERIFY(env > hooks && secrets > hooks && usr_key > hooks);  // masks last
+    QVERIFY(hooks > vendor && env > vendor && secrets > vendor && usr_key > vendor);  // after every grant
+    QVERIFY(env < hooks && hooks < secrets && secrets < usr_key);  // among themselves, by path
     QVERIFY(index_of(m, MountOp::kDev, "/dev") >= 0);
     QVERIFY(index_of(m, MountOp::kProc, "/proc") >= 0);
     QVERIFY(index_of(m, MountOp::kTmpfs, "/tmp") >= 0);
+  }
+
+  void each_target_names_the_grant_that_holds_it_and_is_pinned_only_in_a_write_root() {
+    auto m = plan_of(typical_ir(), probe_abi(7)).mounts;
+    const auto& hooks = m[index_of(m, MountOp::kProtectDir, "/home/dev/proj/.git/hooks")];
+    QCOMPARE(hooks.within, std::string("/home/dev/proj"));
+    QVERIFY(hooks.pin);
+    const auto& env = m[index_of(m, MountOp::kMaskFile, "/home/dev/proj/.env")];
+    QCOMPARE(env.within, std::string("/home/dev/proj"));
+    QVERIFY(env.pin);
+    const auto& key = m[index_of(m, MountOp::kMaskFile, "/usr/share/secret.key")];
+    QCOMPARE(key.within, std::string("/usr"));
+    QVERIFY(!key.pin);  // nothing in a read-only bind can be renamed
+    // A read root inside a write root is held by it; a top-level grant sits in the skeleton.
+    QCOMPARE(m[index_of(m, MountOp::kBindRo, "/home/dev/proj/vendor")].within, std::string("/home/dev/proj"));
+    QCOMPARE(m[index_of(m, MountOp::kBindRw, "/home/dev/proj")].within, std::string(""));
+  }
+
+  void absent_paths_become_placeholders_or_checks_and_nothing_under_a_masked_directory_gets_a_step() {
+    FrozenIr ir = typical_ir();
+    ir.fs.deny_write = {{"/home/dev/proj/.paddock", PathKind::kAbsentDir},
+                        {"/home/dev/proj/.mcp.json", PathKind::kAbsent},
+                        {"/home/dev/proj/secrets/inner", PathKind::kDir},
+                        {"/home/dev/proj/.env", PathKind::kFile},
+                        {"/usr/lib/x", PathKind::kFile}};
+    ir.fs.deny.push_back({"/home/dev/proj/late.env", PathKind::kAbsent});
+    ir.fs.deny.push_back({"/home/dev/proj/secrets/a.pem", PathKind::kFile});
+    normalize(ir);
+    auto m = plan_of(ir, probe_abi(7)).mounts;
+    QVERIFY(index_of(m, MountOp::kProtectAbsentDir, "/home/dev/proj/.paddock") >= 0);
+    QVERIFY(index_of(m, MountOp::kProtectAbsentFile, "/home/dev/proj/.mcp.json") >= 0);
+    QVERIFY(index_of(m, MountOp::kExpectAbsent, "/home/dev/proj/late.env") >= 0);
+    for (const auto& s : m) {
+      QVERIFY2(s.target.rfind("/home/dev/proj/secrets/", 0) != 0, s.target.c_str());  // under a dir mask
+      QVERIFY2(s.target != "/usr/lib/x", s.target.c_str());  // deny_write outside every write root
+    }
+    // Denied and protected: the mask wins, there is no read-only bind under it.
+    QCOMPARE(index_of(m, MountOp::kProtectFile, "/home/dev/proj/.env"), -1);
+    QVERIFY(index_of(m, MountOp::kMaskFile, "/home/dev/proj/.env") >= 0);
+  }
+
+  void tmp_and_dev_shm_are_sized_from_the_memory_limit() {
+    FrozenIr ir = typical_ir();
+    ir.resources.memory_bytes = 64ll << 20;
+    auto p = plan_of(ir, probe_abi(7));
+    QCOMPARE(p.tmpfs.bytes, std::int64_t{32} << 20);
+    QCOMPARE(p.tmpfs.inodes, std::int64_t{4096});
+    ir.resources.memory_bytes = 16ll << 30;
+    QCOMPARE(plan_of(ir, probe_abi(7)).tmpfs.inodes, (std::int64_t{8} << 30) / 16384);
+    ir.resources.memory_bytes.reset();
+    QCOMPARE(plan_of(ir, probe_abi(7)).tmpfs, TmpfsSize{});  // the kernel's default
   }
 
   void a_deny_outside_every_grant_gets_no_step_because_it_is_not_in_the_view() {

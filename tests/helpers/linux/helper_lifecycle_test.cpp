@@ -9,6 +9,8 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <sstream>
 #include <chrono>
 #include <filesystem>
@@ -49,6 +51,9 @@ int wait_exit(pid_t pid) {
 
 std::string control(const std::string& socket_path, const std::string& line) {
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // A helper that cannot accept (out of descriptors) must fail the test, not hang it.
+  timeval patience{20, 0};
+  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
@@ -174,6 +179,46 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(r.err.find("plain-file") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("ran." + marker) == std::string::npos, dump(r));
     QVERIFY2(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos, dump(r));
+  }
+
+  // The broker holds descriptors for each connection the agent opens to the proxy. At the caller's
+  // soft limit (1024 here) an agent's flood of connections used up the helper's descriptors: its
+  // control socket then accepted nobody (`paddock stop` said "not running") and the report could
+  // not be written. The helper takes its hard limit and caps the broker's connections below it.
+  void a_flood_of_proxy_connections_leaves_the_helper_able_to_stop_and_report_data() { add_uid_rows(); }
+  void a_flood_of_proxy_connections_leaves_the_helper_able_to_stop_and_report() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr ir = base_ir(fixture_);
+    ir.egress.mode = NetMode::kAllowlist;
+    ir.resources.open_files = 4096;  // the agent may hold as many sockets as the hard limit allows
+    normalize(ir);
+    // More than the caller's soft limit, more than the broker may serve within the hard limit.
+    HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "flood", "3128", "1500"});
+    std::vector<std::string> argv = {"prlimit", "--nofile=1024:4096", "--"};
+    argv.insert(argv.end(), h.argv.begin(), h.argv.end());
+    const std::string log = fixture_.root + "/log";
+    pid_t pid = spawn(argv, log);
+    QVERIFY2(eventually([&] { return slurp(log).find("flood:") != std::string::npos; }, 60), slurp(log).c_str());
+    // More connections than the caller's soft limit reached the proxy (the broker closes those
+    // past its cap, but accepts them).
+    const std::string flood = slurp(log);
+    QVERIFY2(std::atoi(flood.c_str() + flood.find("flood:") + 6) > 1100, flood.c_str());
+    // The broker holds the connections it accepted (none has sent a request yet): the helper
+    // (prlimit and setpriv exec it, so pid is the helper) still has descriptors to spare.
+    const std::filesystem::directory_iterator fds("/proc/" + std::to_string(pid) + "/fd");
+    const auto open_fds = std::distance(std::filesystem::begin(fds), std::filesystem::end(fds));
+    long soft = 0;
+    std::istringstream limits(slurp("/proc/" + std::to_string(pid) + "/limits"));
+    for (std::string line; std::getline(limits, line);)
+      if (line.rfind("Max open files", 0) == 0) soft = std::atol(line.c_str() + 26);
+    QVERIFY2(soft > 0 && open_fds + 64 <= soft,
+             ("open " + std::to_string(open_fds) + " of " + std::to_string(soft)).c_str());
+    QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
+    int code = wait_exit(pid);
+    QVERIFY2(code == 128 + SIGTERM || code == 128 + SIGKILL, slurp(log).c_str());
+    const std::string report = slurp(h.session_dir + "/report.json");
+    QVERIFY2(report.find("\"stopped\"") != std::string::npos, (slurp(log) + report).c_str());
+    QVERIFY(slurp(h.session_dir + "/events.jsonl").find("connection_limit") != std::string::npos);
   }
 
   void sigkill_of_the_helper_leaves_zero_processes_data() { add_uid_rows(); }

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <QtTest>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/engine.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
 #include "tests/support/test_util.h"
 
@@ -39,6 +41,32 @@ class HelperSandboxTest : public QObject {
     return run_helper(fixture_, base_ir(fixture_), cmd, extra);
   }
 
+  // The IR the engine freezes for the fixture with a built-in profile (what `paddock run` would
+  // hand the helper), the probe tool granted. The test's own system dir taints the plan.
+  FrozenIr profile_ir(const std::string& profile, const std::string& agent,
+                      const std::vector<std::string>& reads = {},
+                      const std::map<std::string, std::string>& env = {}) {
+    Inputs in;
+    in.project = fixture_.project;
+    in.profile = profile;
+    in.agent = agent;
+    in.resources_dir = PADDOCK_SOURCE_DIR "/resources";
+    in.environment = {{"HOME", fixture_.home}, {"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"},
+                      {"PADDOCK_SYSTEM_DIR", fixture_.root + "/etc-paddock"}};
+    for (const auto& [k, v] : env) in.environment[k] = v;
+    in.allow_reads = reads;
+    in.allow_reads.push_back(fixture_.tools);
+    auto e = evaluate(in);
+    if (!e.ok()) qFatal("evaluate: %s", e.error().message.c_str());
+    return e->ir;
+  }
+
+  ProcessResult probe_with(const FrozenIr& ir, const std::vector<std::string>& args) {
+    std::vector<std::string> cmd = {fixture_.probe_tool()};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    return run_helper(fixture_, ir, cmd, {"--allow-tainted"});
+  }
+
  private slots:
   void cleanup() { remove_fixture(fixture_); fixture_ = {}; }
 
@@ -56,6 +84,70 @@ class HelperSandboxTest : public QObject {
                (target + "\n" + dump(out).toStdString()).c_str());
       QVERIFY2(!std::filesystem::exists(target), target.c_str());
     }
+  }
+
+  // The built-in lists as the real sandbox applies them: credential stores of other tools, a
+  // history, another agent's login and secret-shaped project files read as empty, directly and
+  // through a symlink in the project; the files the user's tools execute cannot be written.
+  void the_profiles_credential_masks_hold_in_the_sandbox_data() { add_uid_rows(); }
+  void the_profiles_credential_masks_hold_in_the_sandbox() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::vector<std::string> secrets = {
+        fixture_.home + "/.pgpass", fixture_.home + "/.config/git/credentials", fixture_.home + "/.codex/auth.json",
+        fixture_.home + "/.bash_history", fixture_.home + "/.m2/settings.xml", fixture_.project + "/deploy_rsa",
+        fixture_.project + "/config/prod.env", fixture_.project + "/.npmrc", fixture_.project + "/infra/terraform.tfstate"};
+    auto plant = [](const std::string& p, const std::string& text) {
+      std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+      put(p, text);
+    };
+    for (const auto& p : secrets) plant(p, "SECRET-" + p + "\n");
+    plant(fixture_.project + "/.vscode/tasks.json", "{}\n");
+    std::filesystem::create_symlink(fixture_.home + "/.pgpass", fixture_.project + "/link-to-pgpass");
+    chown_tree(fixture_.root, fixture_.uid);
+    // permissive reads the whole home: every mask matters.
+    const FrozenIr ir = profile_ir("permissive", "claude-code");
+    for (const auto& p : secrets) {
+      QVERIFY2(slurp(p).find("SECRET") == 0, p.c_str());  // planted: the host reads it
+      auto r = probe_with(ir, {"read", p});
+      QVERIFY2(r.exit_code == 0 && r.out.find("SECRET") == std::string::npos, (p + "\n" + dump(r).toStdString()).c_str());
+      QVERIFY2(r.out.find("read:ok:0:") != std::string::npos || r.out.find("read:E") != std::string::npos, dump(r));
+    }
+    auto link = probe_with(ir, {"read", fixture_.project + "/link-to-pgpass"});
+    QVERIFY2(link.out.find("SECRET") == std::string::npos, dump(link));
+    auto w = probe_with(ir, {"write", fixture_.project + "/.vscode/tasks.json"});
+    QVERIFY2(w.out.find("write:E") != std::string::npos, dump(w));
+    QCOMPARE(slurp(fixture_.project + "/.vscode/tasks.json"), std::string("{}\n"));
+    // The masks are narrow: the rest of the home and project still read.
+    auto notes = probe_with(ir, {"read", fixture_.home + "/notes.txt"});
+    QVERIFY2(notes.out.find("plain notes") != std::string::npos, dump(notes));
+    auto src = probe_with(ir, {"read", fixture_.project + "/src/main.txt"});
+    QVERIFY2(src.out.find("hello from the project") != std::string::npos, dump(src));
+  }
+
+  // A host control socket inside a grant (here a runtime directory the user granted) cannot be
+  // connected to: the engine's scan masks it, and a symlink or hard link to it made beforehand in
+  // the project leads to a mask too.
+  void a_socket_under_a_grant_cannot_be_connected_to_data() { add_uid_rows(); }
+  void a_socket_under_a_grant_cannot_be_connected_to() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const std::string rt = fixture_.root + "/run-user";
+    const std::string sock = rt + "/emacs/server";  // a name no built-in list knows
+    std::filesystem::create_directories(rt + "/emacs");
+    int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", sock.c_str());
+    QVERIFY(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(s, 16) == 0);
+    ::chmod(sock.c_str(), 0777);  // connectable by the row's uid, were it not masked
+    std::filesystem::create_symlink(sock, fixture_.project + "/link-to-manager");
+    QVERIFY(::link(sock.c_str(), (fixture_.project + "/manager-twin").c_str()) == 0);
+    chown_tree(fixture_.root, fixture_.uid);
+    const FrozenIr ir = profile_ir("default", "", {rt}, {{"XDG_RUNTIME_DIR", rt}});
+    for (const std::string& path : {sock, fixture_.project + "/link-to-manager", fixture_.project + "/manager-twin"}) {
+      auto r = probe_with(ir, {"unix-connect", path});
+      QVERIFY2(r.exit_code == 0 && r.out.find("unix_connect:E") != std::string::npos, (path + "\n" + dump(r).toStdString()).c_str());
+    }
+    ::close(s);
   }
 
   void secrets_read_as_empty_or_absent_even_through_symlinks_data() { add_uid_rows(); }

@@ -16,7 +16,9 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -200,6 +202,60 @@ static int cmd_reserve(long mib) {
   return 0;
 }
 
+// The controlling terminal, whichever of stdin/stdout/stderr it is (or none of them).
+static int cmd_tty() {
+  int fd = open("/dev/tty", O_RDWR | O_NOCTTY);
+  result("tty", fd);
+  if (fd >= 0) close(fd);
+  return 0;
+}
+
+// Turns echo and canonical input off on stdin's terminal, as `stty -echo -icanon` does; with
+// "hold", then waits to be killed.
+static int cmd_tty_raw(bool hold) {
+  termios t{};
+  if (tcgetattr(0, &t) != 0) return result("tty-raw", -1), 0;
+  t.c_lflag &= ~static_cast<tcflag_t>(ECHO | ICANON);
+  result("tty-raw", tcsetattr(0, TCSANOW, &t));
+  if (hold) pause();
+  return 0;
+}
+
+// Opens n TCP connections to 127.0.0.1:port and holds them until killed.
+static int cmd_flood(int port, int n) {
+  int ok = 0;
+  for (int i = 0; i < n; ++i) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0) break;
+    // A full accept queue drops the SYN and connect() waits for its retry (1 s, then 3 s);
+    // a listener that no longer accepts at all must not hold the probe forever.
+    timeval patience{5, 0};
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof patience);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      close(s);
+      break;
+    }
+    ++ok;
+  }
+  printf("flood:%d\n", ok);
+  for (;;) pause();
+}
+
+static int cmd_unix_connect(const char* path) {
+  int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (s < 0) return result("unix_connect", -1), 0;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+  result("unix_connect", connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a));
+  close(s);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc < 2) return 2;
@@ -215,6 +271,10 @@ int main(int argc, char** argv) {
   if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
   if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));
   if (cmd == "exit" && argc == 3) return atoi(argv[2]);
+  if (cmd == "tty" && argc == 2) return cmd_tty();
+  if (cmd == "tty-raw" && argc <= 3) return cmd_tty_raw(argc == 3 && std::string(argv[2]) == "hold");
+  if (cmd == "flood" && argc == 4) return cmd_flood(atoi(argv[2]), atoi(argv[3]));
+  if (cmd == "unix-connect" && argc == 3) return cmd_unix_connect(argv[2]);
   if (cmd == "kill" && argc == 3) return raise(atoi(argv[2]));
   return 2;
 }

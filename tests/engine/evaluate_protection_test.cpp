@@ -1,0 +1,150 @@
+// What the engine protects that no layer names one by one: git metadata wherever a repository
+// lives in the project (worktrees, submodules, nested clones, none at all), hard links into
+// denied directories, and what a deny walk cannot see into.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QtTest>
+
+#include <filesystem>
+
+#include "engine/engine.h"
+#include "tests/engine/engine_test_env.h"
+
+using namespace paddock;
+using paddock::test::EngineEnv;
+using paddock::test::has_deny;
+
+namespace {
+
+Evaluation eval_ok(const Inputs& in) {
+  auto r = evaluate(in);
+  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
+  return std::move(*r);
+}
+
+const DenyEntry* protected_entry(const FrozenIr& ir, const std::string& path) {
+  for (const auto& d : ir.fs.deny_write)
+    if (d.path == path) return &d;
+  return nullptr;
+}
+
+const DenyEntry* denied_entry(const FrozenIr& ir, const std::string& path) {
+  for (const auto& d : ir.fs.deny)
+    if (d.path == path) return &d;
+  return nullptr;
+}
+
+void make_git_dir(const EngineEnv& env, const std::string& g) {
+  env.write(g + "/HEAD", "ref: refs/heads/main\n");
+  env.write(g + "/config", "[core]\n");
+  std::filesystem::create_directories(g + "/hooks");
+  std::filesystem::create_directories(g + "/objects");
+}
+
+}  // namespace
+
+class EvaluateProtectionTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void a_repositorys_config_and_hooks_are_protected_and_its_objects_stay_writable() {
+    EngineEnv env;
+    make_git_dir(env, env.project + "/.git");
+    const auto e = eval_ok(env.inputs());
+    const auto* config = protected_entry(e.ir, env.project + "/.git/config");
+    QVERIFY(config && config->kind == PathKind::kFile);
+    const auto* hooks = protected_entry(e.ir, env.project + "/.git/hooks");
+    QVERIFY(hooks && hooks->kind == PathKind::kDir);
+    QVERIFY(!protected_entry(e.ir, env.project + "/.git"));
+    QVERIFY(!protected_entry(e.ir, env.project + "/.git/objects"));
+    QVERIFY(e.provenance.contains("fs.deny_write:" + env.project + "/.git/config"));
+  }
+
+  void absent_hooks_and_an_absent_repository_are_kept_absent() {
+    EngineEnv env;
+    env.write(env.project + "/.git/HEAD", "ref: refs/heads/main\n");
+    const auto e = eval_ok(env.inputs());
+    const auto* hooks = protected_entry(e.ir, env.project + "/.git/hooks");
+    QVERIFY(hooks && hooks->kind == PathKind::kAbsentDir);
+    const auto* config = protected_entry(e.ir, env.project + "/.git/config");
+    QVERIFY(config && config->kind == PathKind::kAbsent);
+
+    EngineEnv bare;
+    const auto b = eval_ok(bare.inputs());
+    const auto* git = protected_entry(b.ir, bare.project + "/.git");
+    QVERIFY(git && git->kind == PathKind::kAbsentDir);
+  }
+
+  void submodules_worktrees_and_nested_clones_are_protected_the_same_way() {
+    EngineEnv env;
+    const std::string g = env.project + "/.git";
+    make_git_dir(env, g);
+    make_git_dir(env, g + "/modules/libs/inner");  // a submodule named "libs/inner"
+    make_git_dir(env, g + "/modules/libs/inner/modules/deeper");
+    env.write(env.project + "/libs/inner/.git", "gitdir: ../../.git/modules/libs/inner\n");
+    make_git_dir(env, env.project + "/vendor/clone/.git");
+    // A linked worktree inside the project: its .git file, its git dir and the common dir's.
+    make_git_dir(env, g + "/worktrees/wt");
+    env.write(g + "/worktrees/wt/commondir", "../..\n");
+    env.write(env.project + "/wt/.git", "gitdir: " + g + "/worktrees/wt\n");
+    const auto e = eval_ok(env.inputs());
+    for (const std::string& p :
+         {g + "/modules/libs/inner/config", g + "/modules/libs/inner/hooks",
+          g + "/modules/libs/inner/modules/deeper/config", env.project + "/libs/inner/.git",
+          env.project + "/vendor/clone/.git/config", env.project + "/vendor/clone/.git/hooks",
+          env.project + "/wt/.git", g + "/worktrees/wt/config", g + "/worktrees/wt/commondir"})
+      QVERIFY2(protected_entry(e.ir, p), p.c_str());
+  }
+
+  void a_hard_link_from_the_project_into_a_denied_directory_is_masked() {
+    EngineEnv env;
+    env.write(env.home + "/.ssh/id_ed25519", "SECRET");
+    std::filesystem::create_hard_link(env.home + "/.ssh/id_ed25519", env.project + "/notes.txt");
+    env.write(env.project + "/plain.txt", "x");
+    const auto e = eval_ok(env.inputs());
+    const auto* d = denied_entry(e.ir, env.project + "/notes.txt");
+    QVERIFY(d && d->kind == PathKind::kFile);
+    QVERIFY(!has_deny(e.ir, env.project + "/plain.txt"));
+    QVERIFY(e.provenance.contains("fs.deny:" + env.project + "/notes.txt"));
+  }
+
+  void a_directory_the_deny_walk_cannot_read_is_denied_whole() {
+    // Run as uid 65534 (for root no mode hides a directory): the project belongs to it.
+    EngineEnv env;
+    ::chmod(env.root.c_str(), 0755);
+    env.write(env.project + "/hidden/.env", "SECRET");
+    for (const auto& p : {env.root, env.home, env.project, env.project + "/hidden", env.project + "/hidden/.env"})
+      if (::chown(p.c_str(), 65534, 65534) != 0) QSKIP("needs root to hand the tree to uid 65534");
+    ::chmod((env.project + "/hidden").c_str(), 0000);
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+      auto r = evaluate(env.inputs());
+      std::string out = r.ok() ? "ok\n" : "error: " + r.error().message + "\n";
+      if (r.ok())
+        for (const auto& d : r->ir.fs.deny) out += d.path + " " + to_string(d.kind) + "\n";
+      if (r.ok())
+        for (const auto& w : r->ir.warnings) out += "warning: " + w + "\n";
+      if (::write(fds[1], out.data(), out.size()) < 0) _exit(4);
+      _exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    ::waitpid(pid, nullptr, 0);
+    ::chmod((env.project + "/hidden").c_str(), 0755);
+    QVERIFY2(out.rfind("ok\n", 0) == 0, out.c_str());
+    QVERIFY2(out.find(env.project + "/hidden dir\n") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("warning: ") != std::string::npos && out.find("denied whole") != std::string::npos, out.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(EvaluateProtectionTest)
+#include "evaluate_protection_test.moc"
