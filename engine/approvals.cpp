@@ -5,7 +5,6 @@
 #include <sstream>
 #include <system_error>
 
-#include "engine/atomic_file.h"
 #include "engine/layer.h"
 
 namespace paddock {
@@ -85,7 +84,8 @@ bool is_approved(const ProjectApprovals& approvals, const std::string& file, con
   return it != approvals.end() && it->second == Approval{tier, sha256};
 }
 
-Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers) {
+Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers,
+                        const FileWriter& writer) {
   const std::string path = approvals_path(state_dir);
   auto all = read_all(path);
   if (!all.ok()) return all.error();
@@ -97,7 +97,7 @@ Status record_approvals(const std::string& state_dir, const std::string& project
     json& entry = out["projects"][p] = json::object();
     for (const auto& [file, a] : files) entry[file] = {{"tier", a.tier}, {"sha256", a.sha256}};
   }
-  return write_file_atomic(path, out.dump(2) + "\n");
+  return writer.write_file(path, out.dump(2) + "\n", 0600);
 }
 
 }  // namespace paddock

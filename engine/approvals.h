@@ -1,7 +1,8 @@
-// Approvals of repository-side layers (DESIGN §4), in $XDG_STATE_HOME/paddock/approvals.json,
-// written atomically. One approval per (project, layer file): its tier and the content hash the
-// user approved. Approving a file again replaces its hash, so bytes approved once and changed
-// since do not come back approved, neither in the same file nor under another name.
+// Approvals of repository-side layers (docs/policy-layers.md), in
+// $XDG_STATE_HOME/paddock/approvals.json, written through the caller's FileWriter (atomically).
+// One approval per (project, layer file): its tier and the content hash the user approved.
+// Approving a file again replaces its hash, so bytes approved once and changed since do not come
+// back approved, neither in the same file nor under another name.
 // Shape (version 2):
 //   {"version":2,"projects":{"<project>":{"<layer file>":{"tier":"...","sha256":"sha256:..."}}}}
 // Version 1 (a set of hashes per project, each with the file and tier it was approved for) is
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/file_writer.h"
 
 namespace paddock {
 
@@ -32,6 +34,7 @@ bool is_approved(const ProjectApprovals& approvals, const std::string& file, con
                  const std::string& sha256);
 // Records every repository-side layer in `layers` that exists and applies as approved for the
 // project, replacing what was approved for the same file before.
-Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers);
+Status record_approvals(const std::string& state_dir, const std::string& project, const std::vector<LayerInfo>& layers,
+                        const FileWriter& writer);
 
 }  // namespace paddock

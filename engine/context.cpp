@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "engine/session/layout.h"
+
 namespace paddock {
 namespace fs = std::filesystem;
 
@@ -12,8 +14,9 @@ Result<EvalContext> make_context(const Inputs& in) {
   c.env = &in.environment;
   c.os = in.os;
   c.agent = in.agent;
-  const std::string home = c.getenv("HOME");
-  if (home.empty() || home[0] != '/') return bad_input("HOME is not set to an absolute path; Paddock resolves ~ and $HOME from it");
+  auto layout = session::from_env(*c.env);
+  if (!layout.ok()) return layout.error();
+  const std::string& home = layout->home;
   std::error_code ec;
   c.home = c.paths->weakly_canonical(home, ec).string();
   if (ec) return bad_input("HOME " + home + ": " + ec.message());
@@ -27,14 +30,11 @@ Result<EvalContext> make_context(const Inputs& in) {
   if (ec || !fs::is_directory(c.paths->status(canon, ec)))
     return bad_input("--project " + in.project + ": not a directory");
   c.project = canon.string();
-  const std::string xdg_config = c.getenv("XDG_CONFIG_HOME");
-  c.config_dir = (xdg_config.empty() || xdg_config[0] != '/' ? c.home + "/.config" : xdg_config) + "/paddock";
-  const std::string xdg_state = c.getenv("XDG_STATE_HOME");
-  c.state_dir = (xdg_state.empty() || xdg_state[0] != '/' ? c.home + "/.local/state" : xdg_state) + "/paddock";
-  const std::string sys = c.getenv("PADDOCK_SYSTEM_DIR");
-  c.system_dir = sys.empty() ? "/etc/paddock" : sys;
-  const std::string xdg_runtime = c.getenv("XDG_RUNTIME_DIR");
-  if (!xdg_runtime.empty() && xdg_runtime[0] == '/') c.runtime_dir = xdg_runtime + "/paddock";
+  c.config_dir = layout->config_dir;
+  c.state_dir = layout->state_dir;
+  c.system_dir = layout->system_dir;
+  c.runtime_dir = layout->runtime_dir;
+  c.xdg_runtime_dir = layout->xdg_runtime_dir;
   return c;
 }
 

@@ -1,5 +1,5 @@
 // The resolved facts every stage needs: canonical project and home, the agent's data dir and
-// the XDG locations, all derived from Inputs (never from getenv).
+// Paddock's own directories (session::from_env), all derived from Inputs (never from getenv).
 #pragma once
 
 #include <map>
@@ -20,6 +20,7 @@ struct EvalContext {
   std::string state_dir;    // $XDG_STATE_HOME/paddock
   std::string system_dir;   // /etc/paddock or $PADDOCK_SYSTEM_DIR
   std::string runtime_dir;  // $XDG_RUNTIME_DIR/paddock, "" when XDG_RUNTIME_DIR is not absolute
+  std::string xdg_runtime_dir;  // $XDG_RUNTIME_DIR itself, "" when not absolute
   std::string tmp = "/tmp";
   std::string os;
   const std::map<std::string, std::string>* env = nullptr;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/dir_lister.h"
 #include "engine/ir.h"
 #include "engine/status.h"
 
@@ -46,6 +47,9 @@ struct Inputs {
   // explain/plan/lint/GUI show lint findings and provenance; `run` needs only the IR and skips
   // computing them (Evaluation::lint and ::provenance stay empty).
   bool with_report = true;
+  // How the glob walks read directories: the platform's fast lister in the front ends, the
+  // engine's portable one when null (dir_lister.h).
+  const DirectoryLister* lister = nullptr;
 };
 
 enum class SignatureState { kUnsigned, kVerified, kFailed };

@@ -1,5 +1,7 @@
 #include "engine/glob.h"
 
+#include "engine/dir_lister.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -116,14 +118,16 @@ bool matches_path(const Compiled& c, const std::vector<std::string_view>& path) 
 // thread and merged; expand_globs sorts them, so the result does not depend on who found what.
 class Walk {
  public:
-  Walk(std::vector<Compiled*> group, std::size_t jobs) : group_(std::move(group)), jobs_(jobs) {
+  Walk(std::vector<Compiled*> group, std::size_t jobs, const DirectoryLister& lister)
+      : group_(std::move(group)), jobs_(jobs), lister_(lister) {
     // "**/name" patterns (the profiles' lists hold dozens) are matched by one lookup of each
     // entry's name instead of one comparison per pattern; they stay active everywhere below.
     for (Compiled* c : group_)
       if (c->literal_tail) by_name_[c->segs[1]].push_back(c);
   }
 
-  Status run(const fs::path& base) {
+  Status run(const fs::path& base_path) {
+    const std::string base = base_path.string();
     queue_.push_back({base, {}, group_});
     std::vector<std::vector<std::string>> mine(jobs_);
     work(mine, /*may_spawn=*/true);
@@ -137,9 +141,9 @@ class Walk {
           return refused(c->job->label + ": glob walks more than " + std::to_string(kGlobWalkBudget) +
                          " entries; narrow the pattern");
         // A deny cannot be checked past the budget: everything below its base is denied.
-        c->job->matches = {base.string()};
+        c->job->matches = {base};
         c->job->widened.push_back(c->job->label + ": '" + c->job->pattern + "' walks more than " +
-                                  std::to_string(kGlobWalkBudget) + " entries; " + base.string() +
+                                  std::to_string(kGlobWalkBudget) + " entries; " + base +
                                   " is denied whole");
       }
       return {};
@@ -149,7 +153,7 @@ class Walk {
       if (!c->job->fail_closed)
         return refused(c->job->label + ": glob '" + c->job->pattern + "' matches more than " +
                        std::to_string(kGlobMatchBudget) + " paths; narrow it");
-      collapse(*c->job, base.string());
+      collapse(*c->job, base);
     }
     return {};
   }
@@ -182,7 +186,7 @@ class Walk {
   static constexpr std::size_t kParallelAfter = 4096;
 
   struct Task {
-    fs::path dir;
+    std::string dir;
     std::vector<std::string> rel;  // components below the base
     std::vector<Compiled*> active;  // patterns that may still match below dir
   };
@@ -228,80 +232,88 @@ class Walk {
   void deny_whole(const Task& task, std::vector<std::vector<std::string>>& matches, const std::string& why) {
     for (Compiled* c : task.active) {
       if (!c->job->fail_closed) continue;
-      matches[c->index].push_back(task.dir.string());
+      matches[c->index].push_back(task.dir);
       std::lock_guard<std::mutex> lock(mu_);
-      c->job->widened.push_back(c->job->label + ": " + task.dir.string() + " " + why + "; it is denied whole");
+      c->job->widened.push_back(c->job->label + ": " + task.dir + " " + why + "; it is denied whole");
     }
   }
 
   void visit(const Task& task, std::vector<std::vector<std::string>>& matches) {
-    std::error_code ec;
-    fs::directory_iterator it(task.dir, ec);
+    if (task.rel.size() >= kGlobDepthLimit) {
+      deny_whole(task, matches, "is deeper than " + std::to_string(kGlobDepthLimit) + " levels");
+      return;
+    }
+    // One entry at a time from the lister; a full path is built only for a match or a
+    // directory to descend into.
+    struct Entries final : DirectoryLister::Visitor {
+      Walk& walk;
+      const Task& task;
+      std::vector<std::vector<std::string>>& matches;
+      std::vector<std::string_view> rel;
+      std::vector<Task> subdirs;
+      bool halted = false;
+      Entries(Walk& w, const Task& t, std::vector<std::vector<std::string>>& m)
+          : walk(w), task(t), matches(m), rel(t.rel.begin(), t.rel.end()) {}
+      std::string path_of(std::string_view name) const {
+        std::string p;
+        p.reserve(task.dir.size() + 1 + name.size());
+        p.append(task.dir);
+        if (p.empty() || p.back() != '/') p.push_back('/');
+        p.append(name);
+        return p;
+      }
+      // An allow pattern past its budget fails the evaluation: the walk can stop. A deny pattern
+      // past it is collapsed into directories afterwards (run), which needs every match: the
+      // walk goes on (bounded by the entry budget).
+      bool record(Compiled* c, std::string_view name) {
+        auto& found = matches[c->index];
+        found.push_back(path_of(name));
+        return c->job->fail_closed || found.size() <= kGlobMatchBudget;
+      }
+      bool entry(std::string_view name, EntryKind kind) override {
+        if (walk.visited_.fetch_add(1) + 1 > kGlobWalkBudget) return stop();
+        rel.push_back(name);
+        if (!walk.by_name_.empty())
+          if (auto named = walk.by_name_.find(name); named != walk.by_name_.end())
+            for (Compiled* c : named->second)
+              if (!record(c, name)) return stop();
+        for (Compiled* c : task.active) {
+          if (c->literal_tail || !matches_path(*c, rel)) continue;
+          if (c->job->sockets_only && kind != EntryKind::kSocket) continue;
+          if (!record(c, name)) return stop();
+        }
+        // The kind comes from the directory itself: symlinks are never followed.
+        if (kind == EntryKind::kDirectory) {
+          std::vector<Compiled*> next;
+          for (Compiled* c : task.active)
+            if (may_descend(*c, rel)) next.push_back(c);
+          if (!next.empty()) {
+            std::vector<std::string> sub(task.rel);
+            sub.emplace_back(name);
+            subdirs.push_back({path_of(name), std::move(sub), std::move(next)});
+          }
+        }
+        rel.pop_back();
+        return true;
+      }
+      bool stop() {
+        halted = true;
+        walk.halt();
+        return false;
+      }
+    } entries(*this, task, matches);
+    const std::error_code ec = lister_.list(task.dir, entries);
+    if (entries.halted) return;
     if (ec) {
       // Gone since its parent was read: there is nothing to deny. Anything else (no permission,
       // an I/O error) hides what is inside from the walk, not from whoever can get in later.
       if (ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
         deny_whole(task, matches, "cannot be read by Paddock (" + ec.message() + ")");
-      return;
     }
-    if (task.rel.size() >= kGlobDepthLimit) {
-      deny_whole(task, matches, "is deeper than " + std::to_string(kGlobDepthLimit) + " levels");
-      return;
-    }
-    std::vector<std::string_view> rel(task.rel.begin(), task.rel.end());
-    std::vector<Task> subdirs;
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) {
-        deny_whole(task, matches, "could not be read to the end (" + ec.message() + ")");
-        break;
-      }
-      if (visited_.fetch_add(1) + 1 > kGlobWalkBudget) {
-        halt();
-        return;
-      }
-      const fs::directory_entry& e = *it;
-      // The entry (and its path) stays put until increment(): a view of its name is enough.
-      const std::string& native = e.path().native();
-      const auto slash = native.rfind('/');
-      rel.push_back(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1));
-      auto record = [&](Compiled* c) {
-        auto& found = matches[c->index];
-        found.push_back(e.path().string());
-        return found.size() <= kGlobMatchBudget;
-      };
-      if (!by_name_.empty())
-        if (auto named = by_name_.find(rel.back()); named != by_name_.end())
-          for (Compiled* c : named->second)
-            if (!record(c)) {
-              halt();
-              return;
-            }
-      for (Compiled* c : task.active) {
-        if (c->literal_tail || !matches_path(*c, rel)) continue;
-        if (c->job->sockets_only && (e.is_symlink(ec) || !e.is_socket(ec))) continue;
-        if (!record(c)) {
-          halt();
-          return;
-        }
-      }
-      // Cached type from readdir: no stat unless the entry is a symlink (never followed).
-      const bool is_dir = !e.is_symlink(ec) && e.is_directory(ec);
-      if (is_dir) {
-        std::vector<Compiled*> next;
-        for (Compiled* c : task.active)
-          if (may_descend(*c, rel)) next.push_back(c);
-        if (!next.empty()) {
-          std::vector<std::string> sub(task.rel);
-          sub.emplace_back(rel.back());
-          subdirs.push_back({e.path(), std::move(sub), std::move(next)});
-        }
-      }
-      rel.pop_back();
-    }
-    if (subdirs.empty()) return;
+    if (entries.subdirs.empty()) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto& t : subdirs) queue_.push_back(std::move(t));
+      for (auto& t : entries.subdirs) queue_.push_back(std::move(t));
     }
     cv_.notify_all();
   }
@@ -328,6 +340,7 @@ class Walk {
   std::vector<Compiled*> group_;
   std::unordered_map<std::string_view, std::vector<Compiled*>> by_name_;
   std::size_t jobs_;
+  const DirectoryLister& lister_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Task> queue_;
@@ -387,7 +400,7 @@ bool match_component(std::string_view p, std::string_view n, bool ci) {
   return pi == p.size();
 }
 
-Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
+Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths, const DirectoryLister* lister) {
   std::vector<Compiled> compiled;
   compiled.reserve(jobs.size());
   std::map<std::string, std::vector<Compiled*>> by_base;
@@ -418,7 +431,7 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths) {
   for (auto& [base, group] : by_base) {
     std::error_code ec;
     if (!fs::is_directory(base, ec)) continue;  // no match = empty set
-    Walk walk(group, jobs.size());
+    Walk walk(group, jobs.size(), lister ? *lister : portable_lister());
     if (auto s = walk.run(base); !s.ok()) return s;
   }
   for (auto& j : jobs) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/dir_lister.h"
 #include "engine/path_cache.h"
 #include "engine/status.h"
 
@@ -47,6 +48,7 @@ struct GlobJob {
 
 // Expands every job; jobs with the same literal base directory share one walk. `paths`, when
 // given, answers the base directories' resolution from the evaluation's memo.
-Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths = nullptr);
+// `lister`: how directories are read (portable_lister() when null; see dir_lister.h).
+Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths = nullptr, const DirectoryLister* lister = nullptr);
 
 }  // namespace paddock

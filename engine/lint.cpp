@@ -165,8 +165,8 @@ std::string escape_directory_reason(const std::string& grant, const EvalContext&
       {"/var/run", "the system's runtime directory (/run): the init system's, D-Bus's and container engines' sockets"},
       {"/tmp/.X11-unix", "the X server's sockets: a client controls every window and keystroke of the desktop"},
       {"/tmp/.ICE-unix", "the desktop session manager's sockets"}};
-  const std::string rt = ctx.getenv("XDG_RUNTIME_DIR");
-  if (!rt.empty() && rt[0] == '/') {
+  const std::string& rt = ctx.xdg_runtime_dir;
+  if (!rt.empty()) {
     std::error_code ec;
     const auto c = ctx.paths->weakly_canonical(rt, ec);
     dirs.emplace_back(ec ? rt : c.string(), "your runtime directory: the systemd user manager, D-Bus, gpg-agent, "

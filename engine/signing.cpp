@@ -7,7 +7,6 @@
 #include <sstream>
 #include <system_error>
 
-#include "engine/atomic_file.h"
 
 namespace paddock {
 namespace fs = std::filesystem;
@@ -96,24 +95,24 @@ Result<std::vector<std::string>> read_trusted_keys(const std::string& path) {
   return keys;
 }
 
-Result<KeyPair> keygen(const std::string& config_dir) {
+Result<KeyPair> keygen(const std::string& config_dir, const FileWriter& out) {
   const std::string sk_path = config_dir + "/signing_key";
   std::error_code ec;
   if (fs::exists(sk_path, ec))
     return bad_input(sk_path + " already exists; move it away first to make a new key");
   KeyPair k = generate_keypair();
   if (k.public_hex.empty()) return internal_error("libsodium failed to initialise");
-  if (auto s = write_file_atomic(sk_path, k.secret_hex + "\n", /*private_file=*/true); !s.ok()) return s.error();
-  if (auto s = write_file_atomic(config_dir + "/signing_key.pub", k.public_hex + "\n"); !s.ok()) return s.error();
+  if (auto s = out.write_file(sk_path, k.secret_hex + "\n", 0600); !s.ok()) return s.error();
+  if (auto s = out.write_file(config_dir + "/signing_key.pub", k.public_hex + "\n", 0644); !s.ok()) return s.error();
   bool ok = false;
   std::string trusted = slurp(config_dir + "/trusted_keys", ok);
   if (!trusted.empty() && trusted.back() != '\n') trusted += "\n";
   trusted += k.public_hex + "\n";
-  if (auto s = write_file_atomic(config_dir + "/trusted_keys", trusted); !s.ok()) return s.error();
+  if (auto s = out.write_file(config_dir + "/trusted_keys", trusted, 0644); !s.ok()) return s.error();
   return k;
 }
 
-Status sign_file(const std::string& file, const std::string& config_dir) {
+Status sign_file(const std::string& file, const std::string& config_dir, const FileWriter& out) {
   bool ok = false;
   const std::string sk = slurp(config_dir + "/signing_key", ok);
   if (!ok) return bad_input(config_dir + "/signing_key: no signing key (run 'paddock keygen' first)");
@@ -121,7 +120,7 @@ Status sign_file(const std::string& file, const std::string& config_dir) {
   if (!ok) return bad_input(file + ": cannot be read");
   auto sig = sign_bytes(bytes, sk);
   if (!sig.ok()) return bad_input(config_dir + "/signing_key:1:1: " + sig.error().message);
-  return write_file_atomic(file + ".sig", *sig + "\n");
+  return out.write_file(file + ".sig", *sig + "\n", 0644);
 }
 
 Status verify_file_signature(const std::string& file, const std::vector<std::string>& keys) {

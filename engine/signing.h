@@ -1,4 +1,4 @@
-// Ed25519 layer signatures (DESIGN §4) with libsodium. Key and signature files are lowercase
+// Ed25519 layer signatures (docs/policy-layers.md) with libsodium. Key and signature files are lowercase
 // hex, one value per line: `signing_key` (64-byte secret key, mode 0600), `signing_key.pub`
 // (32-byte public key), FILE.sig (64-byte detached signature over FILE's raw bytes).
 // trusted_keys: one public key per line; blank lines and lines starting with '#' are ignored.
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/file_writer.h"
 #include "engine/status.h"
 
 namespace paddock {
@@ -26,9 +27,9 @@ Result<std::vector<std::string>> read_trusted_keys(const std::string& path);
 
 // `paddock keygen`: writes the pair under config_dir and appends the public key to
 // config_dir/trusted_keys. Refuses to overwrite an existing secret key.
-Result<KeyPair> keygen(const std::string& config_dir);
+Result<KeyPair> keygen(const std::string& config_dir, const FileWriter& out);
 // `paddock sign FILE`: writes FILE.sig with the key under config_dir.
-Status sign_file(const std::string& file, const std::string& config_dir);
+Status sign_file(const std::string& file, const std::string& config_dir, const FileWriter& out);
 // `paddock verify-signature FILE`: checks FILE.sig against the trusted keys.
 Status verify_file_signature(const std::string& file, const std::vector<std::string>& keys);
 

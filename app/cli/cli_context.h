@@ -6,6 +6,9 @@
 #include <map>
 #include <string>
 
+#include "engine/session/layout.h"
+#include "engine/status.h"
+
 namespace paddock::cli {
 
 struct CliContext {
@@ -17,6 +20,8 @@ struct CliContext {
   std::filesystem::path resources_dir() const;    // <prefix>/share/paddock
   std::filesystem::path helper_path() const;      // <prefix>/libexec/paddock/paddock-helper
   std::string env(const std::string& name, const std::string& fallback = "") const;
+  // Paddock's directories for this environment (the one derivation every front end uses).
+  Result<session::Layout> layout() const { return session::from_env(environment); }
 };
 
 // Prints "paddock: <message>" on stderr as one line.

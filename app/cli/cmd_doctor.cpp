@@ -8,10 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/helper_process.h"
-#include "app/cli/probe_cache.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
+#include "platform/probe.h"
 
 namespace paddock::cli {
 namespace {
@@ -30,23 +29,20 @@ std::vector<FieldCapability> limit_rows(const linux_backend::KernelProbe& p) {
 }
 
 int doctor(CliContext& ctx, bool as_json) {
-  auto helper = run_helper_capture(ctx.helper_path(), {"probe"});
-  if (!helper.ok()) {
-    print_error(helper.error().message);
-    return helper.error().exit_code();
+  auto fresh = platform::run_probe(ctx.helper_path().string());
+  if (!fresh.ok()) {
+    print_error(fresh.error().message);
+    return fresh.error().exit_code();
   }
-  json probe_json = json::parse(helper->out, nullptr, /*allow_exceptions=*/false);
-  if (helper->exit_code != 0 || probe_json.is_discarded()) {
-    print_error("paddock-helper probe failed (exit " + std::to_string(helper->exit_code) +
-                "); run '" + ctx.helper_path().string() + " probe' to see why");
-    return 125;
-  }
+  const json& probe_json = *fresh;
   auto probe = linux_backend::probe_from_json(probe_json);
   if (!probe.ok()) {
     print_error(probe.error().message);
     return 125;
   }
-  store_probe(ctx, probe_json);  // `doctor` is also how to refresh what `run` caches
+  // `doctor` is also how to refresh what `run` caches.
+  if (auto layout = ctx.layout(); layout.ok())
+    platform::ProbeCache(ctx.helper_path().string(), layout->probe_cache()).store(probe_json);
   const auto& p = *probe;
   if (as_json) {
     json report = {{"version", PADDOCK_VERSION},

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/helper_process.h"
 #include "app/cli/inputs_options.h"
 #include "backends/backend.h"
+#include "platform/probe.h"
 
 namespace paddock::cli {
 namespace {
@@ -27,13 +27,7 @@ struct PlanFlags {
 // kernel (so `plan` and `run` cannot disagree). macOS and Windows plans need no probe.
 Result<json> probe_for(backends::BackendId b, CliContext& ctx) {
   if (b != backends::BackendId::kLinux) return json::object();
-  auto helper = run_helper_capture(ctx.helper_path(), {"probe"});
-  if (!helper.ok()) return helper.error();
-  json probe = json::parse(helper->out, nullptr, /*allow_exceptions=*/false);
-  if (helper->exit_code != 0 || probe.is_discarded())
-    return refused("paddock-helper probe failed (exit " + std::to_string(helper->exit_code) +
-                   "); run '" + ctx.helper_path().string() + " probe' to see why");
-  return probe;
+  return platform::run_probe(ctx.helper_path().string());
 }
 
 std::string join(const json& list, const char* sep = " ") {

@@ -7,6 +7,7 @@
 #include "app/cli/policy_output.h"
 #include "engine/approvals.h"
 #include "engine/context.h"
+#include "platform/engine_files.h"
 
 namespace paddock::cli {
 namespace {
@@ -79,7 +80,7 @@ int approve(const InputsOptions& o, CliContext& ctx) {
   auto in = to_engine_inputs(o, ctx);
   auto c = make_context(*in);
   if (!c.ok()) { print_error(c.error().message); return c.error().exit_code(); }
-  if (auto s = record_approvals(c->state_dir, c->project, ev->layers); !s.ok()) {
+  if (auto s = record_approvals(c->state_dir, c->project, ev->layers, platform::AtomicFileWriter{}); !s.ok()) {
     print_error(s.error().message);
     return s.error().exit_code();
   }

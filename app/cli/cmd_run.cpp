@@ -1,4 +1,4 @@
-// run, sessions, stop, verify (DESIGN §9, §10). `run` refuses everything it can before any fork
+// run, sessions, stop, verify (docs/cli.md). `run` refuses everything it can before any fork
 // (bad input 2, unapproved or dangerous layers 126, tainted plans and plans the kernel cannot
 // enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
 // recompiles and verifies the plan itself before it applies anything.
@@ -15,7 +15,6 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/inputs_options.h"
-#include "app/cli/probe_cache.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
 #include "backends/linux/kernel_probe.h"
@@ -23,6 +22,11 @@
 #include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
+#include "engine/session/report.h"
+#include "engine/session/run_args.h"
+#include "platform/atomic_file.h"
+#include "platform/probe.h"
+#include "platform/read_file.h"
 
 namespace paddock::cli {
 namespace {
@@ -100,16 +104,16 @@ struct CheckedPlan {
   json probe;
 };
 
-Result<CheckedPlan> compile_checked(const FrozenIr& ir, CliContext& ctx) {
-  auto probe = load_probe(ctx);
+Result<CheckedPlan> compile_checked(const FrozenIr& ir, const platform::ProbeCache& cache) {
+  auto probe = cache.load();
   if (!probe.ok()) return probe.error();
   for (;;) {
     auto facts = linux_backend::probe_from_json(probe->probe);
     auto parts = facts.ok() ? linux_backend::compile_linux_parts(ir, *facts) : Result<linux_backend::LinuxCompiled>(facts.error());
     Status checked = parts.ok() ? backends::check(parts->plan) : Status(parts.error());
     if (checked.ok()) return CheckedPlan{std::move(*parts), std::move(probe->probe)};
-    if (probe->source != ProbeSource::kCache) return checked.error();
-    probe = load_probe(ctx, /*fresh=*/true);
+    if (probe->source != platform::ProbeSource::kCache) return checked.error();
+    probe = cache.load(/*fresh=*/true);
     if (!probe.ok()) return probe.error();
   }
 }
@@ -126,7 +130,10 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!ev->ir.taint.empty() && !f.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
-  auto compiled = compile_checked(ev->ir, ctx);
+  auto layout = ctx.layout();
+  if (!layout.ok()) return fail(layout.error());
+  const platform::ProbeCache cache(ctx.helper_path().string(), layout->probe_cache());
+  auto compiled = compile_checked(ev->ir, cache);
   if (!compiled.ok()) return fail(compiled.error());
   const json* probe = &compiled->probe;
   // plan_hash(plan) is sha256 over the plan's canonical bytes, and plan.json holds exactly those
@@ -134,7 +141,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   const std::string plan_bytes = plan_canonical_bytes(compiled->compiled.plan, compiled->compiled.steps);
   const std::string hash = sha256_hex(plan_bytes);
 
-  SessionStore store(ctx);
+  SessionStore store(*layout);
   auto id = SessionStore::new_id();
   if (!id.ok()) return fail(id.error());
   auto dir = store.create(*id);
@@ -148,51 +155,64 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (!ir_fd.ok()) return fail(ir_fd.error());
   auto probe_fd = memory_file("paddock-probe", probe->dump());
   if (!probe_fd.ok()) return fail(probe_fd.error());
-  std::vector<std::string> args = {"run", "--ir", "/proc/self/fd/" + std::to_string(*ir_fd), "--record-session",
-                                   "--plan-hash", hash, "--session-dir", *dir,
-                                   "--session-id", *id, "--control-socket", store.control_socket(*id),
-                                   "--probe", "/proc/self/fd/" + std::to_string(*probe_fd)};
-  if (in->timeout_secs) args.insert(args.end(), {"--timeout", std::to_string(*in->timeout_secs)});
-  args.push_back("--replaces-caller");
-  if (const std::string cache = probe_cache_path(ctx); !cache.empty()) args.insert(args.end(), {"--probe-cache", cache});
-  if (f.allow_tainted) args.push_back("--allow-tainted");
-  args.push_back("--");
-  args.insert(args.end(), f.command.begin(), f.command.end());
-  int code = exec_helper(ctx.helper_path().string(), args);
+  session::HelperRunArgs args;
+  args.ir_file = "/proc/self/fd/" + std::to_string(*ir_fd);
+  args.record_session = true;
+  args.plan_hash = hash;
+  args.session_dir = *dir;
+  args.session_id = *id;
+  args.control_socket = store.control_socket(*id);
+  args.probe_file = "/proc/self/fd/" + std::to_string(*probe_fd);
+  args.timeout_secs = in->timeout_secs;
+  args.replaces_caller = true;
+  args.probe_cached = !cache.path().empty();
+  args.allow_tainted = f.allow_tainted;
+  args.command = f.command;
+  int code = exec_helper(ctx.helper_path().string(), session::encode_run_args(args));
   const int exec_errno = errno;
-  drop_probe_cache(ctx);  // not even started: the next run probes afresh
+  cache.drop();  // not even started: the next run probes afresh
   // The helper never ran, so it recorded nothing: the session says what was asked and why it
   // did not start.
-  (void)write_file_atomic(*dir + "/ir.json", ev->ir_bytes);
-  (void)write_file_atomic(*dir + "/report.json",
-                          json{{"session_id", *id}, {"status", "failed"}, {"exit_code", code},
-                               {"error", "cannot start " + ctx.helper_path().string() + ": " + std::strerror(exec_errno)}}
-                                  .dump(2) + "\n");
+  (void)platform::write_file_atomic(*dir + "/ir.json", ev->ir_bytes);
+  session::Report report;
+  report.session_id = *id;
+  report.status = session::ReportStatus::kFailed;
+  report.exit_code = code;
+  report.error = "cannot start " + ctx.helper_path().string() + ": " + std::strerror(exec_errno);
+  (void)platform::write_file_atomic(*dir + "/report.json", session::encode_report(report));
   return code;
 }
 
+// One line per session, oldest first; an unreadable session says which file and why, and the
+// listing goes on (its exit code stays 0: the listing itself worked).
 int sessions(bool as_json, CliContext& ctx) {
-  SessionStore store(ctx);
-  json all = json::array();
+  auto layout = ctx.layout();
+  if (!layout.ok()) return fail(layout.error());
+  SessionStore store(*layout);
+  std::vector<session::SessionSummary> all;
   for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
   if (as_json) {
-    std::cout << all.dump(2) << "\n";
+    json out = json::array();
+    for (const auto& s : all) out.push_back(session::summary_json(s));
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     return 0;
   }
   if (all.empty()) std::cout << "no sessions\n";
   for (const auto& s : all) {
     std::string cmd;
-    for (const auto& a : s["command"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
-    std::cout << s["id"].get<std::string>() << "  " << s["status"].get<std::string>() << "  "
-              << (s["exit_code"].is_null() ? std::string("-") : s["exit_code"].dump()) << "  " << cmd << "\n";
+    for (const auto& a : s.command) cmd += (cmd.empty() ? "" : " ") + a;
+    std::cout << s.id << "  " << session::to_string(s.state) << "  "
+              << (s.exit_code ? std::to_string(*s.exit_code) : std::string("-")) << "  "
+              << (s.problem.empty() ? cmd : s.problem) << "\n";
   }
   return 0;
 }
 
 int stop(const std::string& id, CliContext& ctx) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
-  SessionStore store(ctx);
-  auto reply = control_request(store.control_socket(id), {{"cmd", "stop"}});
+  auto layout = ctx.layout();
+  if (!layout.ok()) return fail(layout.error());
+  auto reply = control_request(layout->control_socket(id), {{"cmd", "stop"}});
   if (!reply.ok()) return fail(bad_input("session " + id + " is not running (see 'paddock sessions')"));
   if (!reply->value("ok", false)) return fail(internal_error("session " + id + " refused stop: " + reply->dump()));
   std::cout << "stopping session " << id << "\n";
@@ -205,13 +225,14 @@ Error mismatch(const std::string& what) { return {ErrorCode::kVerifyMismatch, wh
 // probe, and compares both with the attestation the helper sent before exec.
 int verify(const std::string& id, CliContext& ctx) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
-  SessionStore store(ctx);
-  const std::string dir = store.session_dir(id);
-  auto ir_bytes = read_whole_file(dir + "/ir.json");
+  auto layout = ctx.layout();
+  if (!layout.ok()) return fail(layout.error());
+  const std::string dir = layout->session_dir(id);
+  auto ir_bytes = platform::read_file(dir + "/ir.json");
   if (!ir_bytes.ok()) return fail(bad_input("no session " + id + " (" + ir_bytes.error().message + ")"));
-  auto att_bytes = read_whole_file(dir + "/attestation.json");
+  auto att_bytes = platform::read_file(dir + "/attestation.json");
   if (!att_bytes.ok()) return fail(mismatch("session " + id + " has no attestation: the helper never reported ready"));
-  auto plan_bytes = read_whole_file(dir + "/plan.json");
+  auto plan_bytes = platform::read_file(dir + "/plan.json");
   if (!plan_bytes.ok()) return fail(mismatch("session " + id + ": plan.json is missing"));
 
   json att_json = json::parse(*att_bytes, nullptr, false);

@@ -1,4 +1,4 @@
-// keygen, sign, verify-signature (DESIGN §4 "Signing"): Ed25519 via the engine's signing module.
+// keygen, sign, verify-signature: Ed25519 via the engine's signing module.
 // Keys live in $XDG_CONFIG_HOME/paddock/ (default ~/.config/paddock/), hex encoded.
 #include <filesystem>
 #include <iostream>
@@ -6,17 +6,10 @@
 
 #include "app/cli/commands.h"
 #include "engine/signing.h"
+#include "platform/engine_files.h"
 
 namespace paddock::cli {
 namespace {
-
-std::string config_dir(const CliContext& ctx) {
-  const std::string xdg = ctx.env("XDG_CONFIG_HOME");
-  if (!xdg.empty() && xdg[0] == '/') return xdg + "/paddock";
-  return ctx.env("HOME") + "/.config/paddock";
-}
-
-std::string system_dir(const CliContext& ctx) { return ctx.env("PADDOCK_SYSTEM_DIR", "/etc/paddock"); }
 
 int fail(const Error& e) {
   print_error(e.message);
@@ -32,12 +25,10 @@ std::string absolute(const std::string& f) {
 
 void add_signing_commands(CLI::App& app, CliContext& ctx) {
   app.add_subcommand("keygen", "Create an Ed25519 signing key pair and trust its public key")->callback([&ctx] {
-    if (ctx.env("HOME").empty() && ctx.env("XDG_CONFIG_HOME").empty()) {
-      ctx.exit_code = fail(bad_input("HOME is not set; cannot find the configuration directory"));
-      return;
-    }
-    const std::string dir = config_dir(ctx);
-    auto k = keygen(dir);
+    auto layout = ctx.layout();
+    if (!layout.ok()) { ctx.exit_code = fail(layout.error()); return; }
+    const std::string dir = layout->config_dir;
+    auto k = keygen(dir, platform::AtomicFileWriter{});
     if (!k.ok()) { ctx.exit_code = fail(k.error()); return; }
     std::cout << "public key " << k->public_hex << "\n"
               << "secret key written to " << dir << "/signing_key (keep it private)\n"
@@ -50,7 +41,12 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
     cmd->add_option("FILE", *file, "Policy file to sign")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
       const std::string f = absolute(*file);
-      if (auto s = sign_file(f, config_dir(ctx)); !s.ok()) { ctx.exit_code = fail(s.error()); return; }
+      auto layout = ctx.layout();
+      if (!layout.ok()) { ctx.exit_code = fail(layout.error()); return; }
+      if (auto s = sign_file(f, layout->config_dir, platform::AtomicFileWriter{}); !s.ok()) {
+        ctx.exit_code = fail(s.error());
+        return;
+      }
       std::cout << "wrote " << f << ".sig\n";
       ctx.exit_code = 0;
     });
@@ -60,8 +56,10 @@ void add_signing_commands(CLI::App& app, CliContext& ctx) {
     auto file = std::make_shared<std::string>();
     cmd->add_option("FILE", *file, "Signed policy file")->required()->type_name("FILE");
     cmd->callback([&ctx, file] {
+      auto layout = ctx.layout();
+      if (!layout.ok()) { ctx.exit_code = fail(layout.error()); return; }
       std::vector<std::string> keys;
-      for (const auto& dir : {system_dir(ctx), config_dir(ctx)}) {
+      for (const auto& dir : {layout->system_dir, layout->config_dir}) {
         auto k = read_trusted_keys(dir + "/trusted_keys");
         if (!k.ok()) { ctx.exit_code = fail(k.error()); return; }
         keys.insert(keys.end(), k->begin(), k->end());

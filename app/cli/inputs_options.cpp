@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "app/cli/run_duration.h"
+#include "platform/dir_lister.h"
 
 #include <filesystem>
 #include <system_error>
@@ -44,6 +45,7 @@ std::vector<std::string> absolute_all(const std::vector<std::string>& v) {
 
 Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   Inputs in;
+  in.lister = &platform::fast_lister();
   in.project = absolute_from_cwd(o.project.empty() ? "." : o.project);
   in.agent = o.agent;
   in.profile = o.profile;

@@ -1,7 +1,6 @@
-// Where sessions live (DESIGN §9) as seen from the CLI: $XDG_STATE_HOME/paddock/sessions/<id>/
-// and the control socket $XDG_RUNTIME_DIR/paddock/<id>.sock (or <session dir>/control.sock when
-// there is no runtime dir). The helper writes the session's own files; the CLI writes ir.json and
-// plan.json before it starts the helper.
+// Sessions as the CLI sees them, in the directories session::Layout names: the helper writes a
+// session's own files; the CLI creates its directory, lists and summarises sessions (with the
+// session module's one reader) and talks to a live one over its control socket.
 #pragma once
 
 #include <string>
@@ -9,18 +8,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/cli_context.h"
+#include "engine/session/layout.h"
+#include "engine/session/summary.h"
 #include "engine/status.h"
 
 namespace paddock::cli {
 
 class SessionStore {
  public:
-  explicit SessionStore(const CliContext& ctx);
+  explicit SessionStore(session::Layout layout) : layout_(std::move(layout)) {}
 
-  std::string sessions_dir() const { return state_dir_ + "/sessions"; }
-  std::string session_dir(const std::string& id) const { return sessions_dir() + "/" + id; }
-  std::string control_socket(const std::string& id) const;
+  const session::Layout& layout() const { return layout_; }
+  std::string session_dir(const std::string& id) const { return layout_.session_dir(id); }
+  std::string control_socket(const std::string& id) const { return layout_.control_socket(id); }
 
   // "20261129T230501Z-1a2b3c4d5e6f": sortable by start time, 48 random bits from /dev/urandom.
   static Result<std::string> new_id();
@@ -30,17 +30,13 @@ class SessionStore {
   Result<std::string> create(const std::string& id) const;  // mkdir -p (0700); the session dir
   std::vector<std::string> list_ids() const;                 // sorted
 
-  // One summary per session: id, status, exit_code, started, command, ir_hash.
-  nlohmann::json summary(const std::string& id) const;
+  // What `paddock sessions` shows for one session; never fails: a session whose files do not
+  // read is listed as unreadable, naming the file.
+  session::SessionSummary summary(const std::string& id) const;
 
  private:
-  std::string state_dir_;
-  std::string runtime_dir_;
+  session::Layout layout_;
 };
-
-// Crash-safe whole-file write (temp + rename) for the CLI session files.
-Status write_file_atomic(const std::string& path, const std::string& bytes);
-Result<std::string> read_whole_file(const std::string& path);
 
 // Sends one JSON line to a session's control socket and returns the first reply line.
 Result<nlohmann::json> control_request(const std::string& socket_path, const nlohmann::json& request);

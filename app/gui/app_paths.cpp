@@ -5,6 +5,8 @@
 #include <QFileInfo>
 #include <QProcessEnvironment>
 
+#include "engine/session/layout.h"
+
 namespace paddock::gui {
 namespace {
 
@@ -13,14 +15,14 @@ QString& exe_dir_override() {
   return dir;
 }
 
-QString xdg_dir(const char* var, const char* fallback_under_home) {
-  const auto env = QProcessEnvironment::systemEnvironment();
-  QString base = env.value(var);
-  // XDG: a relative value is invalid and must be ignored.
-  if (base.isEmpty() || !QDir::isAbsolutePath(base))
-    base = QDir::homePath() + "/" + fallback_under_home;
-  return QDir::cleanPath(base + "/paddock");
+// The CLI's and the helper's layout, from this process's environment as it is now (tests change
+// it between cases). Without an absolute HOME there is none: the paths are "".
+session::Layout layout() {
+  auto l = session::from_env(AppPaths::environment());
+  return l.ok() ? std::move(*l) : session::Layout{};
 }
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
@@ -39,15 +41,22 @@ QString AppPaths::resourcesDir() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_DATA_REL);
 }
 
-QString AppPaths::configDir() { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
-QString AppPaths::stateDir() { return xdg_dir("XDG_STATE_HOME", ".local/state"); }
-QString AppPaths::sessionsDir() { return stateDir() + "/sessions"; }
-QString AppPaths::guiConfigFile() { return configDir() + "/gui.json"; }
+QString AppPaths::configDir() { return q(layout().config_dir); }
+QString AppPaths::stateDir() { return q(layout().state_dir); }
+QString AppPaths::sessionsDir() {
+  const auto l = layout();
+  return l.state_dir.empty() ? QString() : q(l.sessions_dir());
+}
+QString AppPaths::guiConfigFile() {
+  const QString dir = configDir();
+  return dir.isEmpty() ? QString() : dir + "/gui.json";
+}
 
 QString AppPaths::controlSocketPath(const QString& sessionDir) {
-  const QString runtime = QProcessEnvironment::systemEnvironment().value("XDG_RUNTIME_DIR");
-  if (!runtime.isEmpty() && QDir::isAbsolutePath(runtime))
-    return runtime + "/paddock/" + QFileInfo(sessionDir).fileName() + ".sock";
+  const auto l = layout();
+  const std::string id = QFileInfo(sessionDir).fileName().toStdString();
+  // The layout's rule, but next to the directory given (the app may be pointed at another one).
+  if (!l.runtime_dir.empty()) return q(l.control_socket(id));
   return sessionDir + "/control.sock";
 }
 

@@ -1,6 +1,7 @@
 // Where the GUI finds everything, relative to its own executable (the installed prefix is
 // relocatable; the build tree mirrors it): <bin>/../libexec/paddock/paddock-helper and
-// <bin>/../share/paddock. Config and state follow the XDG base directories.
+// <bin>/../share/paddock. Config, state and sessions are session::Layout's, the same for the
+// CLI, the helper and the app.
 #pragma once
 
 #include <map>
@@ -38,7 +39,7 @@ class AppPaths : public QObject {
   static QString stateDir();     // $XDG_STATE_HOME/paddock
   static QString sessionsDir();  // <state>/sessions
   static QString guiConfigFile();  // <config>/gui.json
-  // A session's control socket, by the CLI's rule: $XDG_RUNTIME_DIR/paddock/<id>.sock, or
+  // A session's control socket, by the layout's rule: $XDG_RUNTIME_DIR/paddock/<id>.sock, or
   // <session dir>/control.sock when there is no (absolute) runtime dir.
   static QString controlSocketPath(const QString& sessionDir);
   static QString startPage();

@@ -1,9 +1,10 @@
 #include "layer_document.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
-#include "atomic_save.h"
+#include "platform/atomic_file.h"
 #include "yaml_text_edit.h"
 
 namespace paddock::gui {
@@ -117,9 +118,20 @@ void LayerDocument::close() {
 
 bool LayerDocument::save() {
   if (path_.isEmpty()) return false;
-  const QString err = save_file_atomically(path_, text_.toUtf8());
-  if (!err.isEmpty()) {
-    setError(err);
+  // A new policy file gets the usual 0644 (and its .paddock/ the usual directory mode); an
+  // existing one keeps its own mode. Written whole or not at all, never through a symlink.
+  const QString dir = QFileInfo(path_).absolutePath();
+  if (!QDir().mkpath(dir)) {
+    setError(tr("cannot create %1").arg(dir));
+    return false;
+  }
+  const QByteArray bytes = text_.toUtf8();
+  const Status st = platform::write_file_atomic(
+      QFile::encodeName(path_).toStdString(),
+      std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
+      platform::WriteOptions{.mode = 0644, .keep_mode = true});
+  if (!st.ok()) {
+    setError(QString::fromStdString(st.error().message));
     return false;
   }
   saved_ = text_;

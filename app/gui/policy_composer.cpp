@@ -10,6 +10,9 @@
 #include "backends/backend.h"
 #include "engine/approvals.h"
 #include "ir_diff.h"
+#include "platform/dir_lister.h"
+#include "platform/engine_files.h"
+#include "platform/probe.h"
 
 namespace paddock::gui {
 
@@ -63,13 +66,7 @@ PolicyComposer::PolicyComposer(QObject* parent)
   probeCapabilities();
 }
 
-PolicyComposer::~PolicyComposer() {
-  if (probe_process_) {
-    probe_process_->disconnect(this);
-    probe_process_->kill();
-    probe_process_->waitForFinished(1000);
-  }
-}
+PolicyComposer::~PolicyComposer() = default;
 
 void PolicyComposer::setProject(const QString& p) {
   if (p == project_) return;
@@ -116,6 +113,7 @@ QString PolicyComposer::baselineHash() const {
 
 Inputs PolicyComposer::makeInputs(bool with_overlay) const {
   Inputs in;
+  in.lister = &platform::fast_lister();
   in.project = project_.toStdString();
   in.agent = agent_.toStdString();
   in.environment = environment_;
@@ -251,7 +249,8 @@ bool PolicyComposer::approve(int row) {
     return false;
   }
   const auto& l = baseline_->layers[static_cast<size_t>(row)];
-  const Status st = record_approvals(AppPaths::stateDir().toStdString(), baseline_->ir.meta.project, {l});
+  const Status st =
+      record_approvals(AppPaths::stateDir().toStdString(), baseline_->ir.meta.project, {l}, platform::AtomicFileWriter{});
   if (!st.ok()) {
     emit approvalFailed(QString::fromStdString(st.error().message));
     return false;
@@ -262,41 +261,32 @@ bool PolicyComposer::approve(int row) {
 
 void PolicyComposer::probeCapabilities() {
   capabilities_.setLoading();
-  const QString helper = AppPaths::helperPath();
-  auto finish = [this](const nlohmann::json& probe, const QString& problem) {
-    probe_ = probe;
+  const std::string helper = AppPaths::helperPath().toStdString();
+  struct ProbeOutcome {
+    nlohmann::json probe = nlohmann::json::object();
+    QString problem;
+  };
+  auto* watcher = new QFutureWatcher<ProbeOutcome>(this);
+  connect(watcher, &QFutureWatcher<ProbeOutcome>::finished, this, [this, watcher] {
+    const ProbeOutcome o = watcher->result();
+    watcher->deleteLater();
+    probe_ = o.probe;
     CapabilityModel::Matrices m;
-    m.linux_caps = backends::capability_matrix(backends::BackendId::kLinux, probe);
+    m.linux_caps = backends::capability_matrix(backends::BackendId::kLinux, probe_);
     m.macos_caps = backends::capability_matrix(backends::BackendId::kMacos, nlohmann::json::object());
     m.windows_caps = backends::capability_matrix(backends::BackendId::kWindows, nlohmann::json::object());
-    if (!problem.isEmpty()) {
-      capabilities_.setError(problem);
+    if (!o.problem.isEmpty()) {
+      capabilities_.setError(tr("%1, so this kernel's capabilities are unknown").arg(o.problem));
       return;
     }
     capabilities_.setMatrices(m, {});
     if (current_) schedule();  // recompute the requested set with the real probe
-  };
-  if (!QFileInfo(helper).isExecutable()) {
-    finish(nlohmann::json::object(),
-           tr("paddock-helper not found at %1, so this kernel's capabilities are unknown").arg(helper));
-    return;
-  }
-  probe_process_ = std::make_unique<QProcess>();
-  connect(probe_process_.get(), &QProcess::finished, this, [this, finish, helper](int code, QProcess::ExitStatus) {
-    const QByteArray out = probe_process_->readAllStandardOutput();
-    probe_process_.release()->deleteLater();
-    const auto j = nlohmann::json::parse(out.toStdString(), nullptr, /*allow_exceptions=*/false);
-    if (code != 0 || j.is_discarded() || !j.is_object())
-      finish(nlohmann::json::object(), tr("%1 probe failed (exit %2)").arg(helper).arg(code));
-    else
-      finish(j, {});
   });
-  connect(probe_process_.get(), &QProcess::errorOccurred, this, [this, finish, helper](QProcess::ProcessError e) {
-    if (e != QProcess::FailedToStart) return;
-    probe_process_.release()->deleteLater();
-    finish(nlohmann::json::object(), tr("could not start %1").arg(helper));
-  });
-  probe_process_->start(helper, {"probe"});
+  watcher->setFuture(QtConcurrent::run([helper] {
+    auto probe = platform::run_probe(helper);
+    if (!probe.ok()) return ProbeOutcome{nlohmann::json::object(), QString::fromStdString(probe.error().message)};
+    return ProbeOutcome{std::move(*probe), {}};
+  }));
 }
 
 }  // namespace paddock::gui

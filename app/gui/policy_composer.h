@@ -13,7 +13,6 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
-#include <QProcess>
 #include <QTimer>
 #include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
@@ -131,7 +130,6 @@ class PolicyComposer : public QObject {
   int error_line_ = 0, error_column_ = 0;
   QString ir_json_;
   nlohmann::json probe_;
-  std::unique_ptr<QProcess> probe_process_;
 
   TierStackModel layers_;
   DiffModel diff_;

@@ -7,7 +7,7 @@
 #include <QProcessEnvironment>
 
 #include "app_paths.h"
-#include "atomic_save.h"
+#include "platform/atomic_file.h"
 
 namespace paddock::gui {
 
@@ -61,8 +61,11 @@ void Workspace::save() {
                       {"current_project", current_project_},
                       {"current_agent", current_agent_},
                       {"custom_agents", custom}};
-  const QString err = save_file_atomically(file_, QJsonDocument(o).toJson(QJsonDocument::Indented));
-  if (!err.isEmpty()) setError(err);
+  const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
+  const Status st = platform::write_file_atomic(
+      file_.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
+      platform::WriteOptions{.mode = 0600, .keep_mode = true, .create_dirs = true});
+  if (!st.ok()) setError(QString::fromStdString(st.error().message));
 }
 
 void Workspace::setCurrentProject(const QString& p) {

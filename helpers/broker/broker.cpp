@@ -17,7 +17,7 @@ Result<std::unique_ptr<Broker>> Broker::create(BrokerOptions options) {
 Broker::Broker(std::shared_ptr<BrokerCore> core) : core_(std::move(core)) {}
 Broker::~Broker() { stop(); }
 
-Status Broker::serve(helper::UniqueFd listen_fd) { return core_->serve(std::move(listen_fd)); }
+Status Broker::serve(platform::UniqueFd listen_fd) { return core_->serve(std::move(listen_fd)); }
 void Broker::stop() { core_->stop(); }
 std::size_t Broker::live_connections() const { return core_->live(); }
 

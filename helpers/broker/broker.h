@@ -18,7 +18,7 @@
 #include "engine/status.h"
 #include "helpers/broker/address_vetting.h"
 #include "helpers/broker/resolver.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::broker {
 
@@ -74,7 +74,7 @@ class Broker {
 
   // Takes a bound TCP socket (listening or not yet), starts the I/O and lookup threads and
   // returns. Call once.
-  Status serve(helper::UniqueFd listen_fd);
+  Status serve(platform::UniqueFd listen_fd);
   // Stops accepting, closes every connection, joins the threads. Idempotent.
   void stop();
   // Connections currently open (handshake, waiting or pumping).

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "engine/session/event.h"
 #include "helpers/broker/connection.h"
 
 namespace paddock::broker {
@@ -45,7 +46,7 @@ void BrokerCore::emit(nlohmann::json event) const {
 }
 
 void BrokerCore::notice(const std::string& kind, const std::string& message) const {
-  emit({{"event", "notice"}, {"source", "broker"}, {"kind", kind}, {"message", message}});
+  emit(session::event_json(session::EventType::kNotice, {{"source", "broker"}, {"kind", kind}, {"message", message}}));
 }
 
 bool BrokerCore::session_allowed(const std::string& host) const {
@@ -72,7 +73,7 @@ void BrokerCore::register_connection(const std::shared_ptr<Connection>& c) {
 
 void BrokerCore::connection_closed() { --live_; }
 
-Status BrokerCore::serve(helper::UniqueFd listen_fd) {
+Status BrokerCore::serve(platform::UniqueFd listen_fd) {
   if (serving_) return internal_error("broker: serve() called twice");
   if (!listen_fd.valid()) return internal_error("broker: no listening socket");
   sockaddr_storage ss{};

@@ -31,7 +31,7 @@ class BrokerCore {
   BrokerCore(BrokerOptions options, EgressPolicy policy);
   ~BrokerCore();
 
-  Status serve(helper::UniqueFd listen_fd);
+  Status serve(platform::UniqueFd listen_fd);
   void stop();
 
   void emit(nlohmann::json event) const;

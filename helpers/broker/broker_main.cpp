@@ -168,7 +168,7 @@ static int program_main(int argc, char** argv) {
   if (!addr || !parse_int(listen.substr(colon + 1), 0, 65535, &port))
     return fail("--listen " + listen + ": expected 127.0.0.1:PORT");
   if (addr->v6 || addr->bytes[0] != 127) return fail("--listen must be a 127.0.0.0/8 address");
-  helper::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  platform::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in sin{};

@@ -15,8 +15,8 @@
 #include <iostream>
 #include <string>
 
-#include "helpers/common/unique_fd.h"
 #include "engine/main_guard.h"
+#include "platform/unique_fd.h"
 
 namespace {
 
@@ -87,7 +87,7 @@ static int program_main(int argc, char** argv) {
   sockaddr_storage ss{};
   socklen_t ss_len = 0;
   if (!parse_proxy(proxy, &ss, &ss_len)) return fail(std::string("HTTPS_PROXY is not http://IP:PORT: ") + proxy);
-  paddock::helper::UniqueFd sock(socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  paddock::platform::UniqueFd sock(socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!sock.valid() || connect(sock.get(), reinterpret_cast<sockaddr*>(&ss), ss_len) != 0)
     return fail(std::string("cannot reach the sandbox proxy ") + proxy + ": " + std::strerror(errno));
   std::string authority = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;

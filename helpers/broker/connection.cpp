@@ -1,5 +1,6 @@
 #include "helpers/broker/connection.h"
 
+#include "engine/session/event.h"
 #include "helpers/broker/address_vetting.h"
 #include "helpers/broker/broker_core.h"
 #include "helpers/broker/host_name.h"
@@ -7,6 +8,8 @@
 #include "helpers/broker/responses.h"
 
 namespace paddock::broker {
+
+using session::EventType;
 namespace {
 
 constexpr std::size_t kMaxSocksBytes = 600;  // greeting (<= 257) + request (<= 262)
@@ -70,9 +73,10 @@ void Connection::on_http() {
     case ParseStatus::kOversize:
       return drop("oversize_request", "HTTP request header larger than 8 KiB");
     case ParseStatus::kNotConnect:
-      core_.emit({{"event", "net_request"}, {"host", ""}, {"port", 0}, {"protocol", "http"},
-                  {"decision", "deny"}, {"rule", "protocol: only CONNECT is brokered"},
-                  {"reason", "plain-HTTP " + printable(r.method) + " answered 501"}});
+      core_.emit(session::event_json(EventType::kNetRequest,
+                                     {{"host", ""}, {"port", 0}, {"protocol", "http"}, {"decision", "deny"},
+                                      {"rule", "protocol: only CONNECT is brokered"},
+                                      {"reason", "plain-HTTP " + printable(r.method) + " answered 501"}}));
       return write_then_close(http_not_implemented(r.method));
     case ParseStatus::kOk:
       break;
@@ -225,13 +229,15 @@ void Connection::on_resolved(std::vector<IpAddress> answers, std::string error) 
   nlohmann::json ips = nlohmann::json::array();
   for (const auto& a : answers) ips.push_back(a.to_string());
   if (!error.empty()) {
-    core_.emit({{"event", "dns_resolved"}, {"host", host_}, {"ips", ips}, {"verdict", "failed"}, {"reason", error}});
+    core_.emit(session::event_json(EventType::kDnsResolved,
+                                   {{"host", host_}, {"ips", ips}, {"verdict", "failed"}, {"reason", error}}));
     core_.emit(request_event("deny", "dns: lookup failed", error));
     return fail_upstream(error);
   }
   AnswerVerdict v = vet_answer_set(answers, core_.options().vetting, host_);
-  core_.emit({{"event", "dns_resolved"}, {"host", host_}, {"ips", ips},
-              {"verdict", v.ok ? "allowed" : "refused"}, {"reason", v.ok ? "every address passed vetting" : v.reason}});
+  core_.emit(session::event_json(EventType::kDnsResolved,
+                                 {{"host", host_}, {"ips", ips}, {"verdict", v.ok ? "allowed" : "refused"},
+                                  {"reason", v.ok ? "every address passed vetting" : v.reason}}));
   if (!v.ok)
     return refuse(v.reason, "the host's DNS answer contains an address the sandbox never connects to");
   core_.emit(request_event("allow", rule_, "allowed; connecting to the vetted address"));
@@ -284,8 +290,8 @@ void Connection::start_tunnel() {
   std::int64_t early = static_cast<std::int64_t>(leftover_.size());
   if (!quota_key_.empty() && early > 0) core_.ledger().add(quota_key_, early);
   tunnel_.emplace(core_, client_, upstream_, quota_key_, weak_from_this(), [this, early](const Tunnel::Totals& t) {
-    core_.emit({{"event", "net_egress"}, {"host", host_}, {"ip", pinned_ip_}, {"port", port_},
-                {"bytes_tx", t.tx + early}, {"bytes_rx", t.rx}, {"end", t.end}});
+    core_.emit(session::event_json(EventType::kNetEgress, {{"host", host_}, {"ip", pinned_ip_}, {"port", port_},
+                                                           {"bytes_tx", t.tx + early}, {"bytes_rx", t.rx}, {"end", t.end}}));
     closed_ = true;
     timer_.cancel();
   });
@@ -299,9 +305,9 @@ void Connection::start_tunnel() {
 
 nlohmann::json Connection::request_event(const char* decision, const std::string& rule,
                                          const std::string& reason) const {
-  return {{"event", "net_request"}, {"host", host_}, {"port", port_},
-          {"protocol", protocol_ == Protocol::kSocks5 ? "socks5" : "connect"},
-          {"decision", decision}, {"rule", rule}, {"reason", reason}};
+  return session::event_json(EventType::kNetRequest,
+                             {{"host", host_}, {"port", port_}, {"protocol", protocol_ == Protocol::kSocks5 ? "socks5" : "connect"},
+                              {"decision", decision}, {"rule", rule}, {"reason", reason}});
 }
 
 void Connection::refuse(const std::string& rule, const std::string& reason, bool emit_request) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/session/event.h"
 #include "helpers/broker/broker_core.h"
 
 namespace paddock::broker {
@@ -111,9 +112,9 @@ void Tunnel::step(Direction& d) {
       d.pending = static_cast<std::size_t>(n);
       if (quota_exceeded_now(d.pending)) {
         if (core_.ledger().mark_exceeded(quota_key_)) {
-          core_.emit({{"event", "quota_exceeded"}, {"domain", quota_key_},
-                      {"limit_bytes", core_.ledger().limit(quota_key_)},
-                      {"used_bytes", core_.ledger().used(quota_key_)}});
+          core_.emit(session::event_json(session::EventType::kQuotaExceeded,
+                                         {{"domain", quota_key_}, {"limit_bytes", core_.ledger().limit(quota_key_)},
+                                          {"used_bytes", core_.ledger().used(quota_key_)}}));
         }
         close("quota");
         return;

@@ -11,7 +11,7 @@
 
 #include <asio.hpp>
 
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::broker {
 
@@ -39,7 +39,7 @@ class Tunnel {
   struct Direction {
     asio::ip::tcp::socket* src = nullptr;
     asio::ip::tcp::socket* dst = nullptr;
-    helper::UniqueFd pipe_r, pipe_w;
+    platform::UniqueFd pipe_r, pipe_w;
     std::size_t pending = 0;  // bytes in the pipe not yet written to dst
     std::size_t capacity = 65536;
     bool eof = false;

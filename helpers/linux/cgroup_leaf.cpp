@@ -13,15 +13,15 @@
 #include <sstream>
 #include <string_view>
 
-#include "helpers/common/atomic_file.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/read_file.h"
 
 namespace paddock::helper {
 namespace {
 
 // Small kernel files (mountinfo, cgroup.procs, *.events): one buffer, no iostream (start-up cost).
 std::string slurp(const std::string& path) {
-  auto text = read_file(path);
+  auto text = platform::read_file(path);
   return text ? *text : std::string();
 }
 
@@ -161,12 +161,12 @@ Status CgroupLeaf::add(pid_t pid) {
   return Status::Ok();
 }
 
-Result<std::vector<UniqueFd>> CgroupLeaf::open_v1_tasks_files(bool of_parent) const {
-  std::vector<UniqueFd> fds;
+Result<std::vector<platform::UniqueFd>> CgroupLeaf::open_v1_tasks_files(bool of_parent) const {
+  std::vector<platform::UniqueFd> fds;
   if (v2_) return fds;
   for (const auto& leaf_dir : dirs_) {
     const std::string dir = of_parent ? leaf_dir.substr(0, leaf_dir.rfind('/')) : leaf_dir;
-    UniqueFd fd(::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC));
+    platform::UniqueFd fd(::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC));
     if (!fd.valid()) return sys_error("cgroup: cannot open", dir + "/tasks");
     fds.push_back(std::move(fd));
   }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/linux/linux_plan.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 #include "engine/status.h"
 
 namespace paddock::helper {
@@ -34,7 +34,7 @@ class CgroupLeaf {
   // v1 only: each hierarchy's `tasks` file of the leaf (of its parent), opened for writing, for
   // the sandbox's init to move itself in at its start (out at its end); see sandbox_init_main.
   // Empty for v2 or none.
-  Result<std::vector<UniqueFd>> open_v1_tasks_files(bool of_parent = false) const;
+  Result<std::vector<platform::UniqueFd>> open_v1_tasks_files(bool of_parent = false) const;
   void kill_all();
   // Removes the leaves that earlier sessions left next to this one's (a helper killed with
   // SIGKILL cannot remove its own): siblings named "paddock-<UTC time>Z-..." whose session began

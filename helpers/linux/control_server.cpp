@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "helpers/common/atomic_file.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/atomic_file.h"
 
 namespace paddock::helper {
 
@@ -20,7 +20,7 @@ ControlServer::~ControlServer() { close_all(); }
 Status ControlServer::listen(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos || slash == 0) return refused("control socket path must be absolute: " + path);
-  if (auto s = make_dirs(path.substr(0, slash), 0700); !s) return s;
+  if (auto s = platform::make_dirs(path.substr(0, slash), 0700); !s) return s;
   // Bound and listening under a temporary name, then renamed into place: a client that sees
   // the path (the GUI, `paddock stop`) can always connect, never racing bind() and listen().
   const std::string staging = path + ".new";

@@ -40,7 +40,7 @@ broker::AskDecision to_broker(AskDecision d) {
 
 }  // namespace
 
-Result<std::unique_ptr<EgressRelay>> EgressRelay::start(UniqueFd listen_fd, const IrEgress& egress,
+Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress,
                                                         EventSink events, AskHandler ask) {
   if (egress.mode == NetMode::kOff)
     return refused("egress relay: net mode is off; the sandbox gets an empty network namespace instead");

@@ -13,7 +13,7 @@
 
 #include "engine/ir.h"
 #include "engine/status.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 
@@ -33,7 +33,7 @@ class EgressRelay {
   // Stops accepting, closes every connection, joins the broker's threads.
   virtual void stop() = 0;
 
-  static Result<std::unique_ptr<EgressRelay>> start(UniqueFd listen_fd, const IrEgress& egress,
+  static Result<std::unique_ptr<EgressRelay>> start(platform::UniqueFd listen_fd, const IrEgress& egress,
                                                     EventSink events, AskHandler ask);
 };
 

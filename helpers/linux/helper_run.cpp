@@ -18,12 +18,16 @@
 #include "backends/linux/linux_plan.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
-#include "helpers/common/atomic_file.h"
+#include "engine/session/layout.h"
+#include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/probe.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
 #include "helpers/linux/terminal_modes.h"
+#include "platform/atomic_file.h"
+#include "platform/probe.h"
+#include "platform/read_file.h"
 
 extern char** environ;
 
@@ -32,84 +36,12 @@ namespace {
 
 using nlohmann::json;
 
-struct RunArgs {
-  std::string ir_file, plan_hash, session_dir, session_id, control_socket, probe_file, cwd;
-  // Where the caller's cached probe lives: a refusal (125) or mismatch (103) removes it, so the
-  // next run probes afresh instead of trusting the same facts again.
-  std::string probe_cache;
-  std::optional<long> timeout_secs;
-  bool allow_tainted = false;
-  // `paddock run` exec'd this helper in its own process: there is no separate launcher whose
-  // death must end the session (a shell that exits leaves it running, as it leaves any command).
-  bool replaces_caller = false;
-  // The helper writes the session's ir.json (the IR bytes it was given) and plan.json (the
-  // canonical bytes of the plan whose hash it checked) itself, while the sandbox builds its view,
-  // instead of the caller writing them before the exec (`paddock run`).
-  bool record_session = false;
-  std::vector<std::string> command;
-};
-
-Result<RunArgs> parse(int argc, char** argv) {
-  RunArgs a;
-  int i = 2;  // argv[1] == "run"
-  auto value = [&](const char* name) -> Result<std::string> {
-    if (i + 1 >= argc) return bad_input(std::string(name) + " needs a value");
-    return std::string(argv[++i]);
-  };
-  for (; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string* target = nullptr;
-    if (arg == "--") {
-      for (++i; i < argc; ++i) a.command.emplace_back(argv[i]);
-      break;
-    }
-    if (arg == "--allow-tainted") {
-      a.allow_tainted = true;
-      continue;
-    }
-    if (arg == "--replaces-caller") {
-      a.replaces_caller = true;
-      continue;
-    }
-    if (arg == "--record-session") {
-      a.record_session = true;
-      continue;
-    }
-    if (arg == "--ir") target = &a.ir_file;
-    else if (arg == "--plan-hash") target = &a.plan_hash;
-    else if (arg == "--session-dir") target = &a.session_dir;
-    else if (arg == "--session-id") target = &a.session_id;
-    else if (arg == "--control-socket") target = &a.control_socket;
-    else if (arg == "--probe") target = &a.probe_file;
-    else if (arg == "--probe-cache") target = &a.probe_cache;
-    else if (arg == "--cwd") target = &a.cwd;
-    else if (arg == "--timeout") {
-      auto v = value("--timeout");
-      if (!v) return v.error();
-      char* end = nullptr;
-      long secs = std::strtol(v->c_str(), &end, 10);
-      if (!end || *end || secs <= 0) return bad_input("--timeout: expected a positive number of seconds");
-      a.timeout_secs = secs;
-      continue;
-    } else {
-      return bad_input("unknown option " + arg + " (see paddock-helper run usage)");
-    }
-    auto v = value(arg.c_str());
-    if (!v) return v.error();
-    *target = *v;
-  }
-  if (a.ir_file.empty() || a.plan_hash.empty() || a.session_dir.empty() || a.session_id.empty())
-    return bad_input("run needs --ir, --plan-hash, --session-dir and --session-id");
-  if (a.command.empty()) return bad_input("no command given after --");
-  return a;
-}
-
 // A probe handed in by the caller is only a shortcut: the facts this helper can check without
 // forking must match the running kernel, and every other fact is re-proven by applying it (a
 // missing namespace, ABI or cgroup makes setup fail closed with 125).
 Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
   if (file.empty()) return probe_kernel();
-  auto text = read_file(file);
+  auto text = platform::read_file(file);
   if (!text) return text.error();
   json j = json::parse(*text, nullptr, false);
   if (j.is_discarded()) return bad_input("probe file is not JSON: " + file);
@@ -123,12 +55,6 @@ Result<linux_backend::KernelProbe> load_probe(const std::string& file) {
       p->host_root != is_host_root() || !same_kernel)
     return Error{ErrorCode::kVerifyMismatch, "probe file " + file + " does not describe this kernel and user"};
   return p;
-}
-
-// Only a regular file of ours: the path comes from the command line.
-void drop_probe_cache(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid()) ::unlink(path.c_str());
 }
 
 // The helper's own descriptors come from the caller's soft RLIMIT_NOFILE (often 1024), while the
@@ -160,7 +86,7 @@ std::map<std::string, std::string> environment() {
 }  // namespace
 
 int helper_run_main(int argc, char** argv) {
-  auto args = parse(argc, argv);
+  auto args = session::decode_run_args(std::vector<std::string>(argv + 1, argv + argc));
   // If whoever started us dies (even by SIGKILL), we die, and with us the sandbox (its init has
   // the same setting towards us). Set before anything else can fail.
   if (!args || !args->replaces_caller) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -172,24 +98,29 @@ int helper_run_main(int argc, char** argv) {
   const std::optional<std::uint64_t> caller_nofile = raise_own_nofile();
   // Before anything of the sandbox exists; put back once nothing of it runs any more.
   const TerminalModes terminal = TerminalModes::save();
-  const std::string probe_cache = args->probe_cache;
+  // A probe from the caller's cache that led to a refusal or mismatch is not used again: the
+  // cache is where this environment's layout puts it, the same place the caller read it from.
+  const bool probe_cached = args->probe_cached;
+  const auto env = environment();
   auto finish = [&](int code) {
     terminal.restore();
-    if ((code == 103 || code == 125) && !probe_cache.empty()) drop_probe_cache(probe_cache);
+    if ((code == 103 || code == 125) && probe_cached)
+      if (auto layout = session::from_env(env); layout.ok()) platform::drop_probe_cache(layout->probe_cache());
     return code;
   };
   SessionOptions opt;
   opt.session_id = args->session_id;
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
-  opt.timeout_secs = args->timeout_secs;
+  if (auto layout = session::from_env(env); layout.ok()) opt.placeholders_dir = layout->placeholders_dir();
+  if (args->timeout_secs) opt.timeout_secs = static_cast<long>(*args->timeout_secs);
   std::optional<std::string> ir_record;  // ir.json to write on failure too: what was asked for
   auto fail = [&](const Error& e) {
-    if (ir_record && !opt.session_dir.empty()) (void)write_file_atomic(opt.session_dir + "/ir.json", *ir_record);
+    if (ir_record && !opt.session_dir.empty()) (void)platform::write_file_atomic(opt.session_dir + "/ir.json", *ir_record);
     return finish(fail_session(opt, e.exit_code(), e.message));
   };
 
-  auto text = read_file(args->ir_file);
+  auto text = platform::read_file(args->ir_file);
   if (!text) return fail(text.error());
   if (args->record_session) ir_record = *text;
   json ir_json = json::parse(*text, nullptr, false);
@@ -229,7 +160,7 @@ int helper_run_main(int argc, char** argv) {
   SandboxSpec spec;
   spec.plan = std::move(lplan);
   spec.argv = args->command;
-  spec.launch_env = environment();
+  spec.launch_env = env;
   spec.cwd = args->cwd.empty() ? ir->meta.project : args->cwd;
   spec.attestation_json = to_json(att).dump();
   spec.agent_nofile_soft = caller_nofile;
@@ -242,8 +173,10 @@ int helper_run_main(int argc, char** argv) {
     opt.record_ir = std::move(*ir_record);
     opt.record_plan = std::move(plan_bytes);
   }
-  opt.started = {{"ir_hash", att.ir_hash}, {"plan_hash", hash}, {"backend", "linux"},
-                 {"tainted", !bplan.taint.empty()}};
+  opt.started.ir_hash = att.ir_hash;
+  opt.started.plan_hash = hash;
+  opt.started.backend = "linux";
+  opt.started.tainted = !bplan.taint.empty();
   return finish(run_session(spec, opt));
 }
 

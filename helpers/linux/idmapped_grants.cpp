@@ -20,7 +20,7 @@ namespace {
 using linux_backend::MountOp;
 
 Status write_map(const std::string& path, const std::string& value) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  platform::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid() || ::write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
     return sys_error("write", path);
   return Status::Ok();
@@ -29,10 +29,10 @@ Status write_map(const std::string& path, const std::string& value) {
 // A user namespace whose only ids are 0, standing for the host's nobody (65534): an idmapped
 // mount through it shows on-disk owner 0 as nobody, and every other owner, unmapped, as the
 // overflow id (nobody too). Made by a short-lived child, which holds it until it is opened.
-Result<UniqueFd> nobody_userns() {
+Result<platform::UniqueFd> nobody_userns() {
   int ready[2], hold[2];
   if (::pipe2(ready, O_CLOEXEC) != 0 || ::pipe2(hold, O_CLOEXEC) != 0) return sys_error("pipe");
-  UniqueFd ready_r(ready[0]), ready_w(ready[1]), hold_r(hold[0]), hold_w(hold[1]);
+  platform::UniqueFd ready_r(ready[0]), ready_w(ready[1]), hold_r(hold[0]), hold_w(hold[1]);
   const pid_t pid = ::fork();
   if (pid < 0) return sys_error("fork for the idmap namespace");
   if (pid == 0) {
@@ -58,7 +58,7 @@ Result<UniqueFd> nobody_userns() {
   const std::string base = "/proc/" + std::to_string(pid);
   Status maps = write_map(base + "/uid_map", "0 65534 1\n");
   if (maps) maps = write_map(base + "/gid_map", "0 65534 1\n");
-  UniqueFd ns(maps ? ::open((base + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC) : -1);
+  platform::UniqueFd ns(maps ? ::open((base + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC) : -1);
   const int saved = errno;
   finish();
   if (!maps) return maps.error();
@@ -71,8 +71,8 @@ Result<UniqueFd> nobody_userns() {
 
 }  // namespace
 
-Result<std::vector<UniqueFd>> prepare_idmapped_grants(const std::vector<linux_backend::MountStep>& steps) {
-  std::vector<UniqueFd> out(steps.size());
+Result<std::vector<platform::UniqueFd>> prepare_idmapped_grants(const std::vector<linux_backend::MountStep>& steps) {
+  std::vector<platform::UniqueFd> out(steps.size());
   bool any = false;
   for (const auto& s : steps) any = any || s.op == MountOp::kBindRo;
   if (!any) return out;
@@ -84,10 +84,10 @@ Result<std::vector<UniqueFd>> prepare_idmapped_grants(const std::vector<linux_ba
     open_how how{};
     how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
     how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, src.c_str(), &how, sizeof how)));
+    platform::UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, src.c_str(), &how, sizeof how)));
     if (!fd.valid())
       return refused(src + " (granted) is gone or became a symlink since the policy was resolved; nothing was run (run again)");
-    UniqueFd tree(::open_tree(fd.get(), "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    platform::UniqueFd tree(::open_tree(fd.get(), "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
     if (!tree.valid()) return sys_error("clone mount for", src);
     mount_attr attr{MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_IDMAP, 0, 0,
                     static_cast<std::uint64_t>(ns->get())};

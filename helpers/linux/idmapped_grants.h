@@ -10,12 +10,12 @@
 
 #include "backends/linux/linux_plan.h"
 #include "engine/status.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 
 // One entry per step of `steps`; a valid descriptor (a detached mount tree) for each kBindRo
 // step, none for the others. Fails (125) when a grant's file system cannot be idmapped.
-Result<std::vector<UniqueFd>> prepare_idmapped_grants(const std::vector<linux_backend::MountStep>& steps);
+Result<std::vector<platform::UniqueFd>> prepare_idmapped_grants(const std::vector<linux_backend::MountStep>& steps);
 
 }  // namespace paddock::helper

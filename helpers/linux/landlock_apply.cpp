@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <map>
 
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 #include "helpers/linux/sys_error.h"
 
 // The Debian 12 headers stop at ABI 2; the constants below are the kernel's UAPI values.
@@ -124,13 +124,13 @@ Status apply_landlock(const linux_backend::LandlockPlan& plan) {
   RulesetAttr attr{*handled_fs, *handled_net, *scoped};
   // Older ABIs know a shorter struct; pass only the fields they have.
   std::size_t size = plan.abi >= 6 ? sizeof(RulesetAttr) : plan.abi >= 4 ? 16 : 8;
-  UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
+  platform::UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
   if (!ruleset.valid()) return sys_error("landlock_create_ruleset");
 
   for (const auto& rule : plan.path_rules) {
     auto bits = to_bits(rule.access, fs_bits(), fs_valid, "file system");
     if (!bits) return bits.error();
-    UniqueFd fd(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
+    platform::UniqueFd fd(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) return sys_error("Landlock rule path", rule.path);
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return sys_error("stat", rule.path);

@@ -2,11 +2,12 @@
 //   paddock-helper probe          print the kernel probe JSON
 //   paddock-helper run ...        see helper_run.h
 // No <iostream>: its static initialiser (the standard streams and their locale) ran on every
-// start and its teardown on every exit, for three lines of output (issue 5).
+// start and its teardown on every exit, for three lines of output.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "engine/session/run_args.h"
 #include "helpers/linux/helper_run.h"
 #include "helpers/linux/probe.h"
 #include "engine/main_guard.h"
@@ -18,10 +19,8 @@ static int program_main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return paddock::helper::helper_run_main(argc, argv);
-  std::fputs("paddock-helper: usage: paddock-helper probe | paddock-helper run --ir FILE --plan-hash H "
-             "--session-dir DIR --session-id ID [--control-socket PATH] [--timeout SECS] "
-             "[--allow-tainted] [--probe FILE] [--cwd DIR] -- CMD [ARGS...]\n",
-             stderr);
+  const std::string usage = "paddock-helper: usage: " + paddock::session::helper_usage() + "\n";
+  std::fputs(usage.c_str(), stderr);
   return 2;
 }
 

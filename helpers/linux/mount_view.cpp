@@ -11,13 +11,14 @@
 #include <set>
 #include <string>
 
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 #include "helpers/linux/sys_error.h"
 
 namespace paddock::helper {
 namespace {
 
 using linux_backend::MountOp;
+using platform::UniqueFd;
 using linux_backend::MountStep;
 using linux_backend::TmpfsSize;
 

@@ -6,31 +6,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/ir.h"
-#include "helpers/common/atomic_file.h"
+#include "platform/atomic_file.h"
+#include "platform/read_file.h"
 
 namespace paddock::helper {
 
 using nlohmann::json;
 
-std::string placeholder_dir_for(const std::string& session_dir) {
-  // "<state>/sessions/<id>" -> "<state>/placeholders"; any other layout: beside the session dir.
-  std::string s = session_dir;
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  auto slash = s.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "";
-  s.resize(slash);
-  slash = s.rfind('/');
-  if (slash != std::string::npos && slash > 0 && s.compare(slash + 1, std::string::npos, "sessions") == 0) s.resize(slash);
-  return s + "/placeholders";
-}
-
 Result<PlaceholderRegistry> PlaceholderRegistry::open(const std::string& dir) {
-  if (dir.empty()) return refused("no state directory to record placeholders in");
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return refused("cannot create " + dir + ": " + std::strerror(errno));
+  if (dir.empty()) return refused("no state directory to record placeholders in (HOME is not absolute)");
+  // The state directory may not exist yet on a fresh home: made as the session files' are, 0700.
+  for (std::size_t pos = 1; pos != std::string::npos;) {
+    pos = dir.find('/', pos + 1);
+    const std::string cur = dir.substr(0, pos);
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST)
+      return refused("cannot create " + cur + ": " + std::strerror(errno));
+  }
   PlaceholderRegistry r;
   r.dir_ = dir;
   const std::string lock = dir + "/.lock";
@@ -42,11 +38,18 @@ Result<PlaceholderRegistry> PlaceholderRegistry::open(const std::string& dir) {
   return r;
 }
 
-Status PlaceholderRegistry::record(const Placeholder& p) {
-  // One record per path, named by its hash: sessions add records without a shared file to edit.
-  const std::string name = dir_ + "/" + sha256_hex(p.path).substr(7, 32) + ".json";
-  const json j = {{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}};
-  return write_file_atomic(name, j.dump() + "\n");
+Status PlaceholderRegistry::record(const std::vector<Placeholder>& made) {
+  if (made.empty()) return {};
+  json list = json::array();
+  std::string paths;
+  for (const Placeholder& p : made) {
+    list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+    paths += p.path + '\n';
+  }
+  // Named by what it lists: sessions add records without a shared file to edit, and two
+  // sessions that made the same placeholders write the same record.
+  const std::string name = dir_ + "/" + sha256_hex(paths).substr(7, 32) + ".json";
+  return platform::write_file_atomic(name, list.dump() + "\n");
 }
 
 void PlaceholderRegistry::sweep() {
@@ -56,29 +59,40 @@ void PlaceholderRegistry::sweep() {
     lock_.reset();
     return;
   }
+  struct Made {
+    std::string path;
+    bool dir;
+    std::uint64_t dev, ino;
+  };
+  std::vector<Made> made;
+  std::vector<std::string> records;
   if (DIR* d = ::opendir(dir_.c_str())) {
     while (dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
       if (name.size() < 6 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
-      const std::string rec = dir_ + "/" + name;
-      auto text = read_file(rec);
+      records.push_back(dir_ + "/" + name);
+      auto text = platform::read_file(records.back());
       json j = text ? json::parse(*text, nullptr, false) : json();
-      if (j.is_object() && j["path"].is_string() && j["dir"].is_boolean() && j["dev"].is_number_unsigned() &&
-          j["ino"].is_number_unsigned()) {
-        const std::string path = j["path"];
-        struct stat st {};
-        // Removed only if it is still the placeholder that was made and holds nothing: a
-        // directory that someone filled, or a file someone wrote to, is theirs now.
-        if (::lstat(path.c_str(), &st) == 0 && st.st_dev == j["dev"].get<std::uint64_t>() &&
-            st.st_ino == j["ino"].get<std::uint64_t>()) {
-          if (j["dir"].get<bool>() && S_ISDIR(st.st_mode)) ::rmdir(path.c_str());
-          else if (S_ISREG(st.st_mode) && st.st_size == 0) ::unlink(path.c_str());
-        }
-      }
-      ::unlink(rec.c_str());
+      if (j.is_object()) j = json::array({j});  // a record of one placeholder, as older helpers wrote
+      if (!j.is_array()) continue;
+      for (const json& p : j)
+        if (p.is_object() && p["path"].is_string() && p["dir"].is_boolean() && p["dev"].is_number_unsigned() &&
+            p["ino"].is_number_unsigned())
+          made.push_back({p["path"], p["dir"], p["dev"], p["ino"]});
     }
     ::closedir(d);
   }
+  // Children before their parents: a placeholder directory can only go once it is empty.
+  std::sort(made.begin(), made.end(), [](const Made& a, const Made& b) { return a.path > b.path; });
+  for (const Made& m : made) {
+    struct stat st {};
+    // Removed only if it is still the placeholder that was made and holds nothing: a directory
+    // that someone filled, or a file someone wrote to, is theirs now.
+    if (::lstat(m.path.c_str(), &st) != 0 || st.st_dev != m.dev || st.st_ino != m.ino) continue;
+    if (m.dir && S_ISDIR(st.st_mode)) ::rmdir(m.path.c_str());
+    else if (!m.dir && S_ISREG(st.st_mode) && st.st_size == 0) ::unlink(m.path.c_str());
+  }
+  for (const std::string& r : records) ::unlink(r.c_str());
   lock_.reset();
 }
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/status.h"
-#include "helpers/common/unique_fd.h"
 #include "helpers/linux/mount_view.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 
@@ -27,18 +27,18 @@ class PlaceholderRegistry {
   static Result<PlaceholderRegistry> open(const std::string& dir);
 
   bool active() const { return lock_.valid(); }
-  Status record(const Placeholder& p);
+  // One record for all of a session's placeholders: one atomic write (and its two syncs) however
+  // many there are.
+  Status record(const std::vector<Placeholder>& made);
   // Once no other session holds the lock: removes every recorded placeholder that is still what
-  // was made (same inode, empty) and its record. Releases the lock.
+  // was made (same inode, empty), deepest first so that a placeholder directory holding another
+  // goes too, and the records. Releases the lock.
   void sweep();
 
  private:
   std::string dir_;
-  UniqueFd lock_;
+  platform::UniqueFd lock_;
 };
 
-// Where the registry lives for a session directory "<state>/sessions/<id>": "<state>/placeholders"
-// (beside the session directory in any other layout).
-std::string placeholder_dir_for(const std::string& session_dir);
 
 }  // namespace paddock::helper

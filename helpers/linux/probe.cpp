@@ -15,9 +15,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
+
+#include "platform/read_file.h"
 
 #ifndef LANDLOCK_CREATE_RULESET_VERSION
 #define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
@@ -96,11 +97,10 @@ bool rlimit_data_enforced() {
   return refused;
 }
 
+// A kernel file's text, "" when it cannot be read (the fact it would give is then absent).
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = platform::read_file(path);
+  return text.ok() ? *text : std::string();
 }
 
 // A child directory can be made (and removed again) under dir.

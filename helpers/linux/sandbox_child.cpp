@@ -28,42 +28,25 @@
 #include <system_error>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
-#include "engine/json_text.h"
-#include "helpers/common/atomic_file.h"
+#include "engine/session/init_message.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/fd_passing.h"
+#include "platform/read_file.h"
 
 namespace paddock::helper {
 namespace {
 
-using nlohmann::json;
+using session::InitMessage;
 
-void send_msg(int fd, const json& msg, int pass_fd = -1) {
-  std::string text = msg.dump();
-  iovec iov{text.data(), text.size()};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  if (pass_fd >= 0) {
-    mh.msg_control = control;
-    mh.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-  }
-  while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+void send_msg(int fd, const InitMessage& msg, int pass_fd = -1) {
+  (void)platform::send_message(fd, session::encode_init_message(msg), pass_fd);
 }
 
 [[noreturn]] void die_setup(int report_fd, const Error& e) {
-  // A message may name a path whose bytes are not UTF-8: encoded as all Paddock JSON is.
-  send_msg(report_fd, {{"type", "setup_failed"}, {"message", encode_json_text(e.message)}});
+  send_msg(report_fd, InitMessage::setup_failed(e.message));
   _exit(125);
 }
 
@@ -280,19 +263,6 @@ Result<std::vector<sock_filter>> receive_filter(int fd) {
   return program;
 }
 
-// {"attestation":<attestation>,"type":"attestation"}: the bytes json::dump would give for that
-// object (keys sorted), without parsing the attestation back right before exec.
-void send_attestation(int fd, const std::string& attestation_json) {
-  std::string text;
-  text.reserve(attestation_json.size() + 40);
-  text.append("{\"attestation\":").append(attestation_json).append(",\"type\":\"attestation\"}");
-  iovec iov{text.data(), text.size()};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  while (::sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
-}
-
 [[noreturn]] void agent_main(const SandboxSpec& spec, int report_fd, const std::vector<sock_filter>& filter,
                              bool own_session) {
   sigset_t none;
@@ -324,15 +294,14 @@ void send_attestation(int fd, const std::string& attestation_json) {
   // Readiness: everything above is in force for this process and all it will start. Nothing of
   // the agent runs before the helper has stored the attestation: it answers one byte once
   // attestation.json is in place ('1'), or that it could not store it ('0').
-  send_attestation(report_fd, spec.attestation_json);
+  send_msg(report_fd, InitMessage::ready(spec.attestation_json));
   char stored = 0;
   ssize_t got;
   while ((got = ::read(report_fd, &stored, 1)) < 0 && errno == EINTR) {}
-  if (got != 1 || stored != '1') _exit(125);  // the helper reports why (or is gone)
+  if (got != 1 || stored != session::kStoredAnswer) _exit(125);  // the helper reports why (or is gone)
   int err = exec_agent(spec.argv, env);
   int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
-  send_msg(report_fd, {{"type", "exec_failed"}, {"errno", err},
-                       {"message", encode_json_text(spec.argv[0] + ": " + std::strerror(err))}});
+  send_msg(report_fd, InitMessage::exec_failed(err, spec.argv[0] + ": " + std::strerror(err)));
   _exit(code);
 }
 
@@ -415,9 +384,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
       if (fd >= 0) ::close(fd);
     // The helper records what was made on the host, also when the view failed after making it.
     if (!placeholders.empty()) {
-      json list = json::array();
-      for (const auto& p : placeholders) list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
-      send_msg(report_fd, {{"type", "placeholders"}, {"list", std::move(list)}});
+      std::vector<InitMessage::Placeholder> list;
+      for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino});
+      send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
     }
     if (!built) die_setup(report_fd, built.error());
   }
@@ -426,7 +395,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   if (plan.proxy.enabled) {
     auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);
     if (!fd) die_setup(report_fd, fd.error());
-    send_msg(report_fd, {{"type", "proxy_listen"}}, *fd);
+    send_msg(report_fd, InitMessage::proxy_listen(), *fd);
     ::close(*fd);
   }
 
@@ -516,7 +485,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // kernel's teardown of the namespaces), as bwrap's outer process does not wait for its init.
   // When the deadline is what ended it, the helper hears that first, before anything dies: a
   // helper resumed after a stop (see the wall-time keeper above) must not take the end for its own.
-  if (timed_out) send_msg(report_fd, {{"type", "deadline"}});
+  if (timed_out) send_msg(report_fd, InitMessage::deadline());
   ::kill(-1, SIGKILL);
   for (;;) {
     int st = 0;
@@ -538,17 +507,20 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // init's network-namespace thread (numbers are never reused before pid_max wraps around). Init
   // reaped only its own children; a shell's children were the shell's.
   long started = __atomic_load_n(reaped_counter, __ATOMIC_SEQ_CST);
-  if (auto last = read_file("/proc/sys/kernel/ns_last_pid"); last && !last->empty())
+  if (auto last = platform::read_file("/proc/sys/kernel/ns_last_pid"); last && !last->empty())
     started = std::max(started, std::strtol(last->c_str(), nullptr, 10) - 1 - (net.started() ? 1 : 0));
-  json exit_msg = {{"type", "exit"}, {"status", timed_out ? 128 + SIGKILL : agent_status},
-                   {"pids", started},
-                   {"cpu_ms", cpu_ms}, {"max_rss", static_cast<long>(tree.ru_maxrss) * 1024}};
-  if (timed_out) exit_msg["timed_out"] = true;
+  InitMessage exit_msg;
+  exit_msg.type = session::InitMessageType::kExit;
+  exit_msg.status = timed_out ? 128 + SIGKILL : agent_status;
+  exit_msg.pids = started;
+  exit_msg.cpu_ms = cpu_ms;
+  exit_msg.max_rss = static_cast<long>(tree.ru_maxrss) * 1024;
+  exit_msg.timed_out = timed_out;
   // Out of the leaf again (the same fast self-move as on the way in): it is empty now, and the
   // helper can remove it at once.
   bool left = !cgroup.leave.empty();
   for (int fd : cgroup.leave) left = ::write(fd, "0", 1) == 1 && left;
-  if (left) exit_msg["left_cgroup"] = true;
+  exit_msg.left_cgroup = left;
   send_msg(report_fd, exit_msg);
   if (timed_out) _exit(124);
   if (WIFEXITED(agent_status)) _exit(WEXITSTATUS(agent_status));

@@ -23,12 +23,6 @@ struct SandboxSpec {
   std::optional<std::uint64_t> agent_nofile_soft;
 };
 
-// Messages on the report socket (SOCK_SEQPACKET, one JSON object per packet), sandbox -> helper:
-//   {"type":"setup_failed","message":...}   setup failed before exec (exit 125)
-//   {"type":"placeholders","list":[{path,dir,dev,ino}]}  placeholders made on the host (mount_view.h)
-//   {"type":"proxy_listen"} + SCM_RIGHTS fd  the in-namespace listening socket for the relay
-//   {"type":"attestation","attestation":{..}} everything applied; exec follows
-//   {"type":"exec_failed","errno":N,"message":...}
-//   {"type":"exit","status":W,"pids":N}     the agent's wait status, from init
+// The messages on the report socket, sandbox -> helper, are engine/session/init_message.h's.
 
 }  // namespace paddock::helper

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <set>
 
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
@@ -101,7 +101,7 @@ Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend
                               SCMP_A0(SCMP_CMP_GE, static_cast<scmp_datum_t>(AF_MAX)));
     if (rc != 0) return refused(fail("seccomp socket family rule", rc));
   }
-  UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "paddock-seccomp", MFD_CLOEXEC)));
+  platform::UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "paddock-seccomp", MFD_CLOEXEC)));
   if (!mem.valid()) return refused(std::string("seccomp: memfd_create: ") + std::strerror(errno));
   if (int rc = seccomp_export_bpf(ctx.get(), mem.get()); rc != 0) return refused(fail("seccomp_export_bpf", rc));
   struct stat st {};

@@ -1,5 +1,6 @@
 #include "helpers/linux/session_relay.h"
 
+#include "engine/session/event.h"
 #include "helpers/linux/egress_relay.h"
 
 namespace paddock::helper {
@@ -9,11 +10,12 @@ using nlohmann::json;
 #ifdef PADDOCK_HAVE_EGRESS_RELAY
 bool relay_available() { return true; }
 
-Status SessionRelay::start(UniqueFd listen_fd, const IrEgress& egress) {
+Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress) {
   EventSink sink = [this](json e) { events_.emit(std::move(e)); };
   AskHandler ask = [this](const std::string& id, const std::string& host, int port,
                           std::function<void(AskDecision)> reply) {
-    json event = {{"event", "ask"}, {"id", id}, {"host", host}, {"port", port}, {"ts", utc_timestamp()}};
+    json event = session::event_json(session::EventType::kAsk,
+                                     {{"id", id}, {"host", host}, {"port", port}, {"ts", utc_timestamp()}});
     {
       std::lock_guard<std::mutex> lock(mu_);
       pending_[id] = std::move(reply);
@@ -29,7 +31,7 @@ Status SessionRelay::start(UniqueFd listen_fd, const IrEgress& egress) {
 #else
 bool relay_available() { return false; }
 
-Status SessionRelay::start(UniqueFd /*listen_fd*/, const IrEgress& /*egress*/) {
+Status SessionRelay::start(platform::UniqueFd /*listen_fd*/, const IrEgress& /*egress*/) {
   return refused("egress relay not built into this helper; run with --net off");
 }
 #endif

@@ -14,7 +14,7 @@
 #include "engine/ir.h"
 #include "engine/status.h"
 #include "helpers/common/event_log.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 #include "helpers/linux/egress_relay.h"
 
 namespace paddock::helper {
@@ -28,7 +28,7 @@ class SessionRelay {
   SessionRelay(const SessionRelay&) = delete;
   SessionRelay& operator=(const SessionRelay&) = delete;
 
-  Status start(UniqueFd listen_fd, const IrEgress& egress);
+  Status start(platform::UniqueFd listen_fd, const IrEgress& egress);
   // From the control socket: true when a pending ask had that id (it is answered and removed).
   bool answer(const std::string& id, const std::string& decision);
   // The `ask` events still waiting for an answer: a subscriber that joins late (the app opened

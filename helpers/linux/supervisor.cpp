@@ -20,11 +20,13 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <tuple>
 
-#include "engine/json_text.h"
-#include "helpers/common/atomic_file.h"
+#include "engine/session/event.h"
+#include "engine/session/init_message.h"
+#include "engine/session/record_json.h"
+#include "engine/session/report.h"
 #include "helpers/common/event_log.h"
-#include "helpers/common/unique_fd.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/idmapped_grants.h"
@@ -32,11 +34,19 @@
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_relay.h"
+#include "platform/atomic_file.h"
+#include "platform/fd_passing.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
 
 using nlohmann::json;
+using session::EventType;
+using session::InitMessageType;
+using session::make_event;
+using session::Report;
+using session::ReportStatus;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kStopGrace = std::chrono::seconds(2);
@@ -50,7 +60,7 @@ constexpr std::uint64_t kCloneIntoCgroup = 0x200000000ULL;
 
 // /proc/<pid>/{uid_map,gid_map,setgroups} take exactly one write(2) each: no temp file here.
 Status write_proc(const std::string& path, const std::string& value) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  platform::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid() || ::write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
     return refused(std::string("cannot write ") + path + ": " + std::strerror(errno));
   return Status::Ok();
@@ -69,66 +79,33 @@ Status write_id_maps(pid_t pid) {
                                                        std::to_string(getegid()) + " 1\n");
 }
 
-// A session file whose temporary is created ahead of time, while the sandbox builds its view:
-// publishing it later is a write and a rename, not an inode allocation (0.1 to several ms on a
-// busy ext4 without a journal) on the path to the agent's exec or to the session's end. Same
-// promise as write_file_atomic (DESIGN §9): the file appears whole under its name or not at all;
-// a temporary never published is removed.
+// A session file staged ahead of time, while the sandbox builds its view: the platform writer
+// in its two steps (platform/atomic_file.h). The temporary is created (an inode allocation, 0.1
+// to several ms on a busy disk) and filled early, and can be synced early too (file()), so that
+// publishing it on the path to the agent's exec or at the session's end is the rest of its bytes,
+// a rename and a directory sync. A file that could not be staged is written whole when published.
 class StagedFile {
  public:
-  StagedFile() = default;
-  StagedFile(const StagedFile&) = delete;
-  StagedFile& operator=(const StagedFile&) = delete;
-  ~StagedFile() { discard(); }
-
-  // Creates "<path>.tmp-<pid>" and writes prefill into it. A failure here is not an error yet:
-  // publish() then falls back to write_file_atomic.
   void stage(const std::string& path, const std::string& prefill = "") {
     path_ = path;
     staged_ = prefill;
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    fd_ = UniqueFd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd_.valid()) return;
-    tmp_ = tmp;
-    if (!write_all(prefill)) discard();
+    if (!file_.open(path).ok()) return;
+    if (!prefill.empty() && !file_.write(prefill).ok()) file_.discard();
   }
 
   bool staged() const { return !path_.empty(); }
+  platform::AtomicFile* file() { return &file_; }
 
-  // Appends rest, closes and renames the temporary into place; false (and errno) if the file
-  // could not be put in place.
-  bool publish(const std::string& rest = "") {
-    if (!fd_.valid()) return static_cast<bool>(write_file_atomic(path_, staged_ + rest));
-    const bool ok = write_all(rest);
-    fd_.reset();
-    if (ok && ::rename(tmp_.c_str(), path_.c_str()) == 0) {
-      tmp_.clear();
-      return true;
-    }
-    const int saved = errno;
-    discard();
-    errno = saved;
-    return false;
+  Status publish(const std::string& rest = "") {
+    if (!file_.is_open()) return platform::write_file_atomic(path_, staged_ + rest);
+    if (!rest.empty())
+      if (auto s = file_.write(rest); !s.ok()) return s;
+    return file_.commit();
   }
 
  private:
-  bool write_all(const std::string& bytes) {
-    for (std::size_t off = 0; off < bytes.size();) {
-      ssize_t n = ::write(fd_.get(), bytes.data() + off, bytes.size() - off);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      off += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-  void discard() {
-    fd_.reset();
-    if (!tmp_.empty()) ::unlink(tmp_.c_str());
-    tmp_.clear();
-  }
-
-  std::string path_, tmp_, staged_;
-  UniqueFd fd_;
+  std::string path_, staged_;
+  platform::AtomicFile file_;
 };
 
 struct Outcome {
@@ -149,19 +126,15 @@ void report_error_line(const std::string& message) {
   std::fputs(line.c_str(), stderr);
 }
 
-void emit_report(const SessionOptions& o, EventLog& events, const json& report, StagedFile* staged = nullptr) {
-  json ended = report;
-  ended["event"] = "session_ended";
-  ended.erase("session_id");
-  events.emit(ended);
-  if (staged) staged->publish(report.dump(2) + "\n");
-  else (void)write_file_atomic(o.session_dir + "/report.json", report.dump(2) + "\n");
-}
-
-// The "message" of a message from the sandbox's init, decoded back to its bytes.
-std::string child_text(const json& msg, const std::string& fallback) {
-  if (!msg.contains("message") || !msg["message"].is_string()) return fallback;
-  return decode_json_text(msg["message"].get<std::string>()).value_or(fallback);
+// session_ended, then report.json. The folded events still pending are written first, and the
+// report counts the events the log's cap kept out of the file.
+void emit_report(const SessionOptions& o, EventLog& events, Report report, StagedFile* staged = nullptr) {
+  events.flush();
+  report.events_dropped = events.dropped();
+  events.emit(session::session_ended_event(report));
+  const std::string bytes = session::encode_report(report);
+  if (staged) (void)staged->publish(bytes);
+  else (void)platform::write_file_atomic(o.session_dir + "/report.json", bytes);
 }
 
 long ms_since(Clock::time_point t0) {
@@ -174,13 +147,14 @@ int fail_session(const SessionOptions& o, int code, const std::string& message) 
   report_error_line(message);
   if (o.session_dir.empty()) return code;
   EventLog events(o.session_dir + "/events.jsonl");
-  // The message may name a path whose bytes are not UTF-8 (engine/json_text.h).
-  const std::string text = encode_json_text(message);
-  events.emit({{"event", "notice"}, {"level", "error"}, {"message", text}});
-  emit_report(o, events, {{"session_id", o.session_id}, {"status", "failed"}, {"error", text},
-                          {"exit_code", code}, {"signal", nullptr}, {"duration_ms", 0},
-                          {"usage", {{"cpu_ms", 0}, {"max_rss", 0}, {"pids", 0}}},
-                          {"ended", utc_timestamp()}});
+  events.emit(session::notice_event("error", message));
+  Report r;
+  r.session_id = o.session_id;
+  r.status = ReportStatus::kFailed;
+  r.exit_code = code;
+  r.error = message;
+  r.ended = utc_timestamp();
+  emit_report(o, events, std::move(r));
   return code;
 }
 
@@ -201,14 +175,14 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
   if (makes_placeholders) {
-    auto r = PlaceholderRegistry::open(placeholder_dir_for(o.session_dir));
+    auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return fail_session(o, 125, r.error().message);
     placeholders = std::move(*r);
   }
 
   // A root caller's read-only grants are idmapped (root's files show as nobody's), which only
   // this process, before the sandbox exists, may do.
-  std::vector<UniqueFd> prepared_trees;
+  std::vector<platform::UniqueFd> prepared_trees;
   std::vector<int> prepared;
   if (plan.idmap_read_roots) {
     auto trees = prepare_idmapped_grants(plan.mounts);
@@ -234,13 +208,13 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // fail with EPIPE (and the session report the cause), not kill the helper unreported. The
   // agent gets SIGPIPE's default back before exec (sandbox_child).
   ::signal(SIGPIPE, SIG_IGN);
-  UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
+  platform::UniqueFd sigfd(::signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
 
   int sp[2], sync[2], fp[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || ::pipe2(sync, O_CLOEXEC) != 0 ||
       ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fp) != 0)
     return fail_session(o, 125, std::string("socketpair: ") + std::strerror(errno));
-  UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]), filter(fp[0]),
+  platform::UniqueFd report(sp[0]), report_child(sp[1]), sync_rd(sync[0]), sync_wr(sync[1]), filter(fp[0]),
       filter_child(fp[1]);
   void* shared = ::mmap(nullptr, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return fail_session(o, 125, std::string("mmap: ") + std::strerror(errno));
@@ -263,7 +237,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   bool in_leaf = false;
   pid_t pid = -1;
   if (std::string v2 = leaf->v2_dir(); !v2.empty()) {
-    UniqueFd cg(::open(v2.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    platform::UniqueFd cg(::open(v2.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     CloneArgs args{};
     args.flags = (flags & ~0xffUL) | kCloneIntoCgroup;
     args.exit_signal = SIGCHLD;
@@ -279,7 +253,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // A v1 leaf: init moves itself in, first thing (sandbox_init_main), and out at the end,
   // through the `tasks` files opened here. Where they cannot be opened, this process moves init in
   // after the clone, and waits for init's exit before it removes the leaf.
-  std::vector<UniqueFd> join_files, leave_files;
+  std::vector<platform::UniqueFd> join_files, leave_files;
   CgroupHandoff handoff;
   if (leaf->active() && !in_leaf) {
     auto join = leaf->open_v1_tasks_files();
@@ -306,7 +280,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   report_child.reset();
   sync_rd.reset();
   filter_child.reset();
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  platform::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
 
   auto abort_start = [&](const std::string& message) {
     ::kill(pid, SIGKILL);
@@ -315,9 +289,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     // maps failed only because init was gone, and init's own message names the cause.
     char text[4096];
     ssize_t n = ::recv(report.get(), text, sizeof text, MSG_DONTWAIT);
-    json early = n > 0 ? json::parse(std::string_view(text, static_cast<std::size_t>(n)), nullptr, false) : json();
-    if (early.is_object() && early.value("type", "") == "setup_failed")
-      return fail_session(o, 125, child_text(early, message));
+    auto early = n > 0 ? session::decode_init_message(std::string_view(text, static_cast<std::size_t>(n)))
+                       : Result<session::InitMessage>(Error{});
+    if (early.ok() && early->type == InitMessageType::kSetupFailed) return fail_session(o, 125, early->message);
     return fail_session(o, 125, message);
   };
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
@@ -362,22 +336,33 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // the session will store it. Init reports readiness with exactly these bytes
   // (spec.attestation_json); this process publishes its staged copy then, instead of parsing the
   // message back on the path to the agent's exec. report.json is staged once the agent runs.
-  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ir.json", &o.record_ir},
-                                    {"plan.json", &o.record_plan}})
-    if (!bytes->empty())
-      if (auto s = write_file_atomic(o.session_dir + "/" + name, *bytes); !s) return abort_start(s.error().message);
-  json started = o.started;
-  started["event"] = "session_started";
-  started["session_id"] = o.session_id;
-  json command = json::array();  // the agent's argv is any bytes (engine/json_text.h)
-  for (const auto& a : spec.argv) command.push_back(encode_json_text(a));
-  started["command"] = std::move(command);
-  started["helper_pid"] = getpid();
-  events.emit(started);
+  //
+  // Each record is synced before it is renamed into place (a sync is a few ms on a plain disk):
+  // the three syncs run at once, and the attestation's commit, before the agent is answered,
+  // syncs the directory once for all three renames.
+  platform::AtomicFile ir_out, plan_out;
+  for (auto [file, name, bytes] : {std::tuple<platform::AtomicFile*, const char*, const std::string*>{
+                                       &ir_out, "ir.json", &o.record_ir},
+                                   {&plan_out, "plan.json", &o.record_plan}})
+    if (!bytes->empty()) {
+      Status s = file->open(o.session_dir + "/" + name);
+      if (s.ok()) s = file->write(*bytes);
+      if (!s.ok()) return abort_start(s.error().message);
+    }
+  session::SessionStarted started = o.started;
+  started.session_id = o.session_id;
+  started.command = spec.argv;
+  started.helper_pid = getpid();
+  events.emit(session::session_started_event(started));
   json attestation = json::parse(spec.attestation_json, nullptr, false);
   StagedFile attestation_out, report_out;
-  attestation_out.stage(o.session_dir + "/attestation.json", attestation.dump(2) + "\n");
-  const std::string readiness_message = "{\"attestation\":" + spec.attestation_json + ",\"type\":\"attestation\"}";
+  attestation_out.stage(o.session_dir + "/attestation.json", session::dump_record(attestation, 2) + "\n");
+  if (auto s = platform::sync_all({&ir_out, &plan_out, attestation_out.file()}); !s) return abort_start(s.error().message);
+  for (platform::AtomicFile* f : {&ir_out, &plan_out})
+    if (f->is_open())
+      if (auto s = f->commit(platform::DirSync::kByCaller); !s) return abort_start(s.error().message);
+  // What init sends once everything is applied, from the same encoder: recognised byte for byte.
+  const std::string readiness = session::encode_init_message(session::InitMessage::ready(spec.attestation_json));
 
   Outcome out;
   std::optional<Clock::time_point> deadline, kill_deadline;
@@ -388,72 +373,74 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   constexpr std::size_t kReportMax = 1 << 20;
   std::unique_ptr<char[]> buf(new char[kReportMax]);
 
+  std::vector<Placeholder> made;
+  auto record_placeholders = [&] {
+    if (made.empty()) return;
+    if (auto s = placeholders.record(made); !s)
+      events.emit(session::notice_event(
+          "warning", std::to_string(made.size()) + " placeholders (" + made.front().path +
+                         ", ...) could not be recorded for removal: " + s.error().message));
+    made.clear();
+  };
   auto read_reports = [&] {
     for (;;) {
-      iovec iov{buf.get(), kReportMax};
-      alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
-      msghdr mh{};
-      mh.msg_iov = &iov;
-      mh.msg_iovlen = 1;
-      mh.msg_control = cbuf;
-      mh.msg_controllen = sizeof cbuf;
-      ssize_t n = ::recvmsg(report.get(), &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-      if (n < 0 && errno == EINTR) continue;
+      platform::UniqueFd passed_fd;
+      const ssize_t n = platform::receive_message(report.get(), buf.get(), kReportMax, &passed_fd, MSG_DONTWAIT);
       if (n <= 0) return;
-      int passed = -1;
-      for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&passed, CMSG_DATA(c), sizeof(int));
-      UniqueFd passed_fd(passed);
-      const std::string_view text(buf.get(), static_cast<std::size_t>(n));
-      // The readiness message (the largest) is known byte for byte: compared, not parsed.
-      const bool ready = text == readiness_message;
-      json msg = ready ? json() : json::parse(text, nullptr, false);
-      std::string type = ready ? "attestation" : msg.is_object() ? msg.value("type", "") : "";
-      if (type == "setup_failed") {
-        out.setup_error = child_text(msg, "sandbox setup failed");
-      } else if (type == "proxy_listen" && passed_fd.valid()) {
-        if (auto s = relay.start(std::move(passed_fd), o.egress); !s) {
-          out.setup_error = s.error().message;
-          stop_requested = true;
+      auto msg = session::decode_init_message(std::string_view(buf.get(), static_cast<std::size_t>(n)), readiness);
+      if (!msg.ok()) {
+        // Only Paddock's own init writes here: anything else means the sandbox is not as built.
+        out.setup_error = msg.error().message;
+        stop_requested = true;
+        continue;
+      }
+      switch (msg->type) {
+        case InitMessageType::kSetupFailed: out.setup_error = msg->message; break;
+        case InitMessageType::kProxyListen:
+          if (!passed_fd.valid()) break;
+          if (auto s = relay.start(std::move(passed_fd), o.egress); !s) {
+            out.setup_error = s.error().message;
+            stop_requested = true;
+          }
+          break;
+        case InitMessageType::kAttestation: {
+          if (out.attested) break;
+          // The agent waits for this answer before its exec: attestation.json, the session's
+          // record of what was applied, is in place first. The event (advisory) follows the answer.
+          const Status stored = attestation_out.publish();
+          if (!stored.ok())
+            out.setup_error = "cannot store " + o.session_dir + "/attestation.json: " + stored.error().message +
+                              "; the agent was not started";
+          const char answer = stored.ok() ? session::kStoredAnswer : session::kNotStoredAnswer;
+          (void)::send(report.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+          if (stored.ok()) {
+            out.attested = true;
+            events.emit(make_event(EventType::kAttestation, {{"attestation", std::move(attestation)}}));
+          }
+          // While the agent runs: the placeholders' record (it is for tidying up, not for the
+          // boundary, so it need not delay the agent), the report's temporary, and the leaves
+          // earlier sessions left.
+          record_placeholders();
+          report_out.stage(o.session_dir + "/report.json");
+          leaf->sweep_stale_siblings();
+          break;
         }
-      } else if (type == "attestation" && !out.attested) {
-        // The agent waits for this answer before its exec: attestation.json, the session's
-        // record of what was applied, is in place first. The event (advisory) follows the answer.
-        const bool stored = attestation_out.publish();
-        if (!stored)
-          out.setup_error = "cannot store " + o.session_dir + "/attestation.json: " + std::strerror(errno) +
-                            "; the agent was not started";
-        const char answer = stored ? '1' : '0';
-        (void)::send(report.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (stored) {
-          out.attested = true;
-          events.emit({{"event", "attestation"}, {"attestation", std::move(attestation)}});
-        }
-        // While the agent runs: the report's temporary, and the leaves earlier sessions left.
-        report_out.stage(o.session_dir + "/report.json");
-        leaf->sweep_stale_siblings();
-      } else if (type == "placeholders" && msg["list"].is_array()) {
-        for (const json& p : msg["list"]) {
-          Placeholder ph{p.value("path", ""), p.value("dir", false), p.value("dev", std::uint64_t{0}),
-                         p.value("ino", std::uint64_t{0})};
-          if (auto s = placeholders.record(ph); !s)
-            events.emit({{"event", "notice"}, {"level", "warning"},
-                         {"message", "placeholder " + ph.path + " could not be recorded for removal: " + s.error().message}});
-        }
-      } else if (type == "exec_failed") {
-        out.exec_error = child_text(msg, "exec failed");
-      } else if (type == "deadline") {
-        out.init_timed_out = true;  // init's own wall-time keeper is ending the session
-      } else if (type == "exit") {
-        out.have_exit = true;
-        out.init_timed_out = out.init_timed_out || msg.value("timed_out", false);
-        out.agent_status = msg.value("status", 0);
-        out.pids = msg.value("pids", 0L);
-        if (msg.contains("cpu_ms") && msg.contains("max_rss")) {
-          out.cpu_ms = msg.value("cpu_ms", 0L);
-          out.max_rss = msg.value("max_rss", 0L);
-        }
-        out.left_cgroup = msg.value("left_cgroup", false);
+        case InitMessageType::kPlaceholders:
+          for (const auto& p : msg->placeholders) made.push_back({p.path, p.dir, p.dev, p.ino});
+          break;
+        case InitMessageType::kExecFailed: out.exec_error = msg->message; break;
+        case InitMessageType::kDeadline: out.init_timed_out = true; break;  // init's own wall-time keeper
+        case InitMessageType::kExit:
+          out.have_exit = true;
+          out.init_timed_out = out.init_timed_out || msg->timed_out;
+          out.agent_status = msg->status;
+          out.pids = static_cast<long>(msg->pids);
+          if (msg->cpu_ms && msg->max_rss) {
+            out.cpu_ms = static_cast<long>(*msg->cpu_ms);
+            out.max_rss = static_cast<long>(*msg->max_rss);
+          }
+          out.left_cgroup = msg->left_cgroup;
+          break;
       }
     }
   };
@@ -462,6 +449,9 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     std::vector<pollfd> fds = {{report.get(), POLLIN, 0}, {pidfd.get(), POLLIN, 0}, {sigfd.get(), POLLIN, 0}};
     control.add_poll_fds(fds);
     int wait_ms = -1;
+    // Folded events are written when their window closes; the broker's threads add them while
+    // this loop may be waiting, so with a relay it wakes at least once a second.
+    if (plan.proxy.enabled || events.pending()) wait_ms = 1000;
     for (const auto& d : {deadline, kill_deadline})
       if (d) {
         long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
@@ -477,6 +467,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested = true;
     }
     control.handle(fds);
+    events.flush_due();
     if (fds[1].revents & POLLIN) init_done = true;
     // Init reports the end only after it has killed and reaped everything else in its namespace,
     // with the tree's usage: nothing of the sandbox runs any more. What is left is the kernel's
@@ -500,13 +491,13 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     if (deadline_is_ours()) read_reports();
     if (deadline_is_ours()) {
       timed_out = true;
-      events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", *o.timeout_secs}});
+      events.emit(make_event(EventType::kLimitHit, {{"limit", "wall_time"}, {"value_secs", *o.timeout_secs}}));
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
       leaf->kill_all();
     }
     if (!init_done && stop_requested && !stopping) {
       stopping = true;
-      events.emit({{"event", "notice"}, {"level", "info"}, {"message", "stop requested"}});
+      events.emit(session::notice_event("info", "stop requested"));
       ::kill(pid, SIGTERM);  // init forwards it to the agent; SIGKILL follows after the grace
       kill_deadline = now + kStopGrace;
     }
@@ -525,8 +516,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   }
   if (out.init_timed_out && !timed_out) {
     timed_out = true;
-    events.emit({{"event", "limit_hit"}, {"limit", "wall_time"}, {"value_secs", o.timeout_secs.value_or(0)},
-                 {"enforced_by", "sandbox init (the helper did not act in time)"}});
+    events.emit(make_event(EventType::kLimitHit, {{"limit", "wall_time"}, {"value_secs", o.timeout_secs.value_or(0)},
+                                                  {"enforced_by", "sandbox init (the helper did not act in time)"}}));
   }
   long live = leaf->process_count();
   leaf->kill_all();
@@ -537,28 +528,28 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   if (!out.exec_error.empty()) report_error_line(out.exec_error);
 
   int code = 0, signal_no = 0;
-  std::string status = "exited";
+  ReportStatus status = ReportStatus::kExited;
   if (!out.setup_error.empty()) {
     code = 125;
-    status = "failed";
+    status = ReportStatus::kFailed;
   } else if (timed_out) {
     code = 124;
-    status = "timeout";
+    status = ReportStatus::kTimeout;
   } else if (out.have_exit) {
     if (WIFSIGNALED(out.agent_status)) signal_no = WTERMSIG(out.agent_status);
     code = WIFEXITED(out.agent_status) ? WEXITSTATUS(out.agent_status) : 128 + signal_no;
-    if (stopping) status = "stopped";
+    if (stopping) status = ReportStatus::kStopped;
   } else {
     signal_no = WIFSIGNALED(init_status) ? WTERMSIG(init_status) : 0;
     code = WIFEXITED(init_status) ? WEXITSTATUS(init_status) : 128 + signal_no;
-    status = stopping ? "stopped" : "failed";
+    status = stopping ? ReportStatus::kStopped : ReportStatus::kFailed;
   }
-  if (!out.attested && status == "exited") status = "failed";
+  if (!out.attested && status == ReportStatus::kExited) status = ReportStatus::kFailed;
 
   std::vector<std::string> hits = leaf->limits_hit();
   if (signal_no == SIGXCPU) hits.push_back("cpu_seconds");
   if (signal_no == SIGXFSZ) hits.push_back("file_size");
-  for (const auto& h : hits) events.emit({{"event", "limit_hit"}, {"limit", h}});
+  for (const auto& h : hits) events.emit(make_event(EventType::kLimitHit, {{"limit", h}}));
   const long reaped_total = *reaped;
   ::munmap(shared, sizeof(long));
 
@@ -567,20 +558,21 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   const long cpu_ms = out.cpu_ms.value_or((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
                                           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L);
   const long max_rss = out.max_rss.value_or(static_cast<long>(ru.ru_maxrss) * 1024);
-  json report_json = {{"session_id", o.session_id},
-                      {"status", status},
-                      {"exit_code", code},
-                      {"signal", signal_no ? json(signal_no) : json(nullptr)},
-                      {"duration_ms", ms_since(t0)},
-                      {"attested", out.attested},
-                      {"limits_hit", hits},
-                      {"usage", {{"cpu_ms", cpu_ms}, {"max_rss", max_rss},
-                                 {"pids", std::max(out.pids, reaped_total) + live}}},
-                      {"ended", utc_timestamp()}};
-  if (!out.setup_error.empty()) report_json["error"] = encode_json_text(out.setup_error);
-  else if (!out.exec_error.empty()) report_json["error"] = encode_json_text(out.exec_error);
-  emit_report(o, events, report_json, report_out.staged() ? &report_out : nullptr);
+  Report r;
+  r.session_id = o.session_id;
+  r.status = status;
+  r.exit_code = code;
+  if (signal_no) r.signal = signal_no;
+  r.duration_ms = ms_since(t0);
+  r.attested = out.attested;
+  r.limits_hit = hits;
+  r.usage = {cpu_ms, max_rss, std::max(out.pids, reaped_total) + live};
+  r.ended = utc_timestamp();
+  if (!out.setup_error.empty()) r.error = out.setup_error;
+  else if (!out.exec_error.empty()) r.error = out.exec_error;
+  emit_report(o, events, std::move(r), report_out.staged() ? &report_out : nullptr);
   leaf->remove();
+  record_placeholders();  // a sandbox that never reached its agent made them too
   placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return code;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/ir.h"
+#include "engine/session/event.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -18,15 +19,16 @@ struct SessionOptions {
   std::string session_id;
   std::string session_dir;     // attestation.json, events.jsonl, report.json go here
   std::string control_socket;  // "" = none
+  std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
-  nlohmann::json started;      // extra fields for the session_started event
+  session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
   // (the bytes the helper read and verified; see --record-session).
   std::string record_ir, record_plan;
 };
 
-// Runs the session to its end; returns the exit code of DESIGN §10.
+// Runs the session to its end; returns the exit code of docs/cli.md.
 int run_session(const SandboxSpec& spec, const SessionOptions& options);
 
 // Writes report.json and a session_ended event for a session that failed before anything

@@ -92,6 +92,7 @@ Pane {
                 required property var bytesTx
                 required property var bytesRx
                 required property string text
+                required property bool alert
                 width: log.width
                 spacing: 10
                 Label {
@@ -105,9 +106,7 @@ Pane {
                     Layout.preferredWidth: 110
                     text: entry.kind
                     font.pixelSize: 12
-                    color: entry.decision === "deny" || entry.kind === "limit_hit"
-                           || entry.kind === "quota_exceeded" || entry.kind === "unreadable"
-                           ? "#c62828" : palette.text
+                    color: entry.alert ? "#c62828" : palette.text
                 }
                 Label {
                     Layout.fillWidth: true

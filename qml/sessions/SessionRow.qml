@@ -11,6 +11,7 @@ Frame {
     required property string irHash
     required property string started
     required property string problem
+    required property bool attention
     required property string dir
     property bool selected: false
     signal clicked()
@@ -31,8 +32,7 @@ Frame {
             Layout.preferredWidth: 76
             Layout.preferredHeight: 22
             radius: 11
-            color: row.state === "running" ? "#1e88e5"
-                 : row.state === "stale" || row.problem.length > 0 ? "#f57c00" : "#607d8b"
+            color: row.state === "running" ? "#1e88e5" : row.attention ? "#f57c00" : "#607d8b"
             Label {
                 anchors.centerIn: parent
                 text: row.state

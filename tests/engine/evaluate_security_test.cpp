@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/lint.h"
 #include "engine/signing.h"
+#include "platform/engine_files.h"
 #include "tests/engine/engine_test_env.h"
 
 using namespace paddock;
@@ -57,6 +58,7 @@ const LayerInfo& layer_of(const Evaluation& e, const std::string& tier) {
 
 class EvaluateSecurityTest : public QObject {
   Q_OBJECT
+  const paddock::platform::AtomicFileWriter writer_;  // how the front ends give the engine its writes
  private slots:
   void an_immutable_system_layer_locks_the_whole_never_overridable_set() {
     EngineEnv env;
@@ -191,7 +193,7 @@ class EvaluateSecurityTest : public QObject {
     auto err = eval_err(in);
     QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
     QVERIFY2(has(err.message, "paddock approve --project " + env.project), err.message.c_str());
-    QVERIFY(record_approvals(env.home + "/.local/state/paddock", env.project, e->layers).ok());
+    QVERIFY(record_approvals(env.home + "/.local/state/paddock", env.project, e->layers, writer_).ok());
     auto ok = evaluate(in);
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     // Changing one byte makes it a different layer: unapproved again.
@@ -200,7 +202,7 @@ class EvaluateSecurityTest : public QObject {
     // The approvals file lives under XDG_STATE_HOME when set.
     in.environment["XDG_STATE_HOME"] = env.root + "/state";
     auto e2 = evaluate(env.inputs());
-    QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers).ok());
+    QVERIFY(record_approvals(env.root + "/state/paddock", env.project, e2->layers, writer_).ok());
     QVERIFY(evaluate(in).ok());
   }
 
@@ -215,11 +217,11 @@ class EvaluateSecurityTest : public QObject {
     auto in = env.inputs();
     in.require_approvals = true;
     env.write(fragment, wide);
-    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers, writer_).ok());
     QVERIFY(evaluate(in).ok());
     env.write(fragment, narrow);
     QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
-    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers).ok());
+    QVERIFY(record_approvals(state, env.project, evaluate(env.inputs())->layers, writer_).ok());
     QVERIFY(evaluate(in).ok());
     // The old, wider bytes back in the same file: no longer approved.
     env.write(fragment, wide);
@@ -251,7 +253,7 @@ class EvaluateSecurityTest : public QObject {
     // Two approved hashes for one file: version 1 cannot say which is current, so neither is.
     v1("\"" + hash + "\":" + entry + ",\"sha256:0000\":" + entry);
     QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
-    QVERIFY(record_approvals(state, env.project, e->layers).ok());
+    QVERIFY(record_approvals(state, env.project, e->layers, writer_).ok());
     QVERIFY(evaluate(in).ok());
     const std::string stored = slurp(approvals_path(state));
     QVERIFY2(has(stored, "\"version\": 2") && !has(stored, "sha256:0000"), stored.c_str());
@@ -269,7 +271,7 @@ class EvaluateSecurityTest : public QObject {
       const auto err = eval_err(env.inputs());
       QCOMPARE(err.code, ErrorCode::kBadInput);
       QVERIFY2(has(err.message, approvals_path(state)) && has(err.message, "left as it is"), err.message.c_str());
-      QVERIFY(!record_approvals(state, env.project, e->layers).ok());
+      QVERIFY(!record_approvals(state, env.project, e->layers, writer_).ok());
       QCOMPARE(slurp(approvals_path(state)), bytes);
     }
   }
@@ -343,9 +345,9 @@ class EvaluateSecurityTest : public QObject {
     QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
     QVERIFY2(has(err.message, "tier repository is not signed"), err.message.c_str());
     const std::string cfg = env.home + "/.config/paddock";
-    auto k = keygen(cfg);
+    auto k = keygen(cfg, writer_);
     QVERIFY(k.ok());
-    QVERIFY(sign_file(env.project + "/.paddock/policy.yaml", cfg).ok());
+    QVERIFY(sign_file(env.project + "/.paddock/policy.yaml", cfg, writer_).ok());
     auto ok = evaluate(env.inputs());
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     for (const auto& l : ok->layers)

@@ -182,9 +182,12 @@ class GlobTest : public QObject {
     std::filesystem::create_directories(root + "/few");
     for (std::size_t i = 0; i <= kGlobMatchBudget; ++i) std::ofstream(root + "/many/k" + std::to_string(i) + ".pem");
     std::ofstream(root + "/few/one.pem");
+    // Deeper than "many": the walk reaches it only after the budget is passed, and must.
+    std::filesystem::create_directories(root + "/later/deep");
+    std::ofstream(root + "/later/deep/two.pem");
     std::vector<GlobJob> jobs = {{root + "/**/*.pem", "file:1:1: key 'filesystem.deny[0]'", true}};
     QVERIFY(expand_globs(jobs).ok());
-    QCOMPARE(jobs[0].matches, (std::vector<std::string>{root + "/few", root + "/many"}));
+    QCOMPARE(jobs[0].matches, (std::vector<std::string>{root + "/few", root + "/later/deep", root + "/many"}));
     QCOMPARE(jobs[0].widened.size(), std::size_t{1});
   }
 

@@ -1,11 +1,14 @@
 #include "doctor_model.h"
 
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
 #include "app_paths.h"
+#include "platform/probe.h"
 
 namespace paddock::gui {
 namespace {
@@ -40,13 +43,7 @@ void flatten(const QJsonObject& obj, const QString& prefix, std::vector<Row>& ou
 
 DoctorModel::DoctorModel(QObject* parent) : StatusListModel(parent), helper_(AppPaths::helperPath()) {}
 
-DoctorModel::~DoctorModel() {
-  if (process_) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(1000);
-  }
-}
+DoctorModel::~DoctorModel() = default;
 
 int DoctorModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
@@ -74,49 +71,36 @@ void DoctorModel::setHelperPath(const QString& path) {
 }
 
 void DoctorModel::refresh() {
-  if (process_) return;  // one probe at a time
-  if (!QFileInfo(helper_).isExecutable()) {
-    setStatus(ModelStatus::Error,
-              tr("paddock-helper not found at %1; build the paddock-helper target or reinstall")
-                  .arg(helper_));
-    return;
-  }
+  if (probing_) return;  // one probe at a time
+  probing_ = true;
   setStatus(ModelStatus::Loading);
-  process_ = std::make_unique<QProcess>();
-  connect(process_.get(), &QProcess::finished, this, &DoctorModel::finished);
-  connect(process_.get(), &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-    if (e != QProcess::FailedToStart) return;
-    setStatus(ModelStatus::Error, tr("could not start %1: %2").arg(helper_, process_->errorString()));
-    process_.release()->deleteLater();
+  struct ProbeOutcome {
+    QByteArray probe;  // the JSON object, or empty with error
+    QString error;
+  };
+  const std::string helper = helper_.toStdString();
+  auto* watcher = new QFutureWatcher<ProbeOutcome>(this);
+  connect(watcher, &QFutureWatcher<ProbeOutcome>::finished, this, [this, watcher] {
+    const ProbeOutcome o = watcher->result();
+    watcher->deleteLater();
+    probing_ = false;
+    if (!o.error.isEmpty()) {
+      setStatus(ModelStatus::Error, o.error);
+      return;
+    }
+    std::vector<Row> rows;
+    flatten(QJsonDocument::fromJson(o.probe).object(), QString(), rows);
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+    emit countChanged();
+    setStatus(ModelStatus::Ready);
   });
-  process_->start(helper_, {"probe"});
-}
-
-void DoctorModel::finished(int exit_code, QProcess::ExitStatus status) {
-  std::unique_ptr<QProcess> p = std::move(process_);
-  p->disconnect(this);
-  const QByteArray out = p->readAllStandardOutput();
-  const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed().section('\n', 0, 0);
-  p.release()->deleteLater();  // we are inside its signal
-  if (status != QProcess::NormalExit || exit_code != 0) {
-    setStatus(ModelStatus::Error, tr("%1 probe failed (exit %2)%3")
-                                      .arg(helper_).arg(exit_code).arg(err.isEmpty() ? "" : ": " + err));
-    return;
-  }
-  QJsonParseError perr{};
-  auto doc = QJsonDocument::fromJson(out, &perr);
-  if (!doc.isObject()) {
-    setStatus(ModelStatus::Error, tr("%1 probe printed something that is not a JSON object: %2")
-                                      .arg(helper_, perr.errorString()));
-    return;
-  }
-  std::vector<Row> rows;
-  flatten(doc.object(), QString(), rows);
-  beginResetModel();
-  rows_ = std::move(rows);
-  endResetModel();
-  emit countChanged();
-  setStatus(ModelStatus::Ready);
+  watcher->setFuture(QtConcurrent::run([helper] {
+    auto probe = platform::run_probe(helper);
+    if (!probe.ok()) return ProbeOutcome{{}, QString::fromStdString(probe.error().message)};
+    return ProbeOutcome{QByteArray::fromStdString(probe->dump()), {}};
+  }));
 }
 
 }  // namespace paddock::gui

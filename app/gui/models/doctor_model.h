@@ -1,11 +1,9 @@
-// `doctor` facts for the Settings page: runs `paddock-helper probe` (the same helper that
-// enforces, so the list cannot disagree with enforcement) and flattens its JSON into rows.
+// `doctor` facts for the Settings page: runs `paddock-helper probe` (platform/probe.h: the same
+// helper that enforces, so the list cannot disagree with enforcement) on a worker thread and
+// flattens its JSON into rows.
 #pragma once
 
-#include <memory>
 #include <vector>
-
-#include <QProcess>
 
 #include "status_list_model.h"
 
@@ -40,11 +38,9 @@ class DoctorModel : public StatusListModel {
     QString name;
     QString value;
   };
-  void finished(int exit_code, QProcess::ExitStatus status);
-
   QString helper_;
   std::vector<Row> rows_;
-  std::unique_ptr<QProcess> process_;
+  bool probing_ = false;
 };
 
 }  // namespace paddock::gui

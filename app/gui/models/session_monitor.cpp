@@ -1,15 +1,24 @@
 #include "session_monitor.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include "app_paths.h"
+#include "engine/session/event.h"
 
 namespace paddock::gui {
 namespace {
+
+using session::EventType;
+
+// The event's type, when the line names a known one.
+std::optional<EventType> type_of(const QJsonObject& ev) {
+  return session::parse_event_type(ev.value("event").toString().toStdString());
+}
 
 // Everything an event says beyond the columns, as "key=value" in the file's key order.
 QString rest_of(const QJsonObject& ev, std::initializer_list<const char*> shown) {
@@ -66,6 +75,7 @@ QVariant SessionMonitor::data(const QModelIndex& index, int role) const {
     case BytesTxRole: return r.tx;
     case BytesRxRole: return r.rx;
     case TextRole: return r.text;
+    case AlertRole: return r.alert;
     default: return {};
   }
 }
@@ -74,7 +84,7 @@ QHash<int, QByteArray> SessionMonitor::roleNames() const {
   return {{TimeRole, "time"},         {KindRole, "kind"},       {HostRole, "host"},
           {PortRole, "port"},         {DecisionRole, "decision"}, {RuleRole, "rule"},
           {IpRole, "ip"},             {BytesTxRole, "bytesTx"}, {BytesRxRole, "bytesRx"},
-          {TextRole, "text"}};
+          {TextRole, "text"},         {AlertRole, "alert"}};
 }
 
 QString SessionMonitor::sessionId() const { return dir_.isEmpty() ? QString() : QFileInfo(dir_).fileName(); }
@@ -98,6 +108,7 @@ void SessionMonitor::reload() {
   poll_.stop();
   file_.close();
   offset_ = 0;
+  line_no_ = 0;
   partial_.clear();
   beginResetModel();
   rows_.clear();
@@ -138,6 +149,7 @@ void SessionMonitor::readNewLines() {
   if (file_.size() < offset_) {  // replaced under us: start over rather than show a spliced log
     setLastError(tr("events.jsonl was replaced while it was being read; reloaded"));
     offset_ = 0;
+    line_no_ = 0;
     partial_.clear();
     beginResetModel();
     rows_.clear();
@@ -153,12 +165,18 @@ void SessionMonitor::readNewLines() {
   while ((nl = partial_.indexOf('\n')) >= 0) {
     const QByteArray line = partial_.left(nl);
     partial_.remove(0, nl + 1);
+    ++line_no_;
     if (line.trimmed().isEmpty()) continue;
+    // The session module's reader decides what a line is; Qt's JSON only lays it out in columns.
+    auto ev = session::decode_event(std::string_view(line.constData(), static_cast<std::size_t>(line.size())),
+                                    "events.jsonl line " + std::to_string(line_no_));
     const auto doc = QJsonDocument::fromJson(line);
-    if (!doc.isObject()) {
+    if (!ev.ok() || !doc.isObject()) {
       Row bad;
       bad.kind = "unreadable";
-      bad.text = tr("a line of events.jsonl is not JSON: %1").arg(QString::fromUtf8(line.left(200)));
+      bad.alert = true;
+      bad.text = ev.ok() ? tr("events.jsonl line %1 is not JSON").arg(line_no_)
+                         : QString::fromStdString(ev.error().message);
       added.push_back(bad);
       continue;
     }
@@ -177,10 +195,10 @@ void SessionMonitor::onMessage(const QJsonObject& line) {
     if (!line.value("ok").toBool()) setLastError(line.value("error").toString());
     return;
   }
-  const QString event = line.value("event").toString();
-  if (event == "ask") {
+  const auto type = type_of(line);
+  if (type == EventType::kAsk) {
     addAsk(line);
-  } else if (event == "net_request" && line.value("rule").toString().startsWith("ask: ")) {
+  } else if (type == EventType::kNetRequest && line.value("rule").toString().startsWith("ask: ")) {
     // The broker settled an ask for this host:port (an answer from anywhere, or the timeout).
     resolveAsks(line.value("host").toString(), line.value("port").toInt());
   }
@@ -250,20 +268,23 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
   r.kind = ev.value("event").toString();
   r.host = ev.value("host").toString();
   r.port = ev.value("port").toInt();
-  if (r.kind == "net_request") {
+  const auto type = type_of(ev);
+  r.alert = type == EventType::kLimitHit || type == EventType::kQuotaExceeded ||
+            ev.value("decision").toString() == "deny" || ev.value("level").toString() == "error";
+  if (type == EventType::kNetRequest) {
     r.decision = ev.value("decision").toString();
     r.rule = ev.value("rule").toString();
     r.text = ev.value("reason").toString();
-  } else if (r.kind == "dns_resolved") {
+  } else if (type == EventType::kDnsResolved) {
     QStringList ips;
     for (const auto& ip : ev.value("ips").toArray()) ips << ip.toString();
     r.ip = ips.join(", ");
     r.decision = ev.value("verdict").toString();
-  } else if (r.kind == "net_egress") {
+  } else if (type == EventType::kNetEgress) {
     r.ip = ev.value("ip").toString();
     r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
     r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
-  } else if (r.kind == "attestation") {
+  } else if (type == EventType::kAttestation) {
     // What was proven before exec, in one line; the whole record is attestation.json.
     const QJsonObject a = ev.value("attestation").toObject();
     r.text = QString("ir_hash=%1  plan_hash=%2  abi=%3")
@@ -272,8 +293,11 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
     const QJsonArray taint = a.value("taint").toArray();
     if (!taint.isEmpty()) r.text += QString("  TAINTED (%1)").arg(taint.size());
   } else {
-    r.text = rest_of(ev, {"ts", "event", "host", "port"});
+    r.text = rest_of(ev, {"ts", "event", "host", "port", "count", "last_ts"});
   }
+  // A folded line stands for several identical events.
+  if (const int count = ev.value("count").toInt(1); count > 1)
+    r.text = tr("%1 times until %2").arg(count).arg(ev.value("last_ts").toString()) + (r.text.isEmpty() ? "" : "  " + r.text);
   return r;
 }
 

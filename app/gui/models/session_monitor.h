@@ -1,4 +1,4 @@
-// One session, live: its event log (DESIGN §9) as rows — the broker log among them — plus the
+// One session, live: its event log (engine/session/event.h) as rows — the broker log among them — plus the
 // asks waiting for an answer, Stop, and the answers to asks.
 //
 // The log is read from events.jsonl, which is the session's record; the control socket is used
@@ -35,8 +35,9 @@ class SessionMonitor : public StatusListModel {
   Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
 
  public:
+  // AlertRole: a denial, a limit or quota hit, an error, or a line that does not read.
   enum Role { TimeRole = Qt::UserRole + 1, KindRole, HostRole, PortRole, DecisionRole, RuleRole,
-              IpRole, BytesTxRole, BytesRxRole, TextRole };
+              IpRole, BytesTxRole, BytesRxRole, TextRole, AlertRole };
   Q_ENUM(Role)
 
   explicit SessionMonitor(QObject* parent = nullptr);
@@ -74,6 +75,7 @@ class SessionMonitor : public StatusListModel {
     QString time, kind, host, decision, rule, ip, text;
     int port = 0;
     qint64 tx = -1, rx = -1;
+    bool alert = false;
   };
   struct Ask {
     QString id, host;
@@ -95,6 +97,7 @@ class SessionMonitor : public StatusListModel {
   QSet<QString> seen_asks_;  // an ask may arrive twice (replay + live) or after it was settled
   QFile file_;
   qint64 offset_ = 0;
+  long line_no_ = 0;  // lines of events.jsonl read so far
   QByteArray partial_;
   ControlClient client_;
   bool live_ = false;

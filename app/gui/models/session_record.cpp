@@ -1,81 +1,40 @@
 #include "session_record.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QStringList>
+
+#include "engine/session/summary.h"
+#include "platform/read_file.h"
+#include "platform/unix_socket.h"
 
 namespace paddock::gui {
-namespace {
 
-// Returns the object, or an empty one; sets `problem` when the file exists but is not JSON.
-QJsonObject read_object(const QString& path, QString& problem) {
-  QFile f(path);
-  if (!f.exists() || !f.open(QIODevice::ReadOnly)) return {};
-  QJsonParseError err{};
-  auto doc = QJsonDocument::fromJson(f.readAll(), &err);
-  if (err.error != QJsonParseError::NoError || !doc.isObject()) {
-    problem = QFileInfo(path).fileName() + ": " + err.errorString();
-    return {};
-  }
-  return doc.object();
-}
+SessionRecord read_session_dir(const QString& dir, const QString& control_socket) {
+  const std::string d = QFile::encodeName(dir).toStdString();
+  session::SessionFiles files;
+  platform::ReadOptions record;
+  record.max_bytes = std::size_t{1} << 20;
+  record.no_follow = true;
+  if (auto r = platform::read_file_if_exists(d + "/report.json", record); r.ok()) files.report = std::move(*r);
+  else files.read_error = r.error().message;
+  platform::ReadOptions head = record;
+  head.prefix = true;
+  if (auto e = platform::read_file_if_exists(d + "/events.jsonl", head); e.ok()) files.events_head = std::move(*e);
+  else if (files.read_error.empty()) files.read_error = e.error().message;
+  if (!files.report) files.live = platform::unix_socket_accepts(QFile::encodeName(control_socket).toStdString());
+  const session::SessionSummary s = session::summarize(QFileInfo(dir).fileName().toStdString(), files);
 
-QString command_text(const QJsonValue& v) {
-  if (v.isString()) return v.toString();
-  if (v.isArray()) {
-    QStringList parts;
-    for (const auto& a : v.toArray()) parts << a.toString();
-    return parts.join(' ');
-  }
-  return {};
-}
-
-}  // namespace
-
-SessionRecord read_session_dir(const QString& dir, const QString& runtime_dir) {
   SessionRecord r;
   r.dir = dir;
-  r.id = QFileInfo(dir).fileName();
-  const QJsonObject report = read_object(dir + "/report.json", r.problem);
-  const QJsonObject attestation = read_object(dir + "/attestation.json", r.problem);
-
-  bool ended = false;
-  QFile events(dir + "/events.jsonl");
-  if (events.open(QIODevice::ReadOnly)) {
-    // Line by line: the last line of a live session may be half written; skip what does not parse.
-    while (!events.atEnd()) {
-      auto doc = QJsonDocument::fromJson(events.readLine());
-      if (!doc.isObject()) continue;
-      const auto ev = doc.object();
-      const QString type = ev.value("event").toString();
-      if (type == "session_started") {
-        r.started = ev.value("ts").toString();
-        if (r.command.isEmpty()) r.command = command_text(ev.value("command"));
-        if (r.command.isEmpty()) r.command = command_text(ev.value("argv"));
-      } else if (type == "session_ended") {
-        ended = true;
-      }
-    }
-  }
-  if (QString c = command_text(report.value("command")); !c.isEmpty()) r.command = c;
-  r.irHash = attestation.value("ir_hash").toString();
-  if (r.irHash.isEmpty()) r.irHash = report.value("ir_hash").toString();
-  if (r.started.isEmpty()) r.started = report.value("started").toString();
-
-  if (report.contains("state")) {
-    r.state = report.value("state").toString();
-  } else if (!report.isEmpty() || ended) {
-    r.state = "ended";
-  } else if (QFileInfo::exists(runtime_dir.isEmpty() ? dir + "/control.sock"
-                                                      : runtime_dir + "/paddock/" + r.id + ".sock")) {
-    r.state = "running";
-  } else {
-    // No report, no end event, no control socket: the supervisor is gone.
-    r.state = "stale";
-  }
+  r.id = QString::fromStdString(s.id);
+  r.state = QString::fromUtf8(session::to_string(s.state));
+  QStringList parts;
+  for (const auto& a : s.command) parts << QString::fromStdString(a);
+  r.command = parts.join(' ');
+  r.irHash = QString::fromStdString(s.ir_hash);
+  r.started = QString::fromStdString(s.started);
+  r.problem = QString::fromStdString(s.problem);
   return r;
 }
 

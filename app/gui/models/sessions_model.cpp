@@ -4,9 +4,9 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QProcessEnvironment>
 
 #include "app_paths.h"
+#include "engine/session/layout.h"
 
 namespace paddock::gui {
 
@@ -35,6 +35,7 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     case StartedRole: return r.started;
     case DirRole: return r.dir;
     case ProblemRole: return r.problem;
+    case AttentionRole: return r.state == "abandoned" || r.state == "unreadable" || !r.problem.isEmpty();
     default: return {};
   }
 }
@@ -42,7 +43,7 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
 QHash<int, QByteArray> SessionsModel::roleNames() const {
   return {{IdRole, "sessionId"}, {StateRole, "state"}, {CommandRole, "command"},
           {IrHashRole, "irHash"}, {StartedRole, "started"}, {DirRole, "dir"},
-          {ProblemRole, "problem"}};
+          {ProblemRole, "problem"}, {AttentionRole, "attention"}};
 }
 
 void SessionsModel::setDirectory(const QString& dir) {
@@ -75,12 +76,11 @@ void SessionsModel::reload() {
   QDir dir(dir_);
   if (dir.exists()) {
     watcher_.addPath(dir_);
-    QString runtime = QProcessEnvironment::systemEnvironment().value("XDG_RUNTIME_DIR");
-    if (!QDir::isAbsolutePath(runtime)) runtime.clear();  // the CLI ignores a relative one too
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+      if (!session::valid_session_id(name.toStdString())) continue;  // not a session's directory
       const QString path = dir.filePath(name);
       watcher_.addPath(path);  // report.json appearing = the session ended
-      rows.push_back(read_session_dir(path, runtime));
+      rows.push_back(read_session_dir(path, AppPaths::controlSocketPath(path)));
     }
   } else {
     // Watch the parent so the first session (which creates sessions/) shows up.

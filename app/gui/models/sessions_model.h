@@ -23,8 +23,9 @@ class SessionsModel : public StatusListModel {
   Q_PROPERTY(QStringList runningDirs READ runningDirs NOTIFY countChanged)
 
  public:
+  // AttentionRole: the session ended without a report or its files do not read.
   enum Role { IdRole = Qt::UserRole + 1, StateRole, CommandRole, IrHashRole, StartedRole,
-              DirRole, ProblemRole };
+              DirRole, ProblemRole, AttentionRole };
   Q_ENUM(Role)
 
   explicit SessionsModel(QObject* parent = nullptr);

@@ -80,7 +80,8 @@ class CliTreeTest : public QObject {
     // The battery reaches the help text and the run callback, not only parse errors.
     QVERIFY(helps >= 2);
     QCOMPARE(invoke({"run", "--", "/bin/true"}, CliTree::kForArgs).err,
-             std::string("paddock: HOME is not set to an absolute path; Paddock resolves ~ and $HOME from it\n"));
+             std::string("paddock: HOME is not set to an absolute path; Paddock resolves ~, $HOME and its own "
+                         "directories from it\n"));
   }
 
   void other_commands_still_see_the_whole_tree() {

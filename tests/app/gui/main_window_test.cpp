@@ -101,10 +101,11 @@ class MainWindowTest : public QObject {
   void a_session_directory_appears_as_a_row_with_state_command_and_hash() {
     const QString dir = env_->state() + "/paddock/sessions/s-20261129-0001";
     QVERIFY(QDir().mkpath(dir));
-    write(dir + "/attestation.json", R"({"ir_hash":"sha256:abc123"})");
     write(dir + "/events.jsonl",
-          "{\"ts\":\"2026-11-29T10:00:00Z\",\"event\":\"session_started\",\"command\":[\"claude\",\"--help\"]}\n"
-          "{\"ts\":\"2026-11-29T10:00:05Z\",\"event\":\"session_ended\",\"exit_code\":0}\n");
+          "{\"ts\":\"2026-11-29T10:00:00Z\",\"event\":\"session_started\",\"command\":[\"claude\",\"--help\"],"
+          "\"ir_hash\":\"sha256:abc123\"}\n"
+          "{\"ts\":\"2026-11-29T10:00:05Z\",\"event\":\"session_ended\",\"status\":\"exited\",\"exit_code\":0}\n");
+    write(dir + "/report.json", R"({"session_id":"s-20261129-0001","status":"exited","exit_code":0})");
     QQmlApplicationEngine engine;
     engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
     QCOMPARE(engine.rootObjects().size(), 1);
@@ -118,7 +119,7 @@ class MainWindowTest : public QObject {
     auto role = [&](const char* name) { return roles.key(name); };
     const auto idx = model->index(0, 0);
     QCOMPARE(model->data(idx, role("sessionId")).toString(), QString("s-20261129-0001"));
-    QCOMPARE(model->data(idx, role("state")).toString(), QString("ended"));
+    QCOMPARE(model->data(idx, role("state")).toString(), QString("exited"));
     QCOMPARE(model->data(idx, role("command")).toString(), QString("claude --help"));
     QCOMPARE(model->data(idx, role("irHash")).toString(), QString("sha256:abc123"));
     QVERIFY(!root->findChild<QQuickItem*>("sessionsPlaceholder")->property("active").toBool());

@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include "app_paths.h"
 #include "ask_inbox.h"
 #include "gui_test_env.h"
@@ -179,6 +181,61 @@ class SessionMonitorTest : public QObject {
     QVERIFY(!m.live());
     m.stop();
     QCOMPARE(m.lastError(), QString("the session is not running"));
+  }
+
+  // The app reads sessions with the CLI's reader: whatever a session's files hold, the list shows
+  // a row (unreadable, the file named) and the log shows every line (unreadable, with its
+  // number and why), and neither crashes.
+  void malformed_session_files_are_rows_marked_unreadable_with_the_file_named() {
+    const QString root = env_->root() + "/malformed-sessions";
+    auto put = [&](const QString& id, const QString& name, const QByteArray& bytes) {
+      QVERIFY(QDir().mkpath(root + "/" + id));
+      QFile f(root + "/" + id + "/" + name);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(bytes);
+    };
+    const QByteArray started =
+        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","command":["sh"],"ir_hash":"sha256:1"})" "\n";
+    put("s-ok", "events.jsonl", started);
+    put("s-ok", "report.json", R"({"session_id":"s-ok","status":"stopped","exit_code":143})");
+    put("s-confused", "events.jsonl", started);
+    put("s-confused", "report.json", R"({"session_id":"s","status":{"a":1},"exit_code":[]})");
+    put("s-badline", "events.jsonl", "{\"event\":\"session_started\",\"ts\":5}\n");
+    put("s-gone", "events.jsonl", started);
+    QVERIFY(QDir().mkpath(root + "/s-fifo"));
+    QCOMPARE(::mkfifo(QFile::encodeName(root + "/s-fifo/report.json").constData(), 0600), 0);
+    SessionsModel sessions;
+    sessions.setDirectory(root);
+    QCOMPARE(sessions.rowCount(), 5);
+    QMap<QString, int> row;
+    for (int i = 0; i < sessions.rowCount(); ++i)
+      row[sessions.data(sessions.index(i), SessionsModel::IdRole).toString()] = i;
+    auto at = [&](const char* id, int role) { return sessions.data(sessions.index(row.value(id)), role); };
+    QCOMPARE(at("s-ok", SessionsModel::StateRole).toString(), QString("stopped"));
+    QVERIFY(!at("s-ok", SessionsModel::AttentionRole).toBool());
+    QCOMPARE(at("s-gone", SessionsModel::StateRole).toString(), QString("abandoned"));
+    QVERIFY(at("s-gone", SessionsModel::AttentionRole).toBool());
+    for (const auto& [id, file] : {std::pair{"s-confused", "report.json"}, std::pair{"s-badline", "events.jsonl"},
+                                   std::pair{"s-fifo", "report.json"}}) {
+      QCOMPARE(at(id, SessionsModel::StateRole).toString(), QString("unreadable"));
+      QVERIFY2(at(id, SessionsModel::ProblemRole).toString().contains(file),
+               qPrintable(at(id, SessionsModel::ProblemRole).toString()));
+      QVERIFY(at(id, SessionsModel::AttentionRole).toBool());
+    }
+
+    put("s-log", "events.jsonl",
+        started + R"({"event":"no_such_event","ts":"t"})" "\n" R"({"event":"limit_hit","ts":[],"limit":"x"})" "\n"
+                  R"({"event":"net_request","ts":"t","count":7,"last_ts":"u","host":"a","port":1,"decision":"deny"})" "\n");
+    SessionMonitor m;
+    m.setSessionDir(root + "/s-log");
+    QCOMPARE(kinds(m), QStringList({"session_started", "unreadable", "unreadable", "net_request"}));
+    QVERIFY(m.data(m.index(1), SessionMonitor::TextRole).toString().contains("events.jsonl line 2"));
+    QVERIFY(m.data(m.index(1), SessionMonitor::TextRole).toString().contains("unknown event type"));
+    QVERIFY(m.data(m.index(2), SessionMonitor::TextRole).toString().contains("line 3"));
+    QVERIFY(m.data(m.index(1), SessionMonitor::AlertRole).toBool());
+    QVERIFY(m.data(m.index(3), SessionMonitor::AlertRole).toBool());  // a denial
+    QVERIFY(m.data(m.index(3), SessionMonitor::TextRole).toString().contains("7 times"));
+    QVERIFY(!m.data(m.index(0), SessionMonitor::AlertRole).toBool());
   }
 
   void a_real_sandboxed_agents_ask_reaches_the_inbox_and_its_deny_reaches_the_agent() {

@@ -111,7 +111,7 @@ class BrokerCliTest : public QObject {
     page.write("hello from loopback\n");
     page.close();
     int web_port = 0;
-    { paddock::helper::UniqueFd probe = loopback_listener(&web_port); }  // a free port
+    { paddock::platform::UniqueFd probe = loopback_listener(&web_port); }  // a free port
     QProcess web;
     web.start("python3", {"-m", "http.server", QString::number(web_port), "--bind", "127.0.0.1", "-d", dir.path()});
     if (!web.waitForStarted(5000)) QSKIP("python3 not available for the loopback web server");

@@ -106,8 +106,8 @@ bool EventLog::wait_for(const std::string& type, std::size_t n, std::chrono::mil
   });
 }
 
-helper::UniqueFd loopback_listener(int* port) {
-  helper::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+platform::UniqueFd loopback_listener(int* port) {
+  platform::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in sin{};
   sin.sin_family = AF_INET;
   sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -191,7 +191,7 @@ bool BrokerHarness::start(IrEgress egress, AskHandler ask, std::chrono::millisec
     return false;
   }
   broker = std::move(b.value());
-  helper::UniqueFd fd = loopback_listener(&port);
+  platform::UniqueFd fd = loopback_listener(&port);
   if (!fd.valid()) {
     error = "cannot listen on loopback";
     return false;

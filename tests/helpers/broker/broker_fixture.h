@@ -19,7 +19,7 @@
 
 #include "helpers/broker/broker.h"
 #include "helpers/broker/resolver.h"
-#include "helpers/common/unique_fd.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::broker::test {
 
@@ -68,7 +68,7 @@ class EventLog {
 };
 
 // A bound 127.0.0.1 socket with an ephemeral port, for Broker::serve.
-helper::UniqueFd loopback_listener(int* port);
+platform::UniqueFd loopback_listener(int* port);
 
 // Blocking client with a receive timeout, so a broken broker fails the test instead of hanging it.
 class Client {
@@ -86,7 +86,7 @@ class Client {
 
  private:
   bool read_some(std::string* out, std::chrono::steady_clock::time_point deadline);
-  helper::UniqueFd fd_;
+  platform::UniqueFd fd_;
   bool eof_ = false;
 };
 

@@ -19,6 +19,7 @@
 
 #include <cstring>
 
+#include "platform/fd_passing.h"
 #include "tests/helpers/broker/broker_fixture.h"
 
 using namespace paddock;
@@ -33,38 +34,14 @@ struct SandboxRun {
   std::string error;
 };
 
-bool send_fd(int sock, int fd) {
-  char byte = 'F';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  return sendmsg(sock, &msg, 0) == 1;
-}
+// The helper's own descriptor passing (platform/fd_passing.h), one byte of message beside it.
+bool send_fd(int sock, int fd) { return platform::send_message(sock, "F", fd) == 1; }
 
 int receive_fd(int sock) {
   char byte;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!c || c->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
-  return fd;
+  platform::UniqueFd fd;
+  if (platform::receive_message(sock, &byte, 1, &fd) != 1) return -1;
+  return fd.release();
 }
 
 // Child: new user+net namespace, lo up, listen on 127.0.0.1:3128, pass the socket out, wait for
@@ -108,8 +85,8 @@ SandboxRun run_in_netns(BrokerHarness& h, IrEgress egress, const std::string& sc
   }
   close(sp[1]);
   close(pipefd[1]);
-  helper::UniqueFd control(sp[0]), out(pipefd[0]);
-  helper::UniqueFd listen_fd(receive_fd(control.get()));
+  platform::UniqueFd control(sp[0]), out(pipefd[0]);
+  platform::UniqueFd listen_fd(receive_fd(control.get()));
   if (!listen_fd.valid()) {
     r.error = "no socket from the namespace (unprivileged user namespaces disabled?)";
   } else {
@@ -149,7 +126,7 @@ class BrokerNetnsTest : public QObject {
     page.write("hello from the host's loopback\n");
     page.close();
     int web_port = 0;
-    { helper::UniqueFd probe = loopback_listener(&web_port); }
+    { platform::UniqueFd probe = loopback_listener(&web_port); }
     QProcess web;
     web.start("python3", {"-m", "http.server", QString::number(web_port), "--bind", "127.0.0.1", "-d", dir.path()});
     if (!web.waitForStarted(5000)) QSKIP("python3 not available for the loopback web server");

@@ -100,8 +100,8 @@ class HelperLifecycleTest : public QObject {
   void setsid_and_double_forked_children_die_at_timeout() {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
-    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), {"--timeout", "2"});
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), [](auto& a) { a.timeout_secs = 2; });
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));  // helper + 3 sleeps
     int code = wait_exit(pid);
     QVERIFY2(code == 124, slurp(fixture_.root + "/log").c_str());
@@ -115,7 +115,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     QVERIFY(std::filesystem::exists(h.control_socket));
     QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
@@ -151,8 +151,7 @@ class HelperLifecycleTest : public QObject {
     { std::ofstream(nested.probe_file) << probe.out; }
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(nested, base_ir(nested), {"/bin/echo", "ran." + marker});
-    const std::vector<std::string> helper_argv(h.argv.begin() + static_cast<long>(fixture_.prefix().size()),
-                                               h.argv.end());
+    const std::vector<std::string> helper_argv = h.helper_argv();
     auto r = run_process(in_userns("echo 0 > /proc/sys/user/max_net_namespaces && ", helper_argv));
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.err.find("network namespace") != std::string::npos, dump(r));
@@ -171,10 +170,8 @@ class HelperLifecycleTest : public QObject {
     const std::string not_a_dir = fixture_.state + "/plain-file";
     { std::ofstream(not_a_dir) << "x"; }
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", "ran." + marker});
-    auto at = std::find(h.argv.begin(), h.argv.end(), "--control-socket");
-    QVERIFY(at != h.argv.end());
-    *(at + 1) = not_a_dir + "/s.sock";
-    auto r = run_process(h.argv);
+    h.args.control_socket = not_a_dir + "/s.sock";
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.err.find("plain-file") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("ran." + marker) == std::string::npos, dump(r));
@@ -195,7 +192,8 @@ class HelperLifecycleTest : public QObject {
     // More than the caller's soft limit, more than the broker may serve within the hard limit.
     HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "flood", "3128", "1500"});
     std::vector<std::string> argv = {"prlimit", "--nofile=1024:4096", "--"};
-    argv.insert(argv.end(), h.argv.begin(), h.argv.end());
+    const std::vector<std::string> helper = h.argv();
+    argv.insert(argv.end(), helper.begin(), helper.end());
     const std::string log = fixture_.root + "/log";
     pid_t pid = spawn(argv, log);
     QVERIFY2(eventually([&] { return slurp(log).find("flood:") != std::string::npos; }, 60), slurp(log).c_str());
@@ -226,7 +224,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv, fixture_.root + "/log");
+    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     // setpriv execs the helper, so pid is the helper itself.
     ::kill(pid, SIGKILL);

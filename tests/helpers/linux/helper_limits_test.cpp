@@ -206,7 +206,7 @@ class HelperLimitsTest : public QObject {
     HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "forks", "200"});
     RunOptions o;
     o.env_override["HOME"] = fixture_.home;
-    auto r = run_process(h.argv, o);
+    auto r = run_process(h.argv(), o);
     const int outside = processes_of_uid(fixture_.uid);
     QVERIFY2(r.exit_code == 0, dump(r));
     QVERIFY2(r.out.find("forked:14\n") != std::string::npos, dump(r));
@@ -252,7 +252,7 @@ class HelperLimitsTest : public QObject {
     auto reserve = run_helper(fixture_, ir, {fixture_.probe_tool(), "reserve", "65536"});
     QVERIFY2(reserve.out == "reserve:ok\n", dump(reserve));
     HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"});
-    QCOMPARE(run_process(h.argv).exit_code, 0);
+    QCOMPARE(run_process(h.argv()).exit_code, 0);
     const std::string row = attested(h.session_dir, "resources.memory_bytes");
     QVERIFY2(row.rfind("partial: RLIMIT_DATA", 0) == 0, row.c_str());
   }

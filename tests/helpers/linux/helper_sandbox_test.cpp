@@ -35,10 +35,10 @@ class HelperSandboxTest : public QObject {
     return !fixture_.root.empty();
   }
 
-  ProcessResult probe(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) {
+  ProcessResult probe(const std::vector<std::string>& args) {
     std::vector<std::string> cmd = {fixture_.probe_tool()};
     cmd.insert(cmd.end(), args.begin(), args.end());
-    return run_helper(fixture_, base_ir(fixture_), cmd, extra);
+    return run_helper(fixture_, base_ir(fixture_), cmd);
   }
 
   // The IR the engine freezes for the fixture with a built-in profile (what `paddock run` would
@@ -64,7 +64,7 @@ class HelperSandboxTest : public QObject {
   ProcessResult probe_with(const FrozenIr& ir, const std::vector<std::string>& args) {
     std::vector<std::string> cmd = {fixture_.probe_tool()};
     cmd.insert(cmd.end(), args.begin(), args.end());
-    return run_helper(fixture_, ir, cmd, {"--allow-tainted"});
+    return run_helper(fixture_, ir, cmd, [](auto& a) { a.allow_tainted = true; });
   }
 
  private slots:
@@ -292,9 +292,8 @@ class HelperSandboxTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_),
                                         {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
-    for (auto& a : h.argv)
-      if (a == h.plan_hash) a = "sha256:" + std::string(64, '0');
-    auto r = run_process(h.argv);
+    h.args.plan_hash = "sha256:" + std::string(64, '0');
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 103, dump(r));
     QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
     QVERIFY(slurp(h.session_dir + "/report.json").find("\"failed\"") != std::string::npos);
@@ -313,9 +312,8 @@ class HelperSandboxTest : public QObject {
     probe["kernel_release"] = "2.6.32-not-this-one";
     put(other, probe.dump());
     ::chmod(other.c_str(), 0644);
-    for (auto& a : h.argv)
-      if (a == fixture_.probe_file) a = other;
-    auto r = run_process(h.argv);
+    h.args.probe_file = other;
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 103 && r.err.find("does not describe this kernel") != std::string::npos, dump(r));
     QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
   }
@@ -330,7 +328,7 @@ class HelperSandboxTest : public QObject {
     ir.fs.read_roots.push_back(fixture_.root + "/vanished");
     normalize(ir);
     HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
-    auto r = run_process(h.argv);
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY(!std::filesystem::exists(fixture_.project + "/ran.txt"));
     QVERIFY(!std::filesystem::exists(h.session_dir + "/attestation.json"));
@@ -348,7 +346,7 @@ class HelperSandboxTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"});
-    auto r = run_process(h.argv);
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 0, dump(r));
     auto att = nlohmann::json::parse(slurp(h.session_dir + "/attestation.json"));
     QCOMPARE(att.at("ir_hash").get<std::string>(), ir_hash(ir));
@@ -374,7 +372,7 @@ class HelperSandboxTest : public QObject {
     const std::string marker = "ran-" + std::to_string(::getpid());
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker});
     std::filesystem::create_directory(h.session_dir + "/attestation.json");
-    auto r = run_process(h.argv);
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.out.find(marker) == std::string::npos, dump(r));
     QVERIFY2(r.err.find("attestation.json") != std::string::npos, dump(r));
@@ -390,18 +388,14 @@ class HelperSandboxTest : public QObject {
     QVERIFY2(setup_row(), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     for (const bool matching : {true, false}) {
-      HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"}, {"--record-session"});
+      HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"}, [](auto& a) { a.record_session = true; });
       // The IR comes from elsewhere; the session starts without the two records.
       const std::string given = fixture_.root + "/given-ir.json";
       std::filesystem::rename(h.session_dir + "/ir.json", given);
       ::chown(given.c_str(), fixture_.uid, fixture_.uid);
-      auto at = std::find(h.argv.begin(), h.argv.end(), "--ir");
-      *(at + 1) = given;
-      if (!matching) {
-        auto ph = std::find(h.argv.begin(), h.argv.end(), "--plan-hash");
-        *(ph + 1) = "sha256:" + std::string(64, '0');
-      }
-      auto r = run_process(h.argv);
+      h.args.ir_file = given;
+      if (!matching) h.args.plan_hash = "sha256:" + std::string(64, '0');
+      auto r = run_process(h.argv());
       QVERIFY2(r.exit_code == (matching ? 0 : 103), dump(r));
       QCOMPARE(slurp(h.session_dir + "/ir.json"), slurp(given));
       if (matching) {
@@ -421,9 +415,10 @@ class HelperSandboxTest : public QObject {
   void a_session_record_that_cannot_be_written_keeps_the_agent_from_running() {
     QVERIFY2(setup_row(), "fixture/probe failed");
     const std::string marker = "ran-" + std::to_string(::getpid());
-    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker}, {"--record-session"});
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker},
+                                        [](auto& a) { a.record_session = true; });
     std::filesystem::create_directory(h.session_dir + "/plan.json");
-    auto r = run_process(h.argv);
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 125, dump(r));
     QVERIFY2(r.out.find(marker) == std::string::npos, dump(r));
     QVERIFY2(r.err.find("plan.json") != std::string::npos, dump(r));
@@ -443,7 +438,7 @@ class HelperSandboxTest : public QObject {
         {"/bin/sh", "-c",
          "(" + tool + " spin 300 > " + mark + " &); " + tool + " alloc 48; "
          "while ! grep -q ok " + mark + " 2>/dev/null; do sleep 0.05; done"});
-    auto r = run_process(h.argv);
+    auto r = run_process(h.argv());
     QVERIFY2(r.exit_code == 0, dump(r));
     auto usage = nlohmann::json::parse(slurp(h.session_dir + "/report.json")).at("usage");
     QVERIFY2(usage.at("cpu_ms").get<long>() >= 300, usage.dump().c_str());

@@ -102,12 +102,12 @@ class HelperTerminalTest : public QObject {
     QVERIFY(open_pty(pty));
     const std::string log = fixture_.root + "/log";
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "tty"});
-    int code = run_on_terminal(h.argv, pty.slave, /*stdin_is_terminal=*/false, log);
+    int code = run_on_terminal(h.argv(), pty.slave, /*stdin_is_terminal=*/false, log);
     QVERIFY2(code == 0, slurp(log).c_str());
     QVERIFY2(slurp(log).find("tty:ENXIO") != std::string::npos, slurp(log).c_str());
     // With the terminal as its input the agent keeps it (an interactive agent needs it).
     h = prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "tty"});
-    code = run_on_terminal(h.argv, pty.slave, /*stdin_is_terminal=*/true, log);
+    code = run_on_terminal(h.argv(), pty.slave, /*stdin_is_terminal=*/true, log);
     QVERIFY2(code == 0, slurp(log).c_str());
     QVERIFY2(slurp(log).find("tty:ok") != std::string::npos, slurp(log).c_str());
   }
@@ -121,7 +121,7 @@ class HelperTerminalTest : public QObject {
     QVERIFY((before & ECHO) && (before & ICANON));
     const std::string log = fixture_.root + "/log";
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "tty-raw"});
-    int code = run_on_terminal(h.argv, pty.slave, /*stdin_is_terminal=*/true, log);
+    int code = run_on_terminal(h.argv(), pty.slave, /*stdin_is_terminal=*/true, log);
     QVERIFY2(code == 0, slurp(log).c_str());
     QVERIFY2(slurp(log).find("tty-raw:ok") != std::string::npos, slurp(log).c_str());
     const tcflag_t after = local_modes(pty.slave);
@@ -135,8 +135,9 @@ class HelperTerminalTest : public QObject {
     QVERIFY(open_pty(pty));
     const std::string log = fixture_.root + "/log";
     HelperInvocation h =
-        prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "tty-raw", "hold"}, {"--timeout", "2"});
-    int code = run_on_terminal(h.argv, pty.slave, /*stdin_is_terminal=*/true, log);
+        prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "tty-raw", "hold"},
+                       [](auto& a) { a.timeout_secs = 2; });
+    int code = run_on_terminal(h.argv(), pty.slave, /*stdin_is_terminal=*/true, log);
     QVERIFY2(code == 124, slurp(log).c_str());
     QVERIFY2(slurp(log).find("tty-raw:ok") != std::string::npos, slurp(log).c_str());
     const tcflag_t after = local_modes(pty.slave);

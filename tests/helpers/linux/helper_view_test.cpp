@@ -191,6 +191,7 @@ class HelperViewTest : public QObject {
     ir.fs.deny_write = {{p + "/.paddock", PathKind::kAbsentDir},
                         {p + "/.mcp.json", PathKind::kAbsent},
                         {p + "/.vscode/tasks.json", PathKind::kAbsent},
+                        {p + "/.deep/a/b/c/d/settings.json", PathKind::kAbsent},
                         {p + "/.git/hooks", PathKind::kAbsentDir},
                         {p + "/.git/config", PathKind::kFile}};
     normalize(ir);
@@ -201,8 +202,8 @@ class HelperViewTest : public QObject {
     QCOMPARE(r.exit_code, 0);
     for (const char* word : {"wrote-policy", "wrote-mcp", "wrote-tasks", "wrote-hook"})
       QVERIFY2(r.out.find(word) == std::string::npos, dump(r));
-    // Nothing is left on the host once the session is over.
-    for (const char* name : {"/.paddock", "/.mcp.json", "/.vscode", "/.git/hooks"})
+    // Nothing is left on the host once the session is over, however deep the placeholders nest.
+    for (const char* name : {"/.paddock", "/.mcp.json", "/.vscode", "/.deep", "/.git/hooks"})
       QVERIFY2(!fs::exists(p + name), (p + name).c_str());
     QVERIFY(fs::is_directory(p + "/.git"));
   }

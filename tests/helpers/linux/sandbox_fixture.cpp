@@ -37,6 +37,11 @@ SandboxFixture make_fixture(uid_t uid) {
   for (const auto& d : {f.home, f.home + "/.ssh", f.home + "/.aws", f.project, f.project + "/src",
                         f.outside, f.tools, f.state})
     fs::create_directories(d);
+  // Paddock's own directories exist before a policy is resolved, as `paddock run` makes them.
+  for (const auto& d : {f.home + "/.config/paddock", f.home + "/.local/state/paddock"}) {
+    fs::create_directories(d);
+    ::chmod(d.c_str(), 0700);
+  }
   put(f.home + "/.ssh/id_rsa", "SECRET-SSH-KEY\n");
   put(f.home + "/.aws/credentials", "SECRET-AWS\n");
   put(f.home + "/notes.txt", "plain notes\n");
@@ -85,8 +90,20 @@ FrozenIr base_ir(const SandboxFixture& f) {
   return ir;
 }
 
+std::vector<std::string> HelperInvocation::helper_argv() const {
+  std::vector<std::string> out = {helper_bin()};
+  for (auto& a : session::encode_run_args(args)) out.push_back(std::move(a));
+  return out;
+}
+
+std::vector<std::string> HelperInvocation::argv() const {
+  std::vector<std::string> out = prefix;
+  for (auto& a : helper_argv()) out.push_back(std::move(a));
+  return out;
+}
+
 HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
-                                const std::vector<std::string>& extra_args) {
+                                const ArgsTweak& tweak) {
   static std::atomic<int> counter{0};
   HelperInvocation h;
   std::string id = "t" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
@@ -100,24 +117,24 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
     auto plan = linux_backend::compile_linux(ir, *probe);
     if (plan) h.plan_hash = plan_hash(*plan);
   }
-  h.argv = f.prefix();
-  for (const auto& a : std::vector<std::string>{helper_bin(), "run", "--ir", h.session_dir + "/ir.json",
-                                                "--plan-hash", h.plan_hash, "--session-dir", h.session_dir,
-                                                "--session-id", id, "--control-socket", h.control_socket,
-                                                "--probe", f.probe_file})
-    h.argv.push_back(a);
-  h.argv.insert(h.argv.end(), extra_args.begin(), extra_args.end());
-  h.argv.push_back("--");
-  h.argv.insert(h.argv.end(), cmd.begin(), cmd.end());
+  h.prefix = f.prefix();
+  h.args.ir_file = h.session_dir + "/ir.json";
+  h.args.plan_hash = h.plan_hash;
+  h.args.session_dir = h.session_dir;
+  h.args.session_id = id;
+  h.args.control_socket = h.control_socket;
+  h.args.probe_file = f.probe_file;
+  h.args.command = cmd;
+  if (tweak) tweak(h.args);
   return h;
 }
 
 ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
-                         const std::vector<std::string>& extra_args, RunOptions options) {
-  HelperInvocation h = prepare_helper(f, ir, cmd, extra_args);
+                         const ArgsTweak& tweak, RunOptions options) {
+  HelperInvocation h = prepare_helper(f, ir, cmd, tweak);
   options.env_override["HOME"] = f.home;
   options.env_override["LANG"] = "C.UTF-8";
-  return run_process(h.argv, options);
+  return run_process(h.argv(), options);
 }
 
 }  // namespace paddock::test

@@ -6,10 +6,12 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "engine/ir.h"
+#include "engine/session/run_args.h"
 #include "tests/support/process_runner.h"
 
 namespace paddock::test {
@@ -34,18 +36,26 @@ void remove_fixture(const SandboxFixture& f);
 
 FrozenIr base_ir(const SandboxFixture& f);
 
+// The helper's arguments as `paddock run` passes them (the session module's encoder), which a
+// test may change before it runs them.
 struct HelperInvocation {
-  std::vector<std::string> argv;  // full command line (prefix included)
+  session::HelperRunArgs args;
+  std::vector<std::string> prefix;  // setpriv ... for uid 65534
   std::string session_dir;
   std::string control_socket;
   std::string plan_hash;
+
+  std::vector<std::string> helper_argv() const;  // paddock-helper run ...
+  std::vector<std::string> argv() const;         // prefix + helper_argv()
 };
 
-// Writes ir.json into a new session dir and returns the helper command line for cmd.
+using ArgsTweak = std::function<void(session::HelperRunArgs&)>;
+
+// Writes ir.json into a new session dir and returns the helper invocation for cmd.
 HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
-                                const std::vector<std::string>& extra_args = {});
+                                const ArgsTweak& tweak = {});
 ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
-                         const std::vector<std::string>& extra_args = {}, RunOptions options = {});
+                         const ArgsTweak& tweak = {}, RunOptions options = {});
 
 
 std::string uid_label(uid_t uid);  // "root" | "uid65534"

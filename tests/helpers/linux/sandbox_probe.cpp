@@ -256,6 +256,40 @@ static int cmd_unix_connect(const char* path) {
   return 0;
 }
 
+// An agent's retry loop against the egress proxy: `count` CONNECT requests to hosts no policy
+// lists, each answered 403 by the broker (no lookup, nothing leaves the sandbox). distinct: a
+// different, long host name each time (every denial a new event); else the same one each time.
+static int cmd_deny_flood(int port, long count, bool distinct) {
+  const std::string tail = "." + std::string(60, 'b') + "." + std::string(60, 'c') + "." + std::string(60, 'd') + ".example";
+  long refused = 0;
+  for (long i = 0; i < count; ++i) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0) return result("flood", -1), 0;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      close(s);
+      return result("flood", -1), 0;
+    }
+    const std::string host = distinct ? "f" + std::to_string(i) + "-" + std::string(40, 'a') + tail : "denied.example";
+    const std::string req = "CONNECT " + host + ":443 HTTP/1.1\r\nHost: " + host + ":443\r\n\r\n";
+    if (write(s, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
+      close(s);
+      return result("flood", -1), 0;
+    }
+    char buf[512];
+    std::string reply;
+    ssize_t n;
+    while ((n = read(s, buf, sizeof buf)) > 0) reply.append(buf, static_cast<size_t>(n));
+    close(s);
+    if (reply.rfind("HTTP/1.1 403", 0) == 0) ++refused;
+  }
+  printf("flood:ok:%ld\n", refused);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc < 2) return 2;
@@ -271,6 +305,7 @@ int main(int argc, char** argv) {
   if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
   if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));
   if (cmd == "exit" && argc == 3) return atoi(argv[2]);
+  if (cmd == "deny-flood" && argc == 5) return cmd_deny_flood(atoi(argv[2]), atol(argv[3]), std::string(argv[4]) == "distinct");
   if (cmd == "tty" && argc == 2) return cmd_tty();
   if (cmd == "tty-raw" && argc <= 3) return cmd_tty_raw(argc == 3 && std::string(argv[2]) == "hold");
   if (cmd == "flood" && argc == 4) return cmd_flood(atoi(argv[2]), atoi(argv[3]));

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace paddock::helper {
+namespace paddock::platform {
 
 class UniqueFd {
  public:
@@ -32,4 +32,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace paddock::helper
+}  // namespace paddock::platform

@@ -1,0 +1,40 @@
+#include "engine/dir_lister.h"
+
+#include <filesystem>
+
+namespace paddock {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PortableLister final : public DirectoryLister {
+ public:
+  std::error_code list(const std::string& dir, Visitor& visitor) const override {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(dir, ec))) return std::make_error_code(std::errc::not_a_directory);
+    fs::directory_iterator it(dir, ec);
+    if (ec) return ec;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) return ec;
+      const fs::directory_entry& e = *it;
+      std::error_code e2;
+      EntryKind kind = EntryKind::kOther;
+      if (e.is_symlink(e2)) kind = EntryKind::kSymlink;
+      else if (e.is_directory(e2)) kind = EntryKind::kDirectory;
+      else if (e.is_socket(e2)) kind = EntryKind::kSocket;
+      const auto& native = e.path().native();
+      const auto slash = native.rfind('/');
+      if (!visitor.entry(std::string_view(native).substr(slash == std::string::npos ? 0 : slash + 1), kind)) break;
+    }
+    return ec;
+  }
+};
+
+}  // namespace
+
+const DirectoryLister& portable_lister() {
+  static const PortableLister lister;
+  return lister;
+}
+
+}  // namespace paddock

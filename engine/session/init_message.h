@@ -1,0 +1,67 @@
+// The messages the sandbox's init (and the agent before its exec) sends the helper on the report
+// socket (SOCK_SEQPACKET: one message per packet, a JSON object with its "type"):
+//
+//   setup_failed {message}          setup failed before exec; the session fails with 125
+//   placeholders {list: [{path, dir, dev, ino}]}
+//                                   placeholders the view made on the host for absent protected
+//                                   paths (the helper records them for removal), also on failure
+//   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
+//   attestation {attestation}       readiness: everything is applied; the agent waits for the
+//                                   helper's one-byte answer (kStoredAnswer) before its exec
+//   exec_failed {errno, message}    the agent's exec failed (126/127)
+//   deadline                        init's own wall-time keeper is ending the session
+//   exit {status, pids, cpu_ms, max_rss, timed_out, left_cgroup}
+//                                   the agent's wait status and the tree's usage, from init
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace paddock::session {
+
+enum class InitMessageType { kSetupFailed, kPlaceholders, kProxyListen, kAttestation, kExecFailed, kDeadline, kExit };
+
+// The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
+inline constexpr char kStoredAnswer = '1';
+inline constexpr char kNotStoredAnswer = '0';
+
+struct InitMessage {
+  struct Placeholder {
+    std::string path;
+    bool dir = false;
+    std::uint64_t dev = 0, ino = 0;
+  };
+
+  InitMessageType type = InitMessageType::kSetupFailed;
+  std::string message;       // setup_failed, exec_failed
+  int error_number = 0;      // exec_failed: the exec's errno
+  std::string attestation;   // attestation: the attestation's JSON, byte for byte as sent
+  std::vector<Placeholder> placeholders;
+  // exit
+  int status = 0;            // the agent's wait status
+  std::int64_t pids = 0;
+  std::optional<std::int64_t> cpu_ms, max_rss;
+  bool timed_out = false;
+  bool left_cgroup = false;
+
+  static InitMessage setup_failed(std::string message);
+  static InitMessage placeholders_made(std::vector<Placeholder> list);
+  static InitMessage proxy_listen();
+  static InitMessage ready(std::string attestation_json);
+  static InitMessage exec_failed(int error_number, std::string message);
+  static InitMessage deadline();
+};
+
+std::string encode_init_message(const InitMessage& m);
+
+// `readiness`: the readiness message this side expects (encode_init_message(ready(...)) of the
+// attestation it prepared). A message equal to it byte for byte decodes without being parsed:
+// it is the largest message, and it arrives on the path to the agent's exec.
+Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view readiness = {});
+
+}  // namespace paddock::session

@@ -1,1 +1,0 @@
-#include "helpers/common/unique_fd.h"
