@@ -1,6 +1,7 @@
 # Every program's main() (and wmain) hands its body to guarded_main (engine/main_guard.h), so an
 # exception never escapes it: a new program without the guard fails this test.
-file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/app/*.cpp ${ROOT}/helpers/*.cpp ${ROOT}/backends/*.cpp)
+file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/app/*.cpp ${ROOT}/helpers/*.cpp ${ROOT}/backends/*.cpp
+  ${ROOT}/platform/*.cpp ${ROOT}/engine/*.cpp)
 set(bad "")
 foreach(f ${sources})
   file(STRINGS ${ROOT}/${f} mains REGEX "^int w?main\\(")
