@@ -8,6 +8,7 @@
 // and the plan goldens hold the two together).
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/json_text.h"
 
 namespace paddock {
 
@@ -53,15 +56,35 @@ class CanonicalWriter {
     for (const auto& s : list) value(s);
     return end_array();
   }
-  // std::map iterates in byte order of its keys, which is the canonical key order.
   CanonicalWriter& value(const std::map<std::string, std::string>& m) {
-    begin_object();
-    for (const auto& [k, v] : m) key(k).value(v);
-    return end_object();
+    return map(m, [this](const std::string& v) { value(v); });
   }
   CanonicalWriter& value(const std::map<std::string, std::vector<std::string>>& m) {
+    return map(m, [this](const std::vector<std::string>& v) { value(v); });
+  }
+  // An object from a map: each value written by write(value). std::map iterates in byte order
+  // of its keys, which is the canonical order as long as no key needs encoding
+  // (json_text.h); when one does, the keys are put in the byte order of their encoded form,
+  // which is the order a json tree of the same map has.
+  template <class V, class Write>
+  CanonicalWriter& map(const std::map<std::string, V>& m, Write&& write) {
     begin_object();
-    for (const auto& [k, v] : m) key(k).value(v);
+    bool plain = true;
+    for (const auto& [k, v] : m) plain = plain && json_text_is_plain(k);
+    if (plain) {
+      for (const auto& [k, v] : m) {
+        key(k);
+        write(v);
+      }
+      return end_object();
+    }
+    std::vector<std::pair<std::string, const V*>> sorted;
+    for (const auto& [k, v] : m) sorted.emplace_back(encode_json_text(k), &v);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [k, v] : sorted) {
+      key_encoded(k);
+      write(*v);
+    }
     return end_object();
   }
   // A value that is already a json tree (small, e.g. the kernel probe).
@@ -99,15 +122,24 @@ class CanonicalWriter {
     auto r = std::to_chars(buf, buf + sizeof buf, v);
     return raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
   }
+  CanonicalWriter& key_encoded(const std::string& encoded) {
+    separate();
+    dump(encoded);
+    out_ += ':';
+    need_comma_ = false;
+    return *this;
+  }
+  void dump(const std::string& utf8) {
+    out_ += nlohmann::json(utf8).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+  }
   // Printable ASCII is escaped here (only '"' and '\\' need it); anything else (control
-  // characters, UTF-8) goes through nlohmann's own serializer, so escapes and UTF-8 validation
-  // are exactly those of canonical_bytes().
+  // characters, UTF-8) goes through nlohmann's own serializer, so escapes are exactly those of
+  // canonical_bytes(); bytes that are not UTF-8 are encoded first (json_text.h), as every
+  // writer of Paddock's JSON encodes them.
   void string(std::string_view s) {
+    if (s.substr(0, kJsonBytesPrefix.size()) == kJsonBytesPrefix) return dump(encode_json_text(s));
     for (unsigned char c : s)
-      if (c < 0x20 || c >= 0x7f) {
-        out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
-        return;
-      }
+      if (c < 0x20 || c >= 0x7f) return dump(encode_json_text(s));
     // Runs between escapes are appended whole: a character at a time was the writer's main cost.
     out_ += '"';
     std::size_t run = 0;

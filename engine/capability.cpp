@@ -1,66 +1,13 @@
 #include "engine/capability.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <type_traits>
+
+#include "engine/ir_schema.h"
 
 namespace paddock {
-
-const std::vector<std::string>& capability_fields() {
-  static const std::vector<std::string> kFields = {
-      "fs.write_roots",
-      "fs.read_roots",
-      "fs.deny.outside_grants",
-      "fs.deny.inside_read_root",
-      "fs.deny.inside_write_root",
-      "fs.deny.absent_inside_write_root",
-      "fs.deny_write.outside_write_roots",
-      "fs.deny_write.inside_write_root",
-      "fs.deny_write.absent_inside_write_root",
-      "fs.tmp_isolated",
-      "fs.symlink_policy=resolve_parent_then_prefix",
-      "fs.mount_semantics=no_host_mounts",
-      "fs.host_mounted_paths",
-      "egress.mode=off",
-      "egress.mode=allowlist",
-      "egress.mode=strict",
-      "egress.mode=ask",
-      "egress.dns=broker_resolved_once_pinned",
-      "egress.tls=opaque_passthrough_no_interception",
-      "egress.cidr",
-      "egress.bind_ports",
-      "egress.connect_ports",
-      "egress.loopback_bind=false",
-      "egress.unix_ipc=always_allowed",
-      "egress.unix_socket_files",
-      "egress.quotas",
-      "egress.git_ssh",
-      "egress.debug_resolve",
-      "process.exec_scope=allow_roots",
-      "process.inheritance=same_policy",
-      "process.detach_policy=contained_or_fail",
-      "process.privilege_drop",
-      "process.no_new_privs",
-      "secrets.default=deny",
-      "secrets.brokered_env",
-      "secrets.inherited_credentials=deny",
-      "env.mode=allowlist",
-      "env.passed_names",
-      "env.set",
-      "resources.cpu_seconds",
-      "resources.memory_bytes",
-      "resources.processes",
-      "resources.open_files",
-      "resources.file_size_bytes",
-      "resources.wall_time_secs",
-      "lifecycle.cleanup=kill_tree",
-      "lifecycle.orphan_policy=kill",
-      "lifecycle.crash_handling=fail_closed_report",
-      "extensions.linux",
-      "extensions.macos",
-      "extensions.windows",
-  };
-  return kFields;
-}
 
 bool path_inside(const std::string& path, const std::string& root) {
   if (root == "/") return !path.empty() && path[0] == '/';
@@ -97,12 +44,29 @@ bool path_inside_windows(const std::string& path, const std::string& root) {
          (p[r.size()] == '/' || r.back() == '/');
 }
 
-std::vector<std::string> requested_fields(const FrozenIr& ir) {
-  std::set<std::string> want;
+namespace {
+
+using namespace ir_schema;
+
+// Text of a field's value in a "<path>=<value>" row.
+template <Valued T>
+std::string row_value(const T& v) {
+  if constexpr (Enum<T>) return std::string(enum_name(v));
+  else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+  else return v;
+}
+
+template <Settable T>
+bool is_set(const T& v) {
+  if constexpr (std::is_same_v<T, bool>) return v;
+  else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) return v.has_value();
+  else return !v.empty();
+}
+
+// Which row each deny lies in: "inside a grant" is decided lexically on the canonical paths.
+void classify_deny(const FrozenIr& ir, std::set<std::string>& want) {
   const IrFs& fs = ir.fs;
   const bool win = ir.meta.os == "windows";
-  if (!fs.write_roots.empty()) want.insert("fs.write_roots");
-  if (!fs.read_roots.empty()) want.insert("fs.read_roots");
   for (const DenyEntry& d : fs.deny) {
     const bool in_write = inside_any(d.path, fs.write_roots, win);
     const bool in_read = inside_any(d.path, fs.read_roots, win);
@@ -115,6 +79,11 @@ std::vector<std::string> requested_fields(const FrozenIr& ir) {
     else
       want.insert("fs.deny.outside_grants");
   }
+}
+
+void classify_deny_write(const FrozenIr& ir, std::set<std::string>& want) {
+  const IrFs& fs = ir.fs;
+  const bool win = ir.meta.os == "windows";
   for (const DenyEntry& d : fs.deny_write) {
     const bool in_write = inside_any(d.path, fs.write_roots, win);
     if (in_write && is_absent(d.kind))
@@ -124,59 +93,101 @@ std::vector<std::string> requested_fields(const FrozenIr& ir) {
     else
       want.insert("fs.deny_write.outside_write_roots");
   }
-  if (fs.tmp_isolated) want.insert("fs.tmp_isolated");
-  want.insert("fs.symlink_policy=" + fs.symlink_policy);
-  want.insert("fs.mount_semantics=" + fs.mount_semantics);
-  if (!fs.host_mounted_paths.empty()) want.insert("fs.host_mounted_paths");
+}
 
-  const IrEgress& e = ir.egress;
-  want.insert(std::string("egress.mode=") + to_string(e.mode));
-  if (e.mode != NetMode::kOff) {
-    want.insert("egress.dns=" + e.dns);
-    want.insert("egress.tls=" + e.tls);
-  }
-  if (!e.cidr.empty()) want.insert("egress.cidr");
-  if (!e.bind_ports.empty()) want.insert("egress.bind_ports");
-  if (!e.connect_ports.empty()) want.insert("egress.connect_ports");
-  if (!e.loopback_bind) want.insert("egress.loopback_bind=false");
-  want.insert("egress.unix_ipc=" + e.unix_ipc);
-  if (!e.unix_socket_files.empty()) want.insert("egress.unix_socket_files");
-  if (!e.quotas.empty()) want.insert("egress.quotas");
-  if (e.git_ssh) want.insert("egress.git_ssh");
-  if (!e.debug_resolve.empty()) want.insert("egress.debug_resolve");
-
-  const IrProcess& p = ir.process;
-  want.insert("process.exec_scope=" + p.exec_scope);
-  want.insert("process.inheritance=" + p.inheritance);
-  want.insert("process.detach_policy=" + p.detach_policy);
-  if (p.privilege_drop) want.insert("process.privilege_drop");
-  if (p.no_new_privs) want.insert("process.no_new_privs");
-
-  want.insert("secrets.default=" + ir.secrets.default_);
-  if (!ir.secrets.brokered_env.empty()) want.insert("secrets.brokered_env");
-  want.insert("secrets.inherited_credentials=" + ir.secrets.inherited_credentials);
-
-  want.insert("env.mode=" + ir.env.mode);
-  if (!ir.env.passed_names.empty()) want.insert("env.passed_names");
-  if (!ir.env.set.empty()) want.insert("env.set");
-
-  const IrResources& r = ir.resources;
-  if (r.cpu_seconds) want.insert("resources.cpu_seconds");
-  if (r.memory_bytes) want.insert("resources.memory_bytes");
-  if (r.processes) want.insert("resources.processes");
-  if (r.open_files) want.insert("resources.open_files");
-  if (r.file_size_bytes) want.insert("resources.file_size_bytes");
-  if (r.wall_time_secs) want.insert("resources.wall_time_secs");
-  if (r.merge != "strictest_wins") want.insert("resources.merge=" + r.merge);
-
-  want.insert("lifecycle.cleanup=" + ir.lifecycle.cleanup);
-  want.insert("lifecycle.orphan_policy=" + ir.lifecycle.orphan_policy);
-  want.insert("lifecycle.crash_handling=" + ir.lifecycle.crash_handling);
-
+// Each extension that says anything asks for its own row (an unknown key for a row of its own,
+// which no backend has, so check() refuses it).
+void classify_extensions(const FrozenIr& ir, std::set<std::string>& want) {
   if (ir.extensions.is_object())
     for (auto it = ir.extensions.begin(); it != ir.extensions.end(); ++it)
       if (!(it.value().is_object() && it.value().empty()) && !it.value().is_null())
         want.insert("extensions." + it.key());
+}
+
+using Classifier = void (*)(const FrozenIr&, std::set<std::string>&);
+
+// The classified fields of the schema. A classified field missing here is asked for under its
+// bare path, which no backend row has, so it is refused until its rule is written.
+Classifier classifier_of(const std::string& path) {
+  static const std::map<std::string, Classifier> kClassifiers = {
+      {"fs.deny", classify_deny},
+      {"fs.deny_write", classify_deny_write},
+      {"extensions", classify_extensions},
+  };
+  auto it = kClassifiers.find(path);
+  return it == kClassifiers.end() ? nullptr : it->second;
+}
+
+// The default value's text of every kValueUnlessDefault field.
+const std::map<std::string, std::string>& unless_default_values() {
+  static const std::map<std::string, std::string> kDefaults = [] {
+    std::map<std::string, std::string> out;
+    for_each_ir_field(FrozenIr{}, [&](const std::string& path, const FieldInfo& info, const auto& v) {
+      if constexpr (Valued<std::remove_cvref_t<decltype(v)>>)
+        if (info.gate.request == Request::kValueUnlessDefault) out[path] = row_value(v);
+    });
+    return out;
+  }();
+  return kDefaults;
+}
+
+}  // namespace
+
+const std::vector<std::string>& capability_fields() {
+  static const std::vector<std::string> kFields = [] {
+    std::vector<std::string> out;
+    for_each_ir_field(FrozenIr{}, [&](const std::string& path, const FieldInfo& info, const auto& v) {
+      using T = std::remove_cvref_t<decltype(v)>;
+      switch (info.gate.request) {
+        case Request::kWhenSet: out.push_back(path); break;
+        case Request::kValue:
+        case Request::kValueWhenNetworked:
+          if constexpr (Enum<T>) {
+            for (const auto& [value, name] : EnumNames<T>::values) out.push_back(path + "=" + std::string(name));
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            out.push_back(path + "=" + v);  // the default is the one value every backend describes
+          }
+          break;
+        case Request::kClassified:
+          for (std::string_view row : info.gate.rows) out.push_back(path + "." + std::string(row));
+          break;
+        case Request::kValueUnlessDefault:
+        case Request::kNever: break;
+      }
+    });
+    return out;
+  }();
+  return kFields;
+}
+
+std::vector<std::string> requested_fields(const FrozenIr& ir) {
+  std::set<std::string> want;
+  const bool networked = ir.egress.mode != NetMode::kOff;
+  for_each_ir_field(ir, [&](const std::string& path, const FieldInfo& info, const auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    switch (info.gate.request) {
+      case Request::kNever: break;
+      // ir_schema.h checks at compile time that each request fits its field's type.
+      case Request::kWhenSet:
+        if constexpr (Settable<T>)
+          if (is_set(v)) want.insert(path);
+        break;
+      case Request::kValue:
+      case Request::kValueWhenNetworked:
+      case Request::kValueUnlessDefault:
+        if constexpr (Valued<T>) {
+          if (info.gate.request == Request::kValueWhenNetworked && !networked) break;
+          const std::string value = row_value(v);
+          if (info.gate.request == Request::kValueUnlessDefault && unless_default_values().at(path) == value) break;
+          want.insert(path + "=" + value);
+        }
+        break;
+      case Request::kClassified:
+        if (Classifier c = classifier_of(path)) c(ir, want);
+        else want.insert(path);
+        break;
+    }
+  });
 
   std::vector<std::string> out;
   for (const std::string& f : capability_fields())

@@ -30,11 +30,11 @@ std::string trim(std::string s) {
 Result<bool> file_exists_inside(const EvalContext& ctx, const Item& it) {
   const fs::path rel(it.text);
   if (rel.is_absolute())
-    return bad_input(it.at.where() + ": key '" + it.at.key + "': must be relative to the project");
+    return error_at(ErrorCode::kBadInput, it.at.pos(), "must be relative to the project");
   fs::path cur(ctx.project);
   for (const auto& part : rel) {
     if (part == "..")
-      return bad_input(it.at.where() + ": key '" + it.at.key + "': '..' is not allowed (the file must be inside the project)");
+      return error_at(ErrorCode::kBadInput, it.at.pos(), "'..' is not allowed (the file must be inside the project)");
     if (part == "." || part.empty()) continue;
     cur /= part;
     std::error_code ec;
@@ -101,13 +101,14 @@ Result<ConditionResult> evaluate_when(const Layer::When& w, const EvalContext& c
   if (w.project_contains) {
     const std::string& pat = w.project_contains->text;
     if (pat.find('/') != std::string::npos)
-      return bad_input(w.project_contains->at.where() + ": key 'when.project_contains': a file name pattern without '/' (e.g. \"*.tf\")");
+      return error_at(ErrorCode::kBadInput, w.project_contains->at.pos(),
+                      "a file name pattern without '/' (e.g. \"*.tf\")");
     ContainsScan scan{&pat};
     scan.walk(ctx.project);
     if (scan.over)
-      return refused(w.project_contains->at.where() + ": key 'when.project_contains': scanning the project for '" + pat +
-                     "' exceeded its budget of " + std::to_string(kContainsFileBudget) +
-                     " files / 8 MiB of names; use file_exists instead");
+      return error_at(ErrorCode::kRefused, w.project_contains->at.pos(),
+                      "scanning the project for '" + pat + "' exceeded its budget of " +
+                          std::to_string(kContainsFileBudget) + " files / 8 MiB of names; use file_exists instead");
     add(scan.found, "project contains " + pat);
   }
   if (w.os) add(w.os->text == ctx.os, "os is " + w.os->text);

@@ -112,7 +112,7 @@ Status IrBuilder::build_env() {
   ir_.env.set["PATH"] = sanitize_path_var(ctx_.getenv("PATH"));
   if (ir_.fs.tmp_isolated) ir_.env.set["TMPDIR"] = "/tmp";
   for (const auto& [k, v] : ir_.env.set)
-    prov_.add_raw("env.set:" + k, Contribution{"invariant", "", "set", k == "PATH" ? "sanitised launch PATH" : k});
+    prov_.add_raw(prov_key<&IrEnv::set>(k), Contribution{"invariant", "", "set", k == "PATH" ? "sanitised launch PATH" : k});
   // The agent preset's own settings (e.g. the one directory its state lives in).
   if (agent_layer_)
     for (const auto& [k, v] : agent_layer_->agent.env) {
@@ -123,18 +123,18 @@ Status IrBuilder::build_env() {
         value = *abs;
       }
       ir_.env.set[k] = value;
-      prov_.add("env.set:" + k, v.at, "set", v.text);
+      prov_.add(prov_key<&IrEnv::set>(k), v.at, "set", v.text);
     }
 
-  for (const auto& i : pass) { ir_.env.pass_through.push_back(i.text); prov_.add("env.pass_through:" + i.text, i.at, "added", i.text); }
-  for (const auto& i : deny) { ir_.env.deny.push_back(i.text); prov_.add("env.deny:" + i.text, i.at, "added", i.text); }
+  for (const auto& i : pass) { ir_.env.pass_through.push_back(i.text); prov_.add(prov_key<&IrEnv::pass_through>(i.text), i.at, "added", i.text); }
+  for (const auto& i : deny) { ir_.env.deny.push_back(i.text); prov_.add(prov_key<&IrEnv::deny>(i.text), i.at, "added", i.text); }
   for (const auto& i : brokered) {
     ir_.secrets.brokered_env.push_back(i.text);
-    prov_.add("secrets.brokered_env:" + i.text, i.at, "added", i.text);
+    prov_.add(prov_key<&IrSecrets::brokered_env>(i.text), i.at, "added", i.text);
   }
   ir_.env.hard_deny = hard_deny_patterns();
   for (const auto& h : ir_.env.hard_deny)
-    prov_.add_raw("env.hard_deny:" + h, Contribution{"invariant", "builtin:env-hard-deny", "added", "built-in hard-deny " + h});
+    prov_.add_raw(prov_key<&IrEnv::hard_deny>(h), Contribution{"invariant", "builtin:env-hard-deny", "added", "built-in hard-deny " + h});
 
   for (const auto& [name, value] : *ctx_.env) {
     (void)value;
@@ -142,7 +142,7 @@ Status IrBuilder::build_env() {
     for (const auto& i : pass)
       if (env_pattern_matches(i.text, name)) { by = &i; break; }
     if (!by) continue;
-    const std::string key = "env.passed_names:" + name;
+    const std::string key = prov_key<&IrEnv::passed_names>(name);
     auto removed = [&](const std::string& tier, const std::string& file, const std::string& rule) {
       prov_.add(key, by->at, "added", by->text);
       prov_.add_raw(key, Contribution{tier, file, "removed", rule});

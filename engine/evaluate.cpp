@@ -99,9 +99,9 @@ Result<Evaluation> evaluate(const Inputs& in) {
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources[i].tier != kTierAgent || !parsed[i]) continue;
     const Item& d = parsed[i]->agent.data_dir;
-    if (d.text.rfind("$AGENT", 0) == 0) return bad_input(d.at.where() + ": key 'agent.data_dir': may not use $AGENT");
+    if (d.text.rfind("$AGENT", 0) == 0) return error_at(ErrorCode::kBadInput, d.at.pos(), "may not use $AGENT");
     auto abs = expand_vars(d.text, ctx, d.at.where() + ": key 'agent.data_dir'");
-    if (!abs.ok()) return abs.error();
+    if (!abs.ok()) return with_origin(abs.error(), d.at.pos());
     std::error_code ec;
     ctx.agent_dir = ctx.paths->weakly_canonical(*abs, ec).string();
   }

@@ -2,6 +2,7 @@
 #include "engine/ir_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <system_error>
 
@@ -19,8 +20,9 @@ bool may_unprotect(const std::string& tier) {
 }
 
 Error lock_error(const Origin& at, const Origin& lock, const std::string& what) {
-  return blocked(at.where() + ": key '" + at.key + "': tier " + at.tier + " may not " + what + ": the system-global policy " +
-                 lock.file + " sets security.immutable (ask the administrator to change it)");
+  return error_at(ErrorCode::kPolicyBlocked, at.pos(),
+                  "tier " + at.tier + " may not " + what + ": the system-global policy " + lock.file +
+                      " sets security.immutable (ask the administrator to change it)");
 }
 
 }  // namespace
@@ -71,8 +73,8 @@ Status IrBuilder::add_layer(const Layer& l) {
   if (l.tier != kTierSystem && (l.immutable || l.require_signed))
     warn(l.file + ": security.* is honoured from the system-global policy only; ignored here");
   if (l.agent_credentials.value_or(false) && l.tier != kTierSystem && l.tier != kTierUser && l.tier != kTierCliFile)
-    return blocked(l.agent_credentials_at.where() + ": key 'environment.agent_credentials': tier " + l.tier +
-                   " may not opt in to agent credentials (only the system, user or a --policy file may)");
+    return error_at(ErrorCode::kPolicyBlocked, l.agent_credentials_at.pos(),
+                    "tier " + l.tier + " may not opt in to agent credentials (only the system, user or a --policy file may)");
 
   for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
   for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}, {}, false, {}});
@@ -86,9 +88,10 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& p : l.deny_write_preset)
     if (auto s = add_list(p, PathUse::kDenyWrite); !s.ok()) return s;
   if (!l.unprotect.empty() && !may_unprotect(l.tier))
-    return blocked(l.unprotect.front().at.where() + ": key '" + l.unprotect.front().at.key + "': tier " + l.tier +
-                   " may not lift the write protection of files your tools execute (only the system, user or a "
-                   "--policy file may: repository layers come with the code those tools would run)");
+    return error_at(ErrorCode::kPolicyBlocked, l.unprotect.front().at.pos(),
+                    "tier " + l.tier +
+                        " may not lift the write protection of files your tools execute (only the system, user or a "
+                        "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
   if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
@@ -103,8 +106,9 @@ Status IrBuilder::add_layer(const Layer& l) {
     else if (l.tier == kTierUser) net_user_ = v;
     else if (*l.net_mode == NetMode::kOff) { if (!net_forced_off_) net_forced_off_ = v; }
     else
-      return bad_input(l.net_mode_at.where() + ": key 'network.mode': tier " + l.tier +
-                       " may only force 'off' (the mode comes from --net, the agent preset or the user/system policy)");
+      return error_at(ErrorCode::kBadInput, l.net_mode_at.pos(),
+                      "tier " + l.tier +
+                          " may only force 'off' (the mode comes from --net, the agent preset or the user/system policy)");
   }
   if (l.agent.default_net) net_agent_ = std::make_pair(*l.agent.default_net, l.agent.default_net_at);
   if (l.tier == kTierSystem && locked_ && l.net_mode && *l.net_mode == NetMode::kOff) net_forced_off_ = std::make_pair(NetMode::kOff, l.net_mode_at);
@@ -191,7 +195,7 @@ Status IrBuilder::apply_list_rules() {
       continue;
     }
     for (const auto& p : r.resolved)
-      prov_.add(std::string(r.use == PathUse::kDeny ? "fs.deny:" : "fs.deny_write:") + p, *agent_credentials_, "removed",
+      prov_.add(r.use == PathUse::kDeny ? prov_key<&IrFs::deny>(p) : prov_key<&IrFs::deny_write>(p), *agent_credentials_, "removed",
                 r.item.text + " (the agent's own login: environment.agent_credentials)");
     r.resolved.clear();
   }
@@ -201,7 +205,7 @@ Status IrBuilder::apply_list_rules() {
     for (const auto& p : r.resolved) {
       std::error_code ec;
       if (ctx_.paths->symlink_status(p, ec).type() == fs::file_type::directory) {
-        prov_.add(std::string(r.use == PathUse::kDeny ? "fs.deny:" : "fs.deny_write:") + p, r.item.at, "removed",
+        prov_.add(r.use == PathUse::kDeny ? prov_key<&IrFs::deny>(p) : prov_key<&IrFs::deny_write>(p), r.item.at, "removed",
                   r.item.text + " (a directory; the list names files)");
         continue;
       }
@@ -211,9 +215,10 @@ Status IrBuilder::apply_list_rules() {
   }
   for (const auto& u : unprotect_items_) {
     const std::string label = u.at.where() + ": key '" + u.at.key + "'";
-    if (has_glob(u.text)) return bad_input(label + ": unprotect paths are literal (no globs); name the file or directory");
+    if (has_glob(u.text))
+      return error_at(ErrorCode::kBadInput, u.at.pos(), "unprotect paths are literal (no globs); name the file or directory");
     auto abs = expand_vars(u.text, ctx_, label);
-    if (!abs.ok()) return abs.error();
+    if (!abs.ok()) return with_origin(abs.error(), u.at.pos());
     std::error_code ec;
     const auto c = ctx_.paths->weakly_canonical(*abs, ec);
     Unprotect done{u, ec ? *abs : c.string(), {}};
@@ -226,7 +231,7 @@ Status IrBuilder::apply_list_rules() {
           continue;
         }
         done.lifted.push_back(p);
-        prov_.add("fs.deny_write:" + p, u.at, "removed", u.text + " (unprotected)");
+        prov_.add(prov_key<&IrFs::deny_write>(p), u.at, "removed", u.text + " (unprotected)");
       }
       r.resolved = std::move(keep);
     }
@@ -277,9 +282,9 @@ Status IrBuilder::check_repository_escapes() {
       if (path_within(p, ctx_.project)) continue;  // the project itself may live in /tmp
       for (const auto& [dir, why] : dangerous)
         if (path_within(p, dir) || (covers && path_within(dir, p)))
-          return blocked(r.item.at.where() + ": key '" + r.item.at.key + "': tier " + r.item.at.tier +
-                         " may not grant write to " + p + " (" + why + " " + dir +
-                         "); repository layers may only grant paths inside the project");
+          return error_at(ErrorCode::kPolicyBlocked, r.item.at.pos(),
+                          "tier " + r.item.at.tier + " may not grant write to " + p + " (" + why + " " + dir +
+                              "); repository layers may only grant paths inside the project");
     }
   }
   return {};
@@ -365,21 +370,23 @@ void IrBuilder::record_adds(const Layer& l) {
 }
 
 void IrBuilder::build_limits() {
+  // The IR field of each limit, in LimitKey order, with its provenance key.
+  using Limit = std::optional<std::int64_t> IrResources::*;
+  const std::array<std::pair<Limit, const std::string*>, kLimitCount> fields = {{
+      {&IrResources::cpu_seconds, &prov_key<&IrResources::cpu_seconds>()},
+      {&IrResources::memory_bytes, &prov_key<&IrResources::memory_bytes>()},
+      {&IrResources::processes, &prov_key<&IrResources::processes>()},
+      {&IrResources::open_files, &prov_key<&IrResources::open_files>()},
+      {&IrResources::file_size_bytes, &prov_key<&IrResources::file_size_bytes>()},
+      {&IrResources::wall_time_secs, &prov_key<&IrResources::wall_time_secs>()},
+  }};
   for (int i = 0; i < kLimitCount; ++i) {
-    const auto k = static_cast<LimitKey>(i);
     std::optional<std::int64_t> v;
     if (limits_[i]) {
       v = limits_[i]->first;
-      prov_.add(std::string("resources.") + limit_ir_key(k), limits_[i]->second, "set", std::to_string(*v));
+      prov_.add(*fields[i].second, limits_[i]->second, "set", std::to_string(*v));
     }
-    switch (k) {
-      case LimitKey::kCpu: ir_.resources.cpu_seconds = v; break;
-      case LimitKey::kMemory: ir_.resources.memory_bytes = v; break;
-      case LimitKey::kProcesses: ir_.resources.processes = v; break;
-      case LimitKey::kOpenFiles: ir_.resources.open_files = v; break;
-      case LimitKey::kFileSize: ir_.resources.file_size_bytes = v; break;
-      case LimitKey::kWallTime: ir_.resources.wall_time_secs = v; break;
-    }
+    ir_.resources.*fields[i].first = v;
   }
 }
 

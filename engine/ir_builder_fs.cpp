@@ -16,11 +16,11 @@ namespace {
 
 const char* use_key(PathUse u) {
   switch (u) {
-    case PathUse::kWrite: return "fs.write_roots";
-    case PathUse::kRead: return "fs.read_roots";
-    case PathUse::kDeny: return "fs.deny";
-    case PathUse::kDenyWrite: return "fs.deny_write";
-    case PathUse::kSocketAllow: return "egress.unix_socket_files";
+    case PathUse::kWrite: return prov_key<&IrFs::write_roots>().c_str();
+    case PathUse::kRead: return prov_key<&IrFs::read_roots>().c_str();
+    case PathUse::kDeny: return prov_key<&IrFs::deny>().c_str();
+    case PathUse::kDenyWrite: return prov_key<&IrFs::deny_write>().c_str();
+    case PathUse::kSocketAllow: return prov_key<&IrEgress::unix_socket_files>().c_str();
   }
   return "";
 }
@@ -58,9 +58,9 @@ Status IrBuilder::resolve_paths() {
     auto& r = paths_[i];
     const std::string label = r.item.at.where() + ": key '" + r.item.at.key + "'";
     auto abs = expand_vars(r.item.text, ctx_, label);
-    if (!abs.ok()) return abs.error();
+    if (!abs.ok()) return with_origin(abs.error(), r.item.at.pos());
     if (has_glob(r.item.text)) {
-      if (r.use == PathUse::kSocketAllow) return bad_input(label + ": socket paths are literal (no globs)");
+      if (r.use == PathUse::kSocketAllow) return error_at(ErrorCode::kBadInput, r.item.at.pos(), "socket paths are literal (no globs)");
       jobs.emplace_back(*abs, label, /*fail_closed=*/r.use == PathUse::kDeny || r.use == PathUse::kDenyWrite);
       job_owner.push_back(i);
     } else {
@@ -73,7 +73,13 @@ Status IrBuilder::resolve_paths() {
   const std::size_t deny_jobs = jobs.size();
   jobs.emplace_back(ctx_.project + "/**/.git", "builtin:git-metadata");
   add_socket_jobs(jobs);
-  if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) return s;
+  if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) {
+    // The message starts with the failing job's label; keep that job's origin as data too.
+    for (std::size_t j = 0; j < deny_jobs; ++j)
+      if (s.error().message.rfind(jobs[j].label + ":", 0) == 0)
+        return with_origin(s.error(), paths_[job_owner[j]].item.at.pos());
+    return s;
+  }
   nested_git_ = std::move(jobs[deny_jobs].matches);
   for (std::size_t j = 0; j < deny_jobs; ++j) {
     for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
@@ -113,8 +119,9 @@ Status IrBuilder::check_repository_writes() {
     for (const auto& p : candidates) {
       const std::string why = danger(p);
       if (!why.empty())
-        return blocked(r.item.at.where() + ": key '" + r.item.at.key + "': tier " + r.item.at.tier +
-                       " may not grant write to " + p + " (" + why + "); repository layers may only grant paths inside the project");
+        return error_at(ErrorCode::kPolicyBlocked, r.item.at.pos(),
+                        "tier " + r.item.at.tier + " may not grant write to " + p + " (" + why +
+                            "); repository layers may only grant paths inside the project");
     }
   }
   return {};
@@ -173,10 +180,10 @@ void IrBuilder::build_fs() {
       const char* cover_key = nullptr;
       for (const auto& [roots, k] : by)
         if ((cover = covered(p, *roots)) != nullptr) { cover_key = k; break; }
-      if (!cover && std::string(key) == "fs.read_roots" &&
+      if (!cover && key == prov_key<&IrFs::read_roots>() &&
           std::find(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(), p) != ir_.fs.write_roots.end()) {
         cover = &p;
-        cover_key = "fs.write_roots";
+        cover_key = prov_key<&IrFs::write_roots>().c_str();
       }
       if (!cover) { keep.push_back(p); continue; }
       if (auto* c = prov_.find(std::string(key) + ":" + p))
@@ -188,14 +195,16 @@ void IrBuilder::build_fs() {
     }
     v = std::move(keep);
   };
-  prune(ir_.fs.write_roots, "fs.write_roots", {{&ir_.fs.write_roots, "fs.write_roots"}});
-  prune(ir_.fs.read_roots, "fs.read_roots", {{&ir_.fs.write_roots, "fs.write_roots"}, {&ir_.fs.read_roots, "fs.read_roots"}});
+  const char* write_key = prov_key<&IrFs::write_roots>().c_str();
+  const char* read_key = prov_key<&IrFs::read_roots>().c_str();
+  prune(ir_.fs.write_roots, write_key, {{&ir_.fs.write_roots, write_key}});
+  prune(ir_.fs.read_roots, read_key, {{&ir_.fs.write_roots, write_key}, {&ir_.fs.read_roots, read_key}});
 
   // /tmp: private unless some layer turned it off and none insisted on it.
   ir_.fs.tmp_isolated = tmpfs_true_.has_value() || !tmpfs_false_.has_value();
-  if (tmpfs_true_) prov_.add("fs.tmp_isolated", tmpfs_true_->second, "set", "true");
-  else if (tmpfs_false_) prov_.add("fs.tmp_isolated", tmpfs_false_->second, "set", "false");
-  else prov_.add_raw("fs.tmp_isolated", Contribution{"default", "", "set", "no tier chose: private /tmp"});
+  if (tmpfs_true_) prov_.add(prov_key<&IrFs::tmp_isolated>(), tmpfs_true_->second, "set", "true");
+  else if (tmpfs_false_) prov_.add(prov_key<&IrFs::tmp_isolated>(), tmpfs_false_->second, "set", "false");
+  else prov_.add_raw(prov_key<&IrFs::tmp_isolated>(), Contribution{"default", "", "set", "no tier chose: private /tmp"});
 }
 
 namespace {
@@ -258,7 +267,7 @@ void IrBuilder::add_git_metadata() {
   auto protect = [&](const std::string& p, PathKind kind, const std::string& why) {
     if (!writable(p)) return;
     ir_.fs.deny_write.push_back({p, kind});
-    prov_.add_raw("fs.deny_write:" + p, Contribution{"invariant", "builtin:git-metadata", "added", why});
+    prov_.add_raw(prov_key<&IrFs::deny_write>(p), Contribution{"invariant", "builtin:git-metadata", "added", why});
   };
   std::set<std::string> seen;
   std::function<void(const std::string&, int)> git_dir = [&](const std::string& g, int depth) {
@@ -421,7 +430,7 @@ Status IrBuilder::add_sockets() {
       for (const auto& r : *roots) reachable = reachable || path_within(c, r);
     if (!reachable) return;
     ir_.fs.deny.push_back({c, kind_of(*ctx_.paths, c)});
-    prov_.add_raw("fs.deny:" + c, Contribution{"invariant", rule, "added", why});
+    prov_.add_raw(prov_key<&IrFs::deny>(c), Contribution{"invariant", rule, "added", why});
   };
   for (const auto& s : sockets)
     mask(canonical(*ctx_.paths, s), "builtin:never-reachable-sockets", "unix socket " + s + " is never implied by a file grant");
@@ -453,7 +462,7 @@ void IrBuilder::add_paddock_dirs() {
     if (!(mask ? readable || writable : writable)) continue;
     auto& list = mask ? ir_.fs.deny : ir_.fs.deny_write;
     list.push_back({c, kind_of(*ctx_.paths, c)});
-    prov_.add_raw(std::string(mask ? "fs.deny:" : "fs.deny_write:") + c,
+    prov_.add_raw(mask ? prov_key<&IrFs::deny>(c) : prov_key<&IrFs::deny_write>(c),
                   Contribution{"invariant", "builtin:paddock-own-files", "added",
                                "Paddock's own directory " + c + " is never implied by a file grant"});
   }
@@ -473,7 +482,7 @@ Status IrBuilder::add_hardlinks() {
     std::error_code ec;
     if (d.kind == PathKind::kFile) {
       if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
-        linked.emplace_back(d.path, "fs.deny:" + d.path);
+        linked.emplace_back(d.path, prov_key<&IrFs::deny>(d.path));
       continue;
     }
     // Directories denied outside the home and the write roots (/root, /etc/sudoers.d) hold
@@ -491,7 +500,7 @@ Status IrBuilder::add_hardlinks() {
       }
       std::error_code e2;
       if (it->is_symlink(e2) || !it->is_regular_file(e2)) continue;
-      if (it->hard_link_count(e2) > 1 && !e2) linked.emplace_back(it->path().string(), "fs.deny:" + d.path);
+      if (it->hard_link_count(e2) > 1 && !e2) linked.emplace_back(it->path().string(), prov_key<&IrFs::deny>(d.path));
     }
     if (ec && ec != std::errc::no_such_file_or_directory)
       warn("fs.deny: " + d.path + " cannot be read by Paddock (" + ec.message() +
@@ -528,7 +537,7 @@ Status IrBuilder::add_hardlinks() {
       std::string twin_of, key;
       if (!unchecked.empty()) {
         twin_of = unchecked;
-        key = "fs.deny:" + unchecked;
+        key = prov_key<&IrFs::deny>(unchecked);
       }
       for (const auto& [m, k] : linked)
         if (fs::equivalent(it->path(), m, ec)) {
@@ -542,7 +551,7 @@ Status IrBuilder::add_hardlinks() {
       if (auto* c = prov_.find(key))
         for (auto contribution : *c) {
           contribution.rule += " (hard link of " + twin_of + ")";
-          prov_.add_raw("fs.deny:" + p, contribution);
+          prov_.add_raw(prov_key<&IrFs::deny>(p), contribution);
         }
     }
   }

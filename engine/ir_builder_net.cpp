@@ -134,44 +134,44 @@ Status IrBuilder::build_egress() {
     if (s->has_value()) { src = *s; break; }
   if (src) {
     ir_.egress.mode = src->first;
-    prov_.add("egress.mode", src->second, "set", to_string(src->first));
+    prov_.add(prov_key<&IrEgress::mode>(), src->second, "set", to_string(src->first));
   } else {
-    prov_.add_raw("egress.mode", Contribution{"default", "", "set", "no tier chose a mode: off"});
+    prov_.add_raw(prov_key<&IrEgress::mode>(), Contribution{"default", "", "set", "no tier chose a mode: off"});
   }
   if (net_forced_off_ && ir_.egress.mode != NetMode::kOff) {
     ir_.egress.mode = NetMode::kOff;
-    prov_.add("egress.mode", net_forced_off_->second, "set", "off (forced)");
+    prov_.add(prov_key<&IrEgress::mode>(), net_forced_off_->second, "set", "off (forced)");
   }
   // Any tier may forbid loopback binds (it only tightens); none needs to allow them.
   ir_.egress.loopback_bind = !loopback_forbidden_;
-  if (loopback_forbidden_) prov_.add("egress.loopback_bind", *loopback_forbidden_, "set", "false");
-  else prov_.add_raw("egress.loopback_bind", Contribution{"default", "", "set", "the sandbox's loopback is its own: true"});
+  if (loopback_forbidden_) prov_.add(prov_key<&IrEgress::loopback_bind>(), *loopback_forbidden_, "set", "false");
+  else prov_.add_raw(prov_key<&IrEgress::loopback_bind>(), Contribution{"default", "", "set", "the sandbox's loopback is its own: true"});
   for (const auto& d : domains_) {
     auto n = normalize_domain(d.text);
-    if (!n.ok()) return bad_input(d.at.where() + ": key '" + d.at.key + "': " + n.error().message);
+    if (!n.ok()) return error_at(ErrorCode::kBadInput, d.at.pos(), n.error().message);
     ir_.egress.domains.push_back(*n);
-    prov_.add("egress.domains:" + *n, d.at, "added", d.text);
+    prov_.add(prov_key<&IrEgress::domains>(*n), d.at, "added", d.text);
   }
   for (const auto& [d, ports] : ports_) {
     auto n = normalize_domain(d);
-    if (!n.ok()) return bad_input(ports.front().second.where() + ": key '" + ports.front().second.key + "': " + n.error().message);
+    if (!n.ok()) return error_at(ErrorCode::kBadInput, ports.front().second.pos(), n.error().message);
     for (const auto& [p, at] : ports) {
       ir_.egress.strict_ports[*n].push_back(p);
-      prov_.add("egress.strict_ports:" + *n + ":" + std::to_string(p), at, "added", d);
+      prov_.add(prov_key<&IrEgress::strict_ports>(*n + ":" + std::to_string(p)), at, "added", d);
     }
   }
   for (const auto& c : cidrs_) {
     auto n = normalize_cidr(c.text);
-    if (!n.ok()) return bad_input(c.at.where() + ": key '" + c.at.key + "': " + n.error().message);
+    if (!n.ok()) return error_at(ErrorCode::kBadInput, c.at.pos(), n.error().message);
     ir_.egress.cidr.push_back(*n);
-    prov_.add("egress.cidr:" + *n, c.at, "added", c.text);
+    prov_.add(prov_key<&IrEgress::cidr>(*n), c.at, "added", c.text);
   }
   for (const auto& [d, q] : quotas_) {
     auto n = normalize_domain(d);
-    if (!n.ok()) return bad_input(q.second.where() + ": key '" + q.second.key + "': " + n.error().message);
+    if (!n.ok()) return error_at(ErrorCode::kBadInput, q.second.pos(), n.error().message);
     auto it = ir_.egress.quotas.find(*n);
     if (it == ir_.egress.quotas.end() || q.first < it->second) ir_.egress.quotas[*n] = q.first;
-    prov_.add("egress.quotas:" + *n, q.second, "set", std::to_string(q.first));
+    prov_.add(prov_key<&IrEgress::quotas>(*n), q.second, "set", std::to_string(q.first));
   }
   if (ir_.egress.mode == NetMode::kStrict)
     for (const auto& d : ir_.egress.domains)

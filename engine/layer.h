@@ -41,7 +41,8 @@ struct Origin {
   std::string key;
   int line = 0;  // 1-based; 0 for rules that have no line (cli flags, built-in invariants)
   int col = 0;
-  std::string where() const;  // "file:line:col" (or just file)
+  std::string where() const { return pos().where(); }  // "file:line:col" (or just file)
+  ErrorOrigin pos() const { return {file, line, col, key}; }
 };
 
 struct Item {  // one list entry or scalar, with where it was written
@@ -52,7 +53,6 @@ struct Item {  // one list entry or scalar, with where it was written
 enum class LimitKey { kCpu, kMemory, kProcesses, kOpenFiles, kFileSize, kWallTime };
 inline constexpr int kLimitCount = 6;
 const char* limit_yaml_key(LimitKey k);  // cpu_seconds, memory, ...
-const char* limit_ir_key(LimitKey k);    // cpu_seconds, memory_bytes, ...
 
 struct LimitValue {
   std::optional<std::int64_t> value;

@@ -6,11 +6,18 @@
 #include <set>
 
 #include "engine/builtin_lists.h"
+#include "engine/json_text.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
 
 namespace paddock {
 namespace {
+
+#define PADDOCK_TRY_STATUS(expr)            \
+  do {                                      \
+    Status _st = (expr);                    \
+    if (!_st.ok()) return _st;              \
+  } while (0)
 
 class Parser {
  public:
@@ -21,8 +28,27 @@ class Parser {
     return Origin{tier_, file_, key, m.line >= 0 ? m.line + 1 : 1, m.column >= 0 ? m.column + 1 : 1};
   }
   Error fail(const YAML::Node& n, const std::string& key, const std::string& what) const {
-    const auto o = origin(n, key);
-    return bad_input(o.where() + ": key '" + key + "': " + what);
+    return error_at(ErrorCode::kBadInput, origin(n, key).pos(), what);
+  }
+
+  // Every scalar, keys included, is UTF-8 text without NUL: a layer is a text file, and a name
+  // with a NUL would mean one path to the checks here and a shorter one to the kernel.
+  Status text(const YAML::Node& n, const std::string& key) const {
+    if (n.IsScalar()) {
+      const std::string& s = n.Scalar();
+      if (!is_utf8(s)) return fail(n, key, "is not valid UTF-8 (layer files are UTF-8 text; write the name in UTF-8)");
+      if (s.find('\0') != std::string::npos) return fail(n, key, "contains a NUL character");
+    } else if (n.IsSequence()) {
+      for (std::size_t i = 0; i < n.size(); ++i) PADDOCK_TRY_STATUS(text(n[i], key + "[" + std::to_string(i) + "]"));
+    } else if (n.IsMap()) {
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        const std::string k = it->first.IsScalar() ? it->first.Scalar() : "?";
+        const std::string full = key.empty() ? k : key + "." + k;
+        PADDOCK_TRY_STATUS(text(it->first, full));
+        PADDOCK_TRY_STATUS(text(it->second, full));
+      }
+    }
+    return {};
   }
 
   // Checks that n is a map whose keys are all in `allowed` and unique.
@@ -284,6 +310,7 @@ Result<Layer> Parser::parse(const YAML::Node& root) {
   l.tier = tier_;
   l.file = file_;
   if (!root.IsMap()) return fail(root, "version", "a layer is a mapping that starts with 'version: 1'");
+  if (Status s = text(root, ""); !s.ok()) return s.error();
   std::vector<std::string> top = {"version", "metadata", "when", "security", "filesystem", "network",
                                   "unix_sockets", "environment", "secrets", "limits"};
   if (tier_ == kTierAgent) top.push_back("agent");
@@ -332,11 +359,6 @@ bool is_builtin(const std::string& tier) {
   return tier == kTierProfile || tier == kTierPreset || tier == kTierAgent;
 }
 
-std::string Origin::where() const {
-  if (line <= 0) return file;
-  return file + ":" + std::to_string(line) + ":" + std::to_string(col);
-}
-
 const char* limit_yaml_key(LimitKey k) {
   switch (k) {
     case LimitKey::kCpu: return "cpu_seconds";
@@ -348,31 +370,17 @@ const char* limit_yaml_key(LimitKey k) {
   }
   return "";
 }
-const char* limit_ir_key(LimitKey k) {
-  switch (k) {
-    case LimitKey::kCpu: return "cpu_seconds";
-    case LimitKey::kMemory: return "memory_bytes";
-    case LimitKey::kProcesses: return "processes";
-    case LimitKey::kOpenFiles: return "open_files";
-    case LimitKey::kFileSize: return "file_size_bytes";
-    case LimitKey::kWallTime: return "wall_time_secs";
-  }
-  return "";
-}
-
 Result<Layer> parse_layer(const std::string& text, const std::string& tier, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return bad_input(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": YAML syntax error: " + e.msg);
+    return error_at(ErrorCode::kBadInput, {file, e.mark.line + 1, e.mark.column + 1, ""}, "YAML syntax error: " + e.msg);
   }
   try {
     return Parser(tier, file).parse(root);
   } catch (const YAML::Exception& e) {
-    return bad_input(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": " + e.msg);
+    return error_at(ErrorCode::kBadInput, {file, e.mark.line + 1, e.mark.column + 1, ""}, e.msg);
   }
 }
 

@@ -219,19 +219,19 @@ std::vector<LintFinding> lint_ir(const FrozenIr& ir, const Provenance& prov, con
   };
   for (const auto& w : ir.fs.write_roots)
     if (path_within(ctx.home, w))
-      add("R1", "write access to " + w + " covers the whole home directory (shell startup files, keys)", "fs.write_roots:" + w);
+      add("R1", "write access to " + w + " covers the whole home directory (shell startup files, keys)", prov_key<&IrFs::write_roots>(w));
   for (const auto& r : ir.fs.read_roots)
     if (path_within(ctx.home, r))
-      add("R2", "read access to " + r + " covers the whole home directory; grant the folders the agent needs", "fs.read_roots:" + r);
+      add("R2", "read access to " + r + " covers the whole home directory; grant the folders the agent needs", prov_key<&IrFs::read_roots>(r));
   for (const auto& d : ir.fs.deny) {
     bool inside = false;
     for (const auto* roots : {&ir.fs.write_roots, &ir.fs.read_roots})
       for (const auto& r : *roots) inside = inside || path_within(d.path, r);
     if (inside) continue;
     // Shipped profiles deny defensively (e.g. /root); only user-written denies are linted.
-    auto [tier, file] = origin_of(prov, "fs.deny:" + d.path);
+    auto [tier, file] = origin_of(prov, prov_key<&IrFs::deny>(d.path));
     if (tier.empty() || is_builtin(tier) || tier == "invariant") continue;
-    add("R3", "deny " + d.path + " is outside every grant, so it changes nothing", "fs.deny:" + d.path);
+    add("R3", "deny " + d.path + " is outside every grant, so it changes nothing", prov_key<&IrFs::deny>(d.path));
   }
   // R4: walk the grants that hold user data (project, home), bounded. Names come from the
   // project-secrets list the profiles mask; a service-account key is recognised by its first
@@ -289,7 +289,7 @@ std::vector<LintFinding> lint_ir(const FrozenIr& ir, const Provenance& prov, con
   for (const auto& s : ir.egress.unix_socket_files)
     if (is_escape_socket(s) || !escape_directory_reason(s, ctx).empty())
       add("ESC", "unix socket " + s + " is escape-equivalent: whoever reaches it controls the host (containers, "
-                 "ssh keys or the desktop session)", "egress.unix_socket_files:" + s);
+                 "ssh keys or the desktop session)", prov_key<&IrEgress::unix_socket_files>(s));
   for (const auto* grants : {&ir.fs.write_roots, &ir.fs.read_roots})
     for (const auto& g : *grants) {
       // A grant of /tmp itself is covered by the private /tmp.
@@ -297,7 +297,7 @@ std::vector<LintFinding> lint_ir(const FrozenIr& ir, const Provenance& prov, con
       const std::string why = escape_directory_reason(g, ctx);
       if (why.empty()) continue;
       const bool write = grants == &ir.fs.write_roots;
-      const std::string key = std::string(write ? "fs.write_roots:" : "fs.read_roots:") + g;
+      const std::string key = write ? prov_key<&IrFs::write_roots>(g) : prov_key<&IrFs::read_roots>(g);
       add("ESC", std::string(write ? "write" : "read") + " access to " + g + " is escape-equivalent: " +
                      why + "; the sockets present at launch are masked, but one created during the session is "
                      "connectable; grant the files the agent needs instead", key);

@@ -2,6 +2,7 @@
 
 #include "engine/canonical_writer.h"
 #include "engine/ir.h"
+#include "engine/json_text.h"
 #include "engine/strict_json_reader.h"
 
 namespace paddock {
@@ -47,6 +48,14 @@ class PlanReader : public StrictJsonReader {
   }
 };
 
+// Every string as the IR writes it (engine/json_text.h): refusals and losses may name paths.
+json text(const std::string& s) { return json(encode_json_text(s)); }
+json texts(const std::vector<std::string>& v) {
+  json out = json::array();
+  for (const auto& s : v) out.push_back(text(s));
+  return out;
+}
+
 json capabilities_json(const std::vector<FieldCapability>& v) {
   json out = json::array();
   for (const auto& c : v) out.push_back(to_json(c));
@@ -76,19 +85,19 @@ const char* to_string(Needs n) {
 }
 
 json to_json(const FieldCapability& c) {
-  return json{{"field", c.field}, {"support", to_string(c.support)}, {"needs", to_string(c.needs)},
-              {"loss", c.loss}, {"mechanism", c.mechanism}};
+  return json{{"field", text(c.field)}, {"support", to_string(c.support)}, {"needs", to_string(c.needs)},
+              {"loss", text(c.loss)}, {"mechanism", text(c.mechanism)}};
 }
 
 json to_json(const BackendPlan& plan) {
-  return json{{"backend", plan.backend},
-              {"ir_hash", plan.ir_hash},
+  return json{{"backend", text(plan.backend)},
+              {"ir_hash", text(plan.ir_hash)},
               {"probe", plan.probe},
               {"steps", plan.steps},
               {"capability_vector", capabilities_json(plan.capability_vector)},
-              {"losses", plan.losses},
-              {"taint", plan.taint},
-              {"refusals", plan.refusals}};
+              {"losses", texts(plan.losses)},
+              {"taint", texts(plan.taint)},
+              {"refusals", texts(plan.refusals)}};
 }
 
 Result<BackendPlan> plan_from_json(const json& j) {
@@ -147,13 +156,13 @@ std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical)
 }
 
 json to_json(const Attestation& a) {
-  return json{{"ir_hash", a.ir_hash},
-              {"plan_hash", a.plan_hash},
-              {"backend", a.backend},
+  return json{{"ir_hash", text(a.ir_hash)},
+              {"plan_hash", text(a.plan_hash)},
+              {"backend", text(a.backend)},
               {"abi", a.abi},
               {"capability_vector", capabilities_json(a.capability_vector)},
-              {"taint", a.taint},
-              {"source_layers", a.source_layers}};
+              {"taint", texts(a.taint)},
+              {"source_layers", texts(a.source_layers)}};
 }
 
 Result<Attestation> attestation_from_json(const json& j) {

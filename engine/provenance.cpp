@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/json_text.h"
+
 namespace paddock {
 
 std::string describe_rule(const Origin& at, const std::string& text) {
@@ -27,12 +29,21 @@ const std::vector<Contribution>* Provenance::find(const std::string& key) const 
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+std::string provenance_json_key(const std::string& key) {
+  // Field paths are ASCII and hold no ':'; whatever follows the first ':' is the entry itself.
+  const auto colon = key.find(':');
+  if (colon == std::string::npos) return encode_json_text(key);
+  return key.substr(0, colon + 1) + encode_json_text(key.substr(colon + 1));
+}
+
 nlohmann::json Provenance::to_json() const {
+  const auto text = [](const std::string& s) { return nlohmann::json(encode_json_text(s)); };
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [k, v] : entries_) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& c : v) arr.push_back({{"tier", c.tier}, {"file", c.file}, {"action", c.action}, {"rule", c.rule}});
-    out[k] = std::move(arr);
+    for (const auto& c : v)
+      arr.push_back({{"tier", text(c.tier)}, {"file", text(c.file)}, {"action", text(c.action)}, {"rule", text(c.rule)}});
+    out[provenance_json_key(k)] = std::move(arr);
   }
   return out;
 }

@@ -1,6 +1,8 @@
-// Provenance (DESIGN §5): for every IR entry, which tier, file and rule added or removed it.
-// Keys are "<ir field>:<value>" (e.g. "fs.deny:/home/u/.ssh", "egress.domains:github.com",
-// "env.passed_names:LANG") or the bare field for scalars ("egress.mode", "resources.memory_bytes").
+// Provenance: for every IR entry, which tier, file and rule added or removed it. Keys are
+// "<ir field>:<value>" (e.g. "fs.deny:/home/u/.ssh", "egress.domains:github.com",
+// "env.passed_names:LANG") or the bare field for scalars ("egress.mode", "resources.memory_bytes"),
+// the field named by the IR schema (prov_key). In JSON the value part is encoded as every string
+// Paddock writes is (engine/json_text.h).
 #pragma once
 
 #include <map>
@@ -9,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/ir_schema.h"
 #include "engine/layer.h"
 
 namespace paddock {
@@ -38,5 +41,19 @@ class Provenance {
 };
 
 std::string describe_rule(const Origin& at, const std::string& text);
+
+// The provenance key of an IR entry, e.g. prov_key<&IrFs::deny>("/home/u/.ssh"); a member the
+// schema does not declare does not compile.
+template <auto Member>
+std::string prov_key(const std::string& value) {
+  return ir_schema::field_path<Member>() + ":" + value;
+}
+template <auto Member>
+const std::string& prov_key() {
+  return ir_schema::field_path<Member>();
+}
+
+// A key as it appears in Provenance::to_json(): the value part encoded for JSON.
+std::string provenance_json_key(const std::string& key);
 
 }  // namespace paddock

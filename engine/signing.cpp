@@ -89,7 +89,7 @@ Result<std::vector<std::string>> read_trusted_keys(const std::string& path) {
     if (line.empty() || line[0] == '#') continue;
     unsigned char pk[crypto_sign_PUBLICKEYBYTES];
     if (!from_hex(line, pk, sizeof pk))
-      return bad_input(path + ":" + std::to_string(n) + ":1: not a public key (expected 64 hex digits)");
+      return error_at(ErrorCode::kBadInput, {path, n, 1, ""}, "not a public key (expected 64 hex digits)");
     keys.push_back(line);
   }
   return keys;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -20,12 +21,64 @@ enum class ErrorCode : int {
   kNotFound = 127,        // command not found
 };
 
+// Where the input behind an error was written: a layer file, line and column (1-based; 0 when
+// the input has no lines, such as a command-line flag) and the key there ("filesystem.deny[2]").
+struct ErrorOrigin {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string key;
+
+  // "file:line:column", or the file alone when there is no line.
+  std::string where() const {
+    if (line <= 0) return file;
+    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
+  bool operator==(const ErrorOrigin&) const = default;
+};
+
 struct [[nodiscard]] Error {
   ErrorCode code = ErrorCode::kInternal;
-  std::string message;  // one line: what, where, what to do
+  std::string message;  // one line as users read it: what, where, what to do
+  // Where the input was, as data (the GUI marks the place in its editor); the message already
+  // says it in words.
+  std::optional<ErrorOrigin> origin;
+
+  Error() = default;
+  Error(ErrorCode c, std::string m, std::optional<ErrorOrigin> o = std::nullopt)
+      : code(c), message(one_line(std::move(m))), origin(std::move(o)) {}
+
+  // A message is one line, whatever text it quotes: control characters (a newline a layer
+  // quoted, a terminal escape sequence) are written as \xNN, \n or \r.
+  static std::string one_line(std::string m) {
+    bool clean = true;
+    for (unsigned char c : m) clean = clean && (c >= 0x20 || c == '\t') && c != 0x7f;
+    if (clean) return m;
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : m) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if ((c < 0x20 && c != '\t') || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 0xf];
+      else out += static_cast<char>(c);
+    }
+    return out;
+  }
 
   int exit_code() const { return static_cast<int>(code); }
 };
+
+// "file:line:col: key 'k': what" (the key part only when there is one), origin kept as data.
+inline Error error_at(ErrorCode code, ErrorOrigin at, const std::string& what) {
+  std::string message = at.where() + (at.key.empty() ? std::string() : ": key '" + at.key + "'") + ": " + what;
+  return {code, std::move(message), std::move(at)};
+}
+// Keeps the origin of an error whose message was already written naming it (a label such as
+// "file:line:col: key 'k'" handed down to the code that failed).
+inline Error with_origin(Error e, ErrorOrigin at) {
+  if (!e.origin) e.origin = std::move(at);
+  return e;
+}
 
 inline Error bad_input(std::string message) { return {ErrorCode::kBadInput, std::move(message)}; }
 inline Error refused(std::string message) { return {ErrorCode::kRefused, std::move(message)}; }

@@ -8,10 +8,13 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/json_text.h"
 
 namespace paddock {
 
@@ -28,17 +31,23 @@ class StrictJsonReader {
   const std::string& error() const { return error_; }
 
   bool object(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
+    return object(j, path, std::vector<std::string_view>(keys.begin(), keys.end()));
+  }
+  bool object(const json& j, const std::string& path, const std::vector<std::string_view>& keys) {
     if (!j.is_object()) return fail(path, "expected an object");
-    std::set<std::string> allowed(keys.begin(), keys.end());
+    std::set<std::string_view> allowed(keys.begin(), keys.end());
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!allowed.count(it.key())) return fail(path + "." + it.key(), "unknown field");
     for (const auto& k : allowed)
-      if (!j.contains(k)) return fail(path + "." + k, "missing field");
+      if (!j.contains(std::string(k))) return fail(path + "." + std::string(k), "missing field");
     return true;
   }
+  // Strings are decoded as they were encoded (engine/json_text.h).
   bool str(const json& j, const std::string& path, std::string& out) {
     if (!j.is_string()) return fail(path, "expected a string");
-    out = j.get<std::string>();
+    auto text = decode_json_text(j.get_ref<const std::string&>());
+    if (!text) return fail(path, "not text Paddock writes (a malformed \"bytes:\" encoding)");
+    out = std::move(*text);
     return true;
   }
   bool boolean(const json& j, const std::string& path, bool& out) {

@@ -7,6 +7,8 @@
 #include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/env_policy.h"
+#include "engine/json_text.h"
+#include "engine/provenance.h"
 
 namespace paddock {
 namespace fs = std::filesystem;
@@ -23,8 +25,9 @@ WhyAnswer answer(const std::string& subject, const char* kind) {
 
 void decide_from(WhyAnswer& w, const Evaluation& e, const std::string& key, const std::string& action) {
   const json& p = e.provenance;
-  if (!p.contains(key)) return;
-  for (const auto& c : p[key]) {
+  const std::string k = provenance_json_key(key);
+  if (!p.contains(k)) return;
+  for (const auto& c : p[k]) {
     if (c.value("action", "") != action && !(action == "added" && c.value("action", "") == "set")) continue;
     w.tier = c.value("tier", "");
     w.file = c.value("file", "");
@@ -64,7 +67,7 @@ WhyAnswer why_path(const Evaluation& e, std::string q) {
   const auto& f = e.ir.fs;
   if (const DenyEntry* d = deny_within(w.subject, f.deny)) {
     w.access = "none";
-    decide_from(w, e, "fs.deny:" + d->path, "added");
+    decide_from(w, e, prov_key<&IrFs::deny>(d->path), "added");
     w.reason = "denied: " + d->path + " is masked (deny beats every allow)";
     return w;
   }
@@ -72,26 +75,26 @@ WhyAnswer why_path(const Evaluation& e, std::string q) {
     w.allowed = true;
     if (const DenyEntry* d = deny_within(w.subject, f.deny_write)) {
       w.access = "read";
-      decide_from(w, e, "fs.deny_write:" + d->path, "added");
+      decide_from(w, e, prov_key<&IrFs::deny_write>(d->path), "added");
       w.reason = "read only: inside write root " + r + " but " + d->path + " is write-denied";
       return w;
     }
     w.access = "write";
-    decide_from(w, e, "fs.write_roots:" + r, "added");
+    decide_from(w, e, prov_key<&IrFs::write_roots>(r), "added");
     w.reason = "allowed: read and write under " + r;
     return w;
   }
   if (const std::string r = longest_within(w.subject, f.read_roots); !r.empty()) {
     w.allowed = true;
     w.access = "read";
-    decide_from(w, e, "fs.read_roots:" + r, "added");
+    decide_from(w, e, prov_key<&IrFs::read_roots>(r), "added");
     w.reason = "read only: under read root " + r;
     return w;
   }
   if (f.tmp_isolated && path_within(w.subject, "/tmp")) {
     // The host's /tmp is not reachable: the sandbox sees a private, empty /tmp instead.
     w.access = "none";
-    decide_from(w, e, "fs.tmp_isolated", "added");
+    decide_from(w, e, prov_key<&IrFs::tmp_isolated>(), "added");
     if (w.tier.empty()) w.tier = "default";
     w.reason = "denied: not granted; /tmp inside the sandbox is a private, empty directory (not the host's /tmp)";
     return w;
@@ -113,7 +116,7 @@ WhyAnswer why_domain(const Evaluation& e, std::string q) {
   WhyAnswer w = answer(q, "domain");
   const auto& g = e.ir.egress;
   if (g.mode == NetMode::kOff) {
-    decide_from(w, e, "egress.mode", "set");
+    decide_from(w, e, prov_key<&IrEgress::mode>(), "set");
     w.reason = "denied: network mode is off";
     return w;
   }
@@ -123,11 +126,11 @@ WhyAnswer why_domain(const Evaluation& e, std::string q) {
     if (d.rfind("*.", 0) == 0 && q.size() > d.size() - 1 && q.compare(q.size() - (d.size() - 1), d.size() - 1, d, 1) == 0) match = d;
   }
   if (match.empty()) {
-    decide_from(w, e, "egress.mode", "set");
+    decide_from(w, e, prov_key<&IrEgress::mode>(), "set");
     w.reason = std::string("denied: not in the domain allowlist") + (g.mode == NetMode::kAsk ? " (mode ask: the user is prompted)" : "");
     return w;
   }
-  decide_from(w, e, "egress.domains:" + match, "added");
+  decide_from(w, e, prov_key<&IrEgress::domains>(match), "added");
   if (g.mode == NetMode::kStrict) {
     auto it = g.strict_ports.find(match);
     if (it == g.strict_ports.end() || (port && std::find(it->second.begin(), it->second.end(), port) == it->second.end())) {
@@ -158,17 +161,17 @@ WhyAnswer why_env_decision(const Evaluation& e, const std::string& q) {
   const auto& v = e.ir.env;
   if (v.set.count(q)) {
     w.allowed = true;
-    decide_from(w, e, "env.set:" + q, "set");
+    decide_from(w, e, prov_key<&IrEnv::set>(q), "set");
     w.reason = "set by Paddock itself";
     return w;
   }
   if (std::find(v.passed_names.begin(), v.passed_names.end(), q) != v.passed_names.end()) {
     w.allowed = true;
-    decide_from(w, e, "env.passed_names:" + q, "added");
+    decide_from(w, e, prov_key<&IrEnv::passed_names>(q), "added");
     w.reason = "passed through from the launch environment";
     return w;
   }
-  decide_from(w, e, "env.passed_names:" + q, "removed");
+  decide_from(w, e, prov_key<&IrEnv::passed_names>(q), "removed");
   if (!w.rule.empty()) {
     w.reason = "denied: removed by " + w.rule;
     return w;
@@ -207,16 +210,25 @@ WhyAnswer why(const Evaluation& e, const std::string& query) {
   return why_env(e, query);
 }
 
+namespace {
+// Paths in these answers may hold bytes that are not UTF-8: every string is encoded as in the IR.
+json text(const std::string& s) { return json(encode_json_text(s)); }
+}  // namespace
+
 json to_json(const WhyAnswer& w) {
-  return json{{"subject", w.subject}, {"kind", w.kind}, {"allowed", w.allowed}, {"access", w.access},
-              {"tier", w.tier},       {"file", w.file}, {"rule", w.rule},       {"reason", w.reason}};
+  return json{{"subject", text(w.subject)}, {"kind", text(w.kind)}, {"allowed", w.allowed},
+              {"access", text(w.access)},   {"tier", text(w.tier)}, {"file", text(w.file)},
+              {"rule", text(w.rule)},       {"reason", text(w.reason)}};
 }
 
 json explain_json(const Evaluation& e) {
   json lint = json::array();
-  for (const auto& f : e.lint) lint.push_back({{"rule", f.rule}, {"message", f.message}, {"tier", f.tier}, {"file", f.file}});
-  return json{{"ir", to_json(e.ir)}, {"ir_hash", e.ir_hash}, {"provenance", e.provenance},
-              {"warnings", e.ir.warnings}, {"lint", lint}};
+  for (const auto& f : e.lint)
+    lint.push_back({{"rule", text(f.rule)}, {"message", text(f.message)}, {"tier", text(f.tier)}, {"file", text(f.file)}});
+  json ir = to_json(e.ir);
+  json warnings = ir["warnings"];
+  return json{{"ir", std::move(ir)}, {"ir_hash", e.ir_hash}, {"provenance", e.provenance},
+              {"warnings", std::move(warnings)}, {"lint", lint}};
 }
 
 }  // namespace paddock

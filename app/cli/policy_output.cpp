@@ -1,5 +1,9 @@
 #include "app/cli/policy_output.h"
 
+#include <type_traits>
+
+#include "engine/ir_schema.h"
+
 namespace paddock::cli {
 namespace {
 
@@ -21,13 +25,6 @@ const char* signature(SignatureState s) {
   return "";
 }
 
-void list(std::ostream& out, const char* title, const std::vector<std::string>& v) {
-  out << title << ":" << (v.empty() ? " (none)" : "") << "\n";
-  for (const auto& x : v) out << "  " << x << "\n";
-}
-
-std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "unlimited"; }
-
 }  // namespace
 
 void print_explain(std::ostream& out, const Evaluation& e) {
@@ -41,32 +38,22 @@ void print_explain(std::ostream& out, const Evaluation& e) {
         << signature(l.signature) << (l.immutable ? ", IMMUTABLE" : "")
         << (l.condition.empty() ? "" : "  when: " + l.condition) << "\n";
   }
-  out << "\n";
-  list(out, "write", ir.fs.write_roots);
-  list(out, "read", ir.fs.read_roots);
-  out << "deny:" << (ir.fs.deny.empty() ? " (none)" : "") << "\n";
-  for (const auto& d : ir.fs.deny) out << "  " << d.path << " (" << to_string(d.kind) << ")\n";
-  out << "deny write:" << (ir.fs.deny_write.empty() ? " (none)" : "") << "\n";
-  for (const auto& d : ir.fs.deny_write) out << "  " << d.path << " (" << to_string(d.kind) << ")\n";
-  out << "private /tmp: " << (ir.fs.tmp_isolated ? "yes" : "no") << "\n\n"
-      << "network: " << to_string(ir.egress.mode) << "\n";
-  list(out, "domains", ir.egress.domains);
-  for (const auto& [d, ports] : ir.egress.strict_ports) {
-    out << "  " << d << " ports";
-    for (int p : ports) out << " " << p;
-    out << "\n";
-  }
-  if (!ir.egress.cidr.empty()) list(out, "cidr", ir.egress.cidr);
-  if (!ir.egress.unix_socket_files.empty()) list(out, "unix sockets", ir.egress.unix_socket_files);
-  out << "\n";
-  list(out, "environment passed", ir.env.passed_names);
-  out << "environment set:\n";
-  for (const auto& [k, v] : ir.env.set) out << "  " << k << "=" << v << "\n";
-  out << "\nlimits: cpu " << opt(ir.resources.cpu_seconds) << " s, memory " << opt(ir.resources.memory_bytes)
-      << " B, processes " << opt(ir.resources.processes) << ", open files " << opt(ir.resources.open_files)
-      << ", file size " << opt(ir.resources.file_size_bytes) << " B, wall " << opt(ir.resources.wall_time_secs) << " s\n";
-  if (!ir.taint.empty()) list(out, "\nTAINTED", ir.taint);
-  if (!ir.warnings.empty()) list(out, "\nwarnings", ir.warnings);
+  // The IR field by field, as the schema declares it (engine/ir_schema.h): a field the IR gains
+  // later is printed without a change here.
+  std::string section = "layers";
+  ir_schema::for_each_ir_field(ir, [&](const std::string& path, const ir_schema::FieldInfo&, const auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    const std::string sec = path.substr(0, path.find('.'));
+    if (sec != section) out << "\n";
+    section = sec;
+    if constexpr (ir_schema::is_vector<T> || ir_schema::is_map<T>) {
+      const auto entries = ir_schema::entries_of(v);
+      out << path << ":" << (entries.empty() ? " (none)" : "") << "\n";
+      for (const auto& x : entries) out << "  " << x << "\n";
+    } else {
+      out << path << ": " << ir_schema::text_of(v) << "\n";
+    }
+  });
   if (!e.lint.empty()) {
     out << "\nlint:\n";
     for (const auto& f : e.lint) out << "  " << f.rule << ": " << f.message << "\n";

@@ -16,7 +16,8 @@ struct IrChange {
   bool operator==(const IrChange&) const = default;
 };
 
-// Every difference, in IR field order; lists compare as sets, scalars as old -> new pairs.
+// Every difference, in the schema's field order (engine/ir_schema.h); lists and maps compare as
+// sets of entries, scalars as old -> new pairs.
 std::vector<IrChange> diff_ir(const FrozenIr& before, const FrozenIr& after);
 
 }  // namespace paddock::gui

@@ -10,10 +10,11 @@
 
 #include "command_line.h"
 #include "display_check.h"
+#include "engine/main_guard.h"
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   if (int code = paddock::gui::answer_help_or_version(argc, argv, PADDOCK_VERSION); code >= 0) return code;
   // Checked before QApplication: without a display Qt aborts with a platform-plugin dump.
   if (!paddock::gui::has_display(paddock::gui::process_environment())) {
@@ -36,4 +37,9 @@ int main(int argc, char** argv) {
                    Qt::QueuedConnection);
   engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
   return app.exec();
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-gui", [&] { return program_main(argc, argv); });
 }

@@ -4,7 +4,6 @@
 
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QRegularExpression>
 #include <QtConcurrent>
 
 #include "app_paths.h"
@@ -28,6 +27,16 @@ struct PolicyComposer::Outcome {
 
 namespace {
 
+// The app evaluates whatever the project holds as the user types: an exception (a bug) is an
+// evaluation that failed, shown as such, never one that ends the app.
+Result<Evaluation> evaluate_guarded(const Inputs& in) {
+  try {
+    return evaluate(in);
+  } catch (const std::exception& e) {
+    return refused(std::string("the policy could not be evaluated (a bug; please report it): ") + e.what());
+  }
+}
+
 PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::optional<Inputs> baseline,
                                        const nlohmann::json& probe) {
   std::vector<std::string> names;
@@ -35,21 +44,25 @@ PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::
   const auto t0 = std::chrono::steady_clock::now();
   PolicyComposer::Outcome o;
   o.generation = generation;
-  o.current = evaluate(live);
-  if (baseline) o.baseline = evaluate(*baseline);
+  o.current = evaluate_guarded(live);
+  if (baseline) o.baseline = evaluate_guarded(*baseline);
   if (o.current->ok()) {
-    SummaryInputs si{&o.current->value(), nullptr, {}, std::move(names)};
-    // Without a probe (not run yet, or failed) the plan would be checked against nothing.
-    std::optional<Result<BackendPlan>> plan;
-    if (!probe.empty()) plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
-    if (plan && plan->ok()) {
-      for (const auto& c : (*plan)->capability_vector) o.requested.insert(c.field);
-      if (Status st = backends::check(plan->value()); !st.ok()) si.plan_error = st.error().message;
-      si.plan = &plan->value();
-    } else if (plan) {
-      si.plan_error = plan->error().message;
+    try {
+      SummaryInputs si{&o.current->value(), nullptr, {}, std::move(names)};
+      // Without a probe (not run yet, or failed) the plan would be checked against nothing.
+      std::optional<Result<BackendPlan>> plan;
+      if (!probe.empty()) plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
+      if (plan && plan->ok()) {
+        for (const auto& c : (*plan)->capability_vector) o.requested.insert(c.field);
+        if (Status st = backends::check(plan->value()); !st.ok()) si.plan_error = st.error().message;
+        si.plan = &plan->value();
+      } else if (plan) {
+        si.plan_error = plan->error().message;
+      }
+      o.summary = summarize_policy(si);
+    } catch (const std::exception& e) {
+      o.current = refused(std::string("the plan could not be compiled (a bug; please report it): ") + e.what());
     }
-    o.summary = summarize_policy(si);
   }
   o.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return o;
@@ -168,15 +181,14 @@ void PolicyComposer::start() {
   watcher->setFuture(QtConcurrent::run(run_evaluation, gen, makeInputs(true), baseline, probe_));
 }
 
-void PolicyComposer::setFailure(const QString& message) {
+void PolicyComposer::setFailure(const Error& e) {
   status_ = ModelStatus::Error;
-  error_ = message;
-  // "file:line:col: message" (DESIGN §4): the editor marks the place when it is its file.
-  static const QRegularExpression where(R"(^(.+?):(\d+):(\d+):)");
-  const auto m = where.match(message);
-  error_file_ = m.hasMatch() ? m.captured(1) : QString();
-  error_line_ = m.hasMatch() ? m.captured(2).toInt() : 0;
-  error_column_ = m.hasMatch() ? m.captured(3).toInt() : 0;
+  error_ = QString::fromStdString(e.message);
+  // The editor marks the place when it is its file and the input has lines.
+  const bool at_line = e.origin && e.origin->line > 0;
+  error_file_ = at_line ? QString::fromStdString(e.origin->file) : QString();
+  error_line_ = at_line ? e.origin->line : 0;
+  error_column_ = at_line ? e.origin->column : 0;
 }
 
 void PolicyComposer::apply(const Outcome& o) {
@@ -189,7 +201,7 @@ void PolicyComposer::apply(const Outcome& o) {
     else baseline_.reset();
   }
   if (!o.current->ok()) {
-    setFailure(QString::fromStdString(o.current->error().message));
+    setFailure(o.current->error());
     ir_json_.clear();
     current_.reset();
     diff_.setError(error_);

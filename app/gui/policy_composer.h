@@ -116,7 +116,7 @@ class PolicyComposer : public QObject {
   void schedule();
   void start();
   void apply(const Outcome& o);
-  void setFailure(const QString& message);
+  void setFailure(const Error& e);
   void probeCapabilities();
 
   QString project_;

@@ -4,8 +4,9 @@
 #include <iostream>
 
 #include "backends/capability_doc.h"
+#include "engine/main_guard.h"
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: paddock-capabilities-doc OUT.md\n";
     return 2;
@@ -25,4 +26,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-capabilities-doc", [&] { return program_main(argc, argv); });
 }

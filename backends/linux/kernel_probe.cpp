@@ -2,11 +2,23 @@
 
 #include <utility>
 
+#include "engine/json_text.h"
+#include "engine/strict_json_reader.h"
+
 namespace paddock::linux_backend {
 
 using nlohmann::json;
 
 namespace {
+
+// Strings as every Paddock JSON writes them (engine/json_text.h): a cgroup path is the kernel's
+// bytes.
+json text(const std::string& s) { return json(encode_json_text(s)); }
+json texts(const std::vector<std::string>& v) {
+  json out = json::array();
+  for (const auto& s : v) out.push_back(text(s));
+  return out;
+}
 
 constexpr std::pair<UsernsBlock, const char*> kUsernsBlockNames[] = {
     {UsernsBlock::kNone, "none"},
@@ -91,21 +103,21 @@ std::string userns_unavailable(const KernelProbe& p) {
 
 json to_json(const KernelProbe& p) {
   return json{
-      {"kernel_release", p.kernel_release},
+      {"kernel_release", text(p.kernel_release)},
       {"landlock_abi", p.landlock_abi},
       {"seccomp_filter", p.seccomp_filter},
       {"namespaces", {{"user", p.user_ns}, {"mount", p.mount_ns}, {"pid", p.pid_ns},
                       {"net", p.net_ns}, {"ipc", p.ipc_ns}, {"uts", p.uts_ns}}},
       {"userns_blocked_by", to_string(p.userns_blocked_by)},
-      {"userns_error", p.userns_error},
+      {"userns_error", text(p.userns_error)},
       {"unprivileged", p.unprivileged},
       {"host_root", p.host_root},
       {"rlimit_data", p.rlimit_data},
-      {"cgroup", {{"version", p.cgroup.version}, {"v2_mount", p.cgroup.v2_mount},
-                  {"own_v2_path", p.cgroup.own_v2_path},
+      {"cgroup", {{"version", text(p.cgroup.version)}, {"v2_mount", text(p.cgroup.v2_mount)},
+                  {"own_v2_path", text(p.cgroup.own_v2_path)},
                   {"v2_delegated_writable", p.cgroup.v2_delegated_writable},
-                  {"v2_controllers", p.cgroup.v2_controllers},
-                  {"v1_controllers", p.cgroup.v1_controllers},
+                  {"v2_controllers", texts(p.cgroup.v2_controllers)},
+                  {"v1_controllers", texts(p.cgroup.v1_controllers)},
                   {"v1_writable", p.cgroup.v1_writable}}},
   };
 }
@@ -124,38 +136,46 @@ bool kernel_at_least(const std::string& release, int major, int minor) {
   return got_major > major || (got_major == major && got_minor >= minor);
 }
 
+// Strict, as every reader of Paddock's own JSON: the helper reads this from a file its caller
+// names, so anything unexpected is an error naming the field, never a guess.
 Result<KernelProbe> probe_from_json(const json& j) {
-  try {
-    KernelProbe p;
-    p.kernel_release = j.at("kernel_release").get<std::string>();
-    p.landlock_abi = j.at("landlock_abi").get<int>();
-    p.seccomp_filter = j.at("seccomp_filter").get<bool>();
-    const json& ns = j.at("namespaces");
-    p.user_ns = ns.at("user").get<bool>();
-    p.mount_ns = ns.at("mount").get<bool>();
-    p.pid_ns = ns.at("pid").get<bool>();
-    p.net_ns = ns.at("net").get<bool>();
-    p.ipc_ns = ns.at("ipc").get<bool>();
-    p.uts_ns = ns.at("uts").get<bool>();
-    auto blocked = userns_block_from_string(j.at("userns_blocked_by").get<std::string>());
-    if (!blocked.ok()) return blocked.error();
-    p.userns_blocked_by = *blocked;
-    p.userns_error = j.at("userns_error").get<std::string>();
-    p.unprivileged = j.at("unprivileged").get<bool>();
-    p.host_root = j.at("host_root").get<bool>();
-    p.rlimit_data = j.at("rlimit_data").get<bool>();
-    const json& cg = j.at("cgroup");
-    p.cgroup.version = cg.at("version").get<std::string>();
-    p.cgroup.v2_mount = cg.at("v2_mount").get<std::string>();
-    p.cgroup.own_v2_path = cg.at("own_v2_path").get<std::string>();
-    p.cgroup.v2_delegated_writable = cg.at("v2_delegated_writable").get<bool>();
-    p.cgroup.v2_controllers = cg.at("v2_controllers").get<std::vector<std::string>>();
-    p.cgroup.v1_controllers = cg.at("v1_controllers").get<std::vector<std::string>>();
-    p.cgroup.v1_writable = cg.at("v1_writable").get<bool>();
-    return p;
-  } catch (const json::exception& e) {
-    return bad_input(std::string("kernel probe JSON: ") + e.what());
-  }
+  StrictJsonReader r("kernel probe JSON field ");
+  KernelProbe p;
+  std::string blocked_by;
+  const auto ok = [&] {
+    if (!r.object(j, "probe", {"kernel_release", "landlock_abi", "seccomp_filter", "namespaces", "userns_blocked_by",
+                               "userns_error", "unprivileged", "host_root", "rlimit_data", "cgroup"}) ||
+        !r.str(j["kernel_release"], "kernel_release", p.kernel_release) ||
+        !r.int32(j["landlock_abi"], "landlock_abi", p.landlock_abi) ||
+        !r.boolean(j["seccomp_filter"], "seccomp_filter", p.seccomp_filter) ||
+        !r.str(j["userns_blocked_by"], "userns_blocked_by", blocked_by) ||
+        !r.str(j["userns_error"], "userns_error", p.userns_error) ||
+        !r.boolean(j["unprivileged"], "unprivileged", p.unprivileged) ||
+        !r.boolean(j["host_root"], "host_root", p.host_root) ||
+        !r.boolean(j["rlimit_data"], "rlimit_data", p.rlimit_data))
+      return false;
+    const json& ns = j["namespaces"];
+    if (!r.object(ns, "namespaces", {"user", "mount", "pid", "net", "ipc", "uts"}) ||
+        !r.boolean(ns["user"], "namespaces.user", p.user_ns) || !r.boolean(ns["mount"], "namespaces.mount", p.mount_ns) ||
+        !r.boolean(ns["pid"], "namespaces.pid", p.pid_ns) || !r.boolean(ns["net"], "namespaces.net", p.net_ns) ||
+        !r.boolean(ns["ipc"], "namespaces.ipc", p.ipc_ns) || !r.boolean(ns["uts"], "namespaces.uts", p.uts_ns))
+      return false;
+    const json& cg = j["cgroup"];
+    return r.object(cg, "cgroup", {"version", "v2_mount", "own_v2_path", "v2_delegated_writable", "v2_controllers",
+                                   "v1_controllers", "v1_writable"}) &&
+           r.str(cg["version"], "cgroup.version", p.cgroup.version) &&
+           r.str(cg["v2_mount"], "cgroup.v2_mount", p.cgroup.v2_mount) &&
+           r.str(cg["own_v2_path"], "cgroup.own_v2_path", p.cgroup.own_v2_path) &&
+           r.boolean(cg["v2_delegated_writable"], "cgroup.v2_delegated_writable", p.cgroup.v2_delegated_writable) &&
+           r.strings(cg["v2_controllers"], "cgroup.v2_controllers", p.cgroup.v2_controllers) &&
+           r.strings(cg["v1_controllers"], "cgroup.v1_controllers", p.cgroup.v1_controllers) &&
+           r.boolean(cg["v1_writable"], "cgroup.v1_writable", p.cgroup.v1_writable);
+  }();
+  if (!ok) return bad_input(r.error());
+  auto blocked = userns_block_from_string(blocked_by);
+  if (!blocked.ok()) return blocked.error();
+  p.userns_blocked_by = *blocked;
+  return p;
 }
 
 }  // namespace paddock::linux_backend

@@ -1,5 +1,6 @@
 #include "engine/session/event.h"
 
+#include "engine/json_text.h"
 #include "engine/session/record_json.h"
 #include "engine/strict_json_reader.h"
 
@@ -93,12 +94,24 @@ Result<Event> decode_event(std::string_view line, const std::string& what) {
 }
 
 Event notice_event(const std::string& level, const std::string& message) {
-  return make_event(EventType::kNotice, {{"level", level}, {"message", message}});
+  // A message may name a file whose name is not UTF-8 (engine/json_text.h); the reader decodes.
+  return make_event(EventType::kNotice, {{"level", level}, {"message", encode_json_text(message)}});
 }
+
+namespace {
+
+// The agent's argv is any bytes: each word encoded as the reader (StrictJsonReader) decodes it.
+json encoded(const std::vector<std::string>& words) {
+  json out = json::array();
+  for (const auto& w : words) out.push_back(encode_json_text(w));
+  return out;
+}
+
+}  // namespace
 
 Event session_started_event(const SessionStarted& s) {
   return make_event(EventType::kSessionStarted,
-                    {{"session_id", s.session_id}, {"command", s.command}, {"ir_hash", s.ir_hash},
+                    {{"session_id", s.session_id}, {"command", encoded(s.command)}, {"ir_hash", s.ir_hash},
                      {"plan_hash", s.plan_hash}, {"backend", s.backend}, {"tainted", s.tainted},
                      {"helper_pid", s.helper_pid}});
 }

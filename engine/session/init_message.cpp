@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/json_text.h"
 #include "engine/session/record_json.h"
 #include "engine/strict_json_reader.h"
 
@@ -90,14 +91,17 @@ std::string encode_init_message(const InitMessage& m) {
       text.append(kReadyPrefix).append(m.attestation).append(kReadySuffix);
       return text;
     }
-    case InitMessageType::kSetupFailed: return dump_record({{"type", type_name(m.type)}, {"message", m.message}});
+    // Messages and paths may hold bytes that are not UTF-8 (a file name): encoded as all of
+    // Paddock's JSON is (engine/json_text.h), and StrictJsonReader::str decodes them.
+    case InitMessageType::kSetupFailed:
+      return dump_record({{"type", type_name(m.type)}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kPlaceholders: {
       json list = json::array();
-      for (const auto& p : m.placeholders) list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      for (const auto& p : m.placeholders) list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
       return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
     }
     case InitMessageType::kExecFailed:
-      return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", m.message}});
+      return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kProxyListen:
     case InitMessageType::kDeadline: return dump_record({{"type", type_name(m.type)}});
     case InitMessageType::kExit: {

@@ -1,9 +1,11 @@
 // How the session module reads and writes the JSON of its records and messages. Reading is for
 // bytes anyone may have put in a session directory: a bounded size and nesting depth are
 // checked before parsing, nothing throws, and every field is type-checked by the caller
-// (StrictJsonReader). Writing never throws either: a string that is not valid UTF-8 (a file
-// name in an error message, an agent's argv) is written with U+FFFD in place of the bad bytes
-// instead of aborting the writer.
+// (StrictJsonReader, which decodes engine/json_text.h's encoding). Writing never throws either:
+// the fields that carry bytes from outside (a file name in an error message, an agent's argv, a
+// placeholder's path) are encoded by their writers with encode_json_text, so they read back byte
+// for byte; any other string that is not valid UTF-8 is written with U+FFFD in place of the bad
+// bytes instead of aborting the writer.
 #pragma once
 
 #include <cstddef>

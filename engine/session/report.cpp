@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "engine/json_text.h"
 #include "engine/session/record_json.h"
 #include "engine/strict_json_reader.h"
 
@@ -56,10 +57,11 @@ json report_json(const Report& r, bool with_id) {
             {"ended", r.ended},
             {"events_dropped", r.events_dropped}};
   if (with_id) j["session_id"] = r.session_id;
-  if (r.error) j["error"] = *r.error;
+  if (r.error) j["error"] = encode_json_text(*r.error);  // may name a file that is not UTF-8 (json_text.h)
   if (!r.config_changes.empty()) {
     json changes = json::array();
-    for (const auto& c : r.config_changes) changes.push_back({{"file", c.file}, {"key", c.key}, {"change", c.change}});
+    for (const auto& c : r.config_changes)
+      changes.push_back({{"file", encode_json_text(c.file)}, {"key", c.key}, {"change", c.change}});
     j["config_changes"] = std::move(changes);
   }
   return j;

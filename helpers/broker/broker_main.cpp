@@ -23,6 +23,7 @@
 
 #include "helpers/broker/broker.h"
 #include "helpers/broker/host_name.h"
+#include "engine/main_guard.h"
 
 using namespace paddock;
 using namespace paddock::broker;
@@ -74,7 +75,7 @@ bool parse_domain(const std::string& arg, std::string* domain, int* port) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   CLI::App app{"paddock-broker: the Paddock egress broker on loopback (tests and benchmarks)"};
   std::string listen, mode = "allowlist", events_path;
   std::vector<std::string> domains, resolves, quotas;
@@ -195,4 +196,9 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &sig);
   (*broker)->stop();
   return 0;
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-broker", [&] { return program_main(argc, argv); });
 }

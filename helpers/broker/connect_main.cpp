@@ -15,6 +15,7 @@
 #include <iostream>
 #include <string>
 
+#include "engine/main_guard.h"
 #include "platform/unique_fd.h"
 
 namespace {
@@ -67,7 +68,7 @@ bool parse_proxy(std::string v, sockaddr_storage* ss, socklen_t* len) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: paddock-connect HOST PORT   (the proxy comes from $HTTPS_PROXY)\n";
     return 2;
@@ -144,4 +145,9 @@ int main(int argc, char** argv) {
       if (!write_all(1, buf, static_cast<size_t>(n))) return 1;
     }
   }
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-connect", [&] { return program_main(argc, argv); });
 }

@@ -10,8 +10,9 @@
 #include "engine/session/run_args.h"
 #include "helpers/linux/helper_run.h"
 #include "helpers/linux/probe.h"
+#include "engine/main_guard.h"
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "probe") == 0) {
     const std::string json = paddock::linux_backend::to_json(paddock::helper::probe_kernel()).dump() + "\n";
     std::fputs(json.c_str(), stdout);
@@ -21,4 +22,9 @@ int main(int argc, char** argv) {
   const std::string usage = "paddock-helper: usage: " + paddock::session::helper_usage() + "\n";
   std::fputs(usage.c_str(), stderr);
   return 2;
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-helper", [&] { return program_main(argc, argv); });
 }

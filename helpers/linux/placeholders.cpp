@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/ir.h"
+#include "engine/json_text.h"
 #include "platform/atomic_file.h"
 #include "platform/read_file.h"
 
@@ -43,7 +44,8 @@ Status PlaceholderRegistry::record(const std::vector<Placeholder>& made) {
   json list = json::array();
   std::string paths;
   for (const Placeholder& p : made) {
-    list.push_back({{"path", p.path}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+    // A placeholder's path is the bytes the IR names, UTF-8 or not (engine/json_text.h).
+    list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
     paths += p.path + '\n';
   }
   // Named by what it lists: sessions add records without a shared file to edit, and two
@@ -75,10 +77,13 @@ void PlaceholderRegistry::sweep() {
       json j = text ? json::parse(*text, nullptr, false) : json();
       if (j.is_object()) j = json::array({j});  // a record of one placeholder, as older helpers wrote
       if (!j.is_array()) continue;
-      for (const json& p : j)
-        if (p.is_object() && p["path"].is_string() && p["dir"].is_boolean() && p["dev"].is_number_unsigned() &&
-            p["ino"].is_number_unsigned())
-          made.push_back({p["path"], p["dir"], p["dev"], p["ino"]});
+      for (const json& p : j) {
+        if (!p.is_object() || !p["path"].is_string() || !p["dir"].is_boolean() || !p["dev"].is_number_unsigned() ||
+            !p["ino"].is_number_unsigned())
+          continue;
+        if (auto path = decode_json_text(p["path"].get_ref<const std::string&>()))
+          made.push_back({std::move(*path), p["dir"], p["dev"], p["ino"]});
+      }
     }
     ::closedir(d);
   }

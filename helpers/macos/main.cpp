@@ -25,6 +25,7 @@
 
 #include "backends/backend.h"
 #include "engine/plan.h"
+#include "engine/main_guard.h"
 
 extern "C" {
 // libsandbox (private but stable since 10.5; what sandbox-exec uses). params: NULL-terminated
@@ -130,7 +131,7 @@ int rlimit_id(const std::string& name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() < 5 || args[0] != "run" || args[1] != "--plan" || args[3] != "--")
     return fail(2, "usage: paddock-helper run --plan PLAN.json -- COMMAND [ARGS...]");
@@ -176,4 +177,9 @@ int main(int argc, char** argv) {
   killpg(pid, SIGKILL);  // lifecycle kill_tree: whatever the agent left in its group
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int main(int argc, char** argv) {
+  return paddock::guarded_main("paddock-helper", [&] { return program_main(argc, argv); });
 }

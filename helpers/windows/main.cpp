@@ -16,6 +16,7 @@
 #include "backends/windows/windows_plan.h"
 #include "helpers/windows/app_container_launch.h"
 #include "helpers/windows/command_line.h"
+#include "engine/main_guard.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ int fail(int code, const std::string& line) {
 
 }  // namespace
 
-int wmain(int argc, wchar_t** wargv) {
+static int program_main(int argc, wchar_t** wargv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i)
     args.push_back(paddock::winhelper::utf16_to_utf8(
@@ -45,4 +46,9 @@ int wmain(int argc, wchar_t** wargv) {
   auto r = paddock::winhelper::run_in_app_container(*spec, command);
   if (!r.error.empty()) return fail(r.exit_code, r.error);
   return r.exit_code;
+}
+
+// No exception leaves main: one line and a fail-closed exit code instead (engine/main_guard.h).
+int wmain(int argc, wchar_t** wargv) {
+  return paddock::guarded_main("paddock-helper", [&] { return program_main(argc, wargv); });
 }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "backends/backend.h"
 #include "backends/capability_doc.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/capability.h"
+#include "engine/ir_schema.h"
 #include "tests/backends/fixtures.h"
 
 using namespace paddock;
@@ -94,6 +96,33 @@ class CapabilityMatrixTest : public QObject {
                                ": " + got + " instead of " + want).c_str());
       }
     }
+  }
+
+  // The rows come from the IR schema (engine/ir_schema.h): a field declared there that no
+  // backend describes fails here, naming the field and the backend.
+  void every_row_a_declared_field_asks_for_has_a_row_in_every_backend_matrix() {
+    using namespace paddock::ir_schema;
+    const auto& rows = capability_fields();
+    for (const auto& p : probes())
+      for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+        std::set<std::string> described;
+        for (const auto& r : backends::capability_matrix(b, linux_backend::to_json(p))) described.insert(r.field);
+        for_each_ir_field(FrozenIr{}, [&](const std::string& path, const FieldInfo&, const auto&) {
+          for (const std::string& row : rows)
+            if (row == path || row.rfind(path + "=", 0) == 0 || row.rfind(path + ".", 0) == 0)
+              QVERIFY2(described.count(row), (std::string(backends::to_string(b)) + " has no row " + row +
+                                              " for the declared field " + path).c_str());
+        });
+      }
+  }
+
+  // What an IR with every field set asks for is rows the schema declares: a classified field
+  // without its rule in capability.cpp would be asked for under its bare path.
+  void an_ir_with_every_field_set_asks_only_for_declared_rows() {
+    const auto& rows = capability_fields();
+    for (const FrozenIr& ir : irs())
+      for (const std::string& f : requested_fields(ir))
+        QVERIFY2(std::find(rows.begin(), rows.end(), f) != rows.end(), f.c_str());
   }
 
   void every_row_is_valid_and_no_row_says_best_effort() {

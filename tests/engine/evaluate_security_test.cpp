@@ -387,6 +387,34 @@ class EvaluateSecurityTest : public QObject {
     flipped[0] = flipped[0] == 'a' ? 'b' : 'a';
     QVERIFY(!verify_bytes("abc", flipped, {k.public_hex}));
   }
+
+  // An agent can plant a file whose name is not UTF-8 (a Latin-1 "café.pem"): the secret glob
+  // still masks it, and the IR, its canonical bytes, provenance and explain --json all carry the
+  // name (encoded, engine/json_text.h) instead of aborting every later session.
+  void a_secret_whose_name_is_not_utf8_is_denied_and_its_ir_reads_back() {
+    EngineEnv env;
+    const std::string pem = env.project + "/caf\xe9.pem";
+    env.write(pem, "SECRET\n");
+    env.write(env.project + "/sub/\xff\xfe.key", "SECRET\n");
+    Inputs in = env.inputs();
+    in.with_report = true;
+    auto ev = evaluate(in);
+    QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().message.c_str());
+    QVERIFY(has_deny(ev->ir, pem));
+    QVERIFY(has_deny(ev->ir, env.project + "/sub/\xff\xfe.key"));
+    QVERIFY(has(ev->ir_bytes, "bytes:" + env.project + "/caf%E9.pem"));
+    auto back = ir_from_json(nlohmann::json::parse(ev->ir_bytes));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QVERIFY(*back == ev->ir);
+    QCOMPARE(ir_hash(*back), ev->ir_hash);
+    const std::string report = explain_json(*ev).dump();
+    QVERIFY(has(report, "\"fs.deny:bytes:" + env.project + "/caf%E9.pem\""));
+    const WhyAnswer w = why(*ev, pem);
+    QVERIFY(!w.allowed);
+    QVERIFY(!w.tier.empty());
+    QVERIFY(!to_json(w).dump().empty());
+    std::filesystem::remove_all(env.project);  // QTemporaryDir cannot name these files to remove them
+  }
 };
 
 QTEST_GUILESS_MAIN(EvaluateSecurityTest)

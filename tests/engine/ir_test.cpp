@@ -103,10 +103,49 @@ class IrTest : public QObject {
     ir.taint = {"PADDOCK_DEBUG_X: debug switch set"};
     QCOMPARE(canonical_bytes(ir), canonical_bytes(to_json(ir)));
     QCOMPARE(canonical_bytes(FrozenIr{}), canonical_bytes(to_json(FrozenIr{})));
-    // Invalid UTF-8 is refused the same way on both paths.
+    // Bytes that are not UTF-8 are encoded the same way on both paths (engine/json_text.h),
+    // map keys too, which then sort by their encoded form as a json tree sorts them.
     ir.meta.agent = "\xff";
-    QVERIFY_THROWS_EXCEPTION(nlohmann::json::exception, canonical_bytes(ir));
-    QVERIFY_THROWS_EXCEPTION(nlohmann::json::exception, canonical_bytes(to_json(ir)));
+    ir.fs.deny.push_back({"/p/caf\xe9.pem", PathKind::kFile});
+    ir.env.set["b"] = "x";
+    ir.env.set["a\xff"] = "/h/\xe9";
+    ir.env.set["bytes:z"] = "";
+    ir.egress.strict_ports["\xfe.example"] = {1};
+    QCOMPARE(canonical_bytes(ir), canonical_bytes(to_json(ir)));
+  }
+
+  // A file name that is not UTF-8 (legal on Linux; an agent can plant one) is in the IR as its
+  // bytes and reads back byte for byte, with the same hash; valid UTF-8 is written unchanged.
+  void an_ir_with_names_that_are_not_utf8_reads_back_byte_for_byte() {
+    FrozenIr ir;
+    ir.meta.project = "/home/u/caf\xe9";
+    ir.fs.write_roots = {"/home/u/caf\xe9"};
+    ir.fs.deny = {{"/home/u/caf\xe9/caf\xe9.pem", PathKind::kFile}, {"/home/u/caf\xe9/100%.key", PathKind::kFile}};
+    ir.env.set["HOME"] = "/home/\xff";
+    ir.env.passed_names = {"LC_\xe9"};
+    ir.warnings = {"/home/u/caf\xe9/x does not exist"};
+    normalize(ir);
+    const std::string bytes = canonical_bytes(ir);
+    QVERIFY(bytes.find("\"bytes:/home/u/caf%E9/caf%E9.pem\"") != std::string::npos);
+    QVERIFY(bytes.find("\"bytes:/home/u/caf%E9/100%25.key\"") != std::string::npos);
+    auto back = ir_from_json(nlohmann::json::parse(bytes));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QVERIFY(*back == ir);
+    QCOMPARE(canonical_bytes(*back), bytes);
+    QCOMPARE(ir_hash(*back), ir_hash(ir));
+  }
+
+  void an_encoding_paddock_never_writes_is_an_error_naming_its_path() {
+    auto j = to_json(FrozenIr{});
+    j["fs"]["read_roots"] = {"/usr", "bytes:/usr/%e9"};
+    auto r = ir_from_json(j);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("fs.read_roots[1]") != std::string::npos, r.error().message.c_str());
+    j = to_json(FrozenIr{});
+    j["env"]["set"]["bytes:HOME"] = "/h";
+    r = ir_from_json(j);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("env.set.bytes:HOME") != std::string::npos, r.error().message.c_str());
   }
 
   void direct_canonical_bytes_reproduce_every_golden_ir() {

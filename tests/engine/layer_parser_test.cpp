@@ -107,6 +107,45 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     QVERIFY(has(err("version: 1\nagent: {data_dir: ~/.x}\n"), "key 'agent': unknown key"));
     QCOMPARE(err("version: 1\nagent: {data_dir: ~/.x}\n", kTierAgent), std::string("OK"));
   }
+
+  // A layer is UTF-8 text; a name in another encoding (or with a NUL, which the kernel would
+  // cut short) is a bad-input error at its place, never an abort later in JSON.
+  void a_value_that_is_not_utf8_is_an_error_at_file_line_column() {
+    auto r = parse_layer("version: 1\nfilesystem:\n  deny: [ok, \"caf\xe9.pem\"]\n", kTierRepo, "/p/.paddock/policy.yaml");
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::kBadInput);
+    QVERIFY2(has(r.error().message, "/p/.paddock/policy.yaml:3:14: key 'filesystem.deny[1]': is not valid UTF-8"),
+             r.error().message.c_str());
+    QVERIFY2(has(err("version: 1\nmetadata: {name: \"a\\0b\"}\n"), "key 'metadata.name': contains a NUL"),
+             err("version: 1\nmetadata: {name: \"a\\0b\"}\n").c_str());
+    QVERIFY(has(err("version: 1\nnetwork:\n  quotas: {\"x\xff.com\": 1GiB}\n"), "is not valid UTF-8"));
+    QCOMPARE(err("version: 1\nmetadata: {name: \"caf\xc3\xa9\"}\n"), std::string("OK"));
+  }
+
+  // Found by the layer fuzzer: yaml-cpp names the bad escape character itself, a newline here.
+  // An error is one line whatever it quotes, terminal escapes included.
+  void an_error_is_one_line_whatever_text_it_quotes() {
+    const std::string nul("ve1\nfilesystem\"\0\n", 17);
+    for (const std::string& yaml : {nul, std::string("version: 1\nfilesystem:\n  deny_preset: [\"a\\nb\\e[2J\"]\n")}) {
+      const std::string e = err(yaml);
+      QVERIFY2(e != "OK" && e.find('\n') == std::string::npos && e.find('\x1b') == std::string::npos, e.c_str());
+    }
+  }
+
+  // The place is data as well as words: the GUI marks it from the origin, not from the text.
+  void an_error_keeps_its_origin_as_data_and_its_message_as_users_read_it() {
+    auto r = parse_layer("version: 1\nfilesystem:\n  allow_raed: []\n", kTierRepo, "/p/.paddock/policy.yaml");
+    QVERIFY(!r.ok());
+    QVERIFY(r.error().origin.has_value());
+    QCOMPARE(*r.error().origin, (ErrorOrigin{"/p/.paddock/policy.yaml", 3, 3, "filesystem.allow_raed"}));
+    QVERIFY2(r.error().message.rfind("/p/.paddock/policy.yaml:3:3: key 'filesystem.allow_raed': unknown key", 0) == 0,
+             r.error().message.c_str());
+    auto syntax = parse_layer("version: 1\nfilesystem: [\n", kTierRepo, "/p/x.yaml");
+    QVERIFY(!syntax.ok() && syntax.error().origin);
+    QCOMPARE(syntax.error().origin->file, std::string("/p/x.yaml"));
+    QVERIFY(syntax.error().origin->line > 0);
+    QVERIFY(syntax.error().message.rfind("/p/x.yaml:" + std::to_string(syntax.error().origin->line) + ":", 0) == 0);
+  }
 };
 
 QTEST_APPLESS_MAIN(LayerParserTest)

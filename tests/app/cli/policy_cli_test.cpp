@@ -166,6 +166,42 @@ class PolicyCliTest : public QObject {
     QCOMPARE(w.run({"verify-signature", "team.yaml"}).exit_code, 126);
     QCOMPARE(w.run({"keygen"}).exit_code, 2);  // never overwrites a key
   }
+
+  // A file name that is not UTF-8 inside the project (an agent can plant one): explain, its
+  // JSON, the canonical bytes and hash all work, and the canonical bytes still hash to `hash`.
+  void a_project_file_whose_name_is_not_utf8_breaks_no_command() {
+    World w;
+    w.write(w.project + "/caf\xe9.pem", "SECRET\n");
+    auto text = w.run({"explain"});
+    QVERIFY2(text.exit_code == 0, text.err.c_str());
+    QVERIFY2(text.out.find(w.project + "/caf\xe9.pem") != std::string::npos, text.out.c_str());
+    auto j = w.run({"explain", "--json"});
+    QVERIFY2(j.exit_code == 0, j.err.c_str());
+    QVERIFY2(j.out.find("bytes:" + w.project + "/caf%E9.pem") != std::string::npos, j.out.c_str());
+    auto canon = w.run({"explain", "--canonical"});
+    QCOMPARE(canon.exit_code, 0);
+    auto hash = w.run({"hash"});
+    QCOMPARE(hash.exit_code, 0);
+    RunOptions so;
+    so.stdin_data = canon.out;
+    auto sum = run_process({"sha256sum"}, so);
+    QCOMPARE("sha256:" + sum.out.substr(0, 64) + "\n", hash.out);
+    auto plan = w.run({"plan", "--json"});
+    QVERIFY2(plan.exit_code == 0, plan.err.c_str());
+    QVERIFY(w.run({"explain", "--why", w.project + "/caf\xe9.pem"}).out.find("DENIED") != std::string::npos);
+    std::filesystem::remove(w.project + "/caf\xe9.pem");  // QTemporaryDir cannot name it to remove it
+  }
+
+  void a_layer_value_that_is_not_utf8_is_one_line_with_file_line_column_and_exit_2() {
+    World w;
+    w.write(w.project + "/.paddock/policy.yaml", "version: 1\nfilesystem:\n  deny: [\"caf\xe9.pem\"]\n");
+    auto r = w.run({"explain"});
+    QCOMPARE(r.exit_code, 2);
+    QCOMPARE(count_lines(r.err), 1);
+    QVERIFY2(r.err.find(w.project + "/.paddock/policy.yaml:3:10: key 'filesystem.deny[0]': is not valid UTF-8") !=
+                 std::string::npos,
+             r.err.c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(PolicyCliTest)

@@ -187,6 +187,27 @@ class RunSessionTest : public QObject {
     QVERIFY2(r.out.find("hello from the project") != std::string::npos, dump(r));
   }
 
+  // A secret whose name is not UTF-8 goes through the whole chain: the glob matches its bytes,
+  // the IR carries them encoded, the helper decodes them and masks that very file.
+  void a_secret_whose_name_is_not_utf8_is_masked_through_paddock_run_data() { add_uid_rows(); }
+  void a_secret_whose_name_is_not_utf8_is_masked_through_paddock_run() {
+    setup_row();
+    const std::string name = "caf\xe9.pem";
+    put(h_.project + "/" + name, "SECRET-LATIN1\n");
+    fs::create_directories(h_.project + "/d\xff");
+    put(h_.project + "/d\xff/.env", "SECRET-DIR\n");
+    chown_all();
+    auto r = paddock({"run", "--", "sh", "-c", "cat '" + name + "' 'd\xff/.env'; ls -A 'd\xff'; cat src/main.txt"});
+    QVERIFY2(r.exit_code == 0, dump(r));
+    QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
+    QVERIFY2(r.out.find(".env") != std::string::npos, dump(r));  // the name is there; its bytes are not
+    QVERIFY2(r.out.find("hello from the project") != std::string::npos, dump(r));
+    QCOMPARE(slurp(h_.project + "/" + name), std::string("SECRET-LATIN1\n"));
+    const auto ids = session_ids();
+    QVERIFY(!ids.empty());
+    QVERIFY(slurp(session_dir(ids.back()) + "/ir.json").find("bytes:") != std::string::npos);
+  }
+
   // A descriptor left open by whoever starts Paddock (a shell's `9<file`, an IDE's leaked fd)
   // would reach the agent already open, past the mount view and Landlock, which judge a path only
   // when it is opened. Only stdin, stdout and stderr cross into the sandbox.

@@ -115,6 +115,10 @@ class EventTest : public QObject {
     const std::string line = encode_event(e);
     auto back = decode_event(line);
     QVERIFY(back.ok());
+    // Encoded as all of Paddock's JSON (engine/json_text.h), so it reads back byte for byte.
+    auto started = session_started_from(*back);
+    QVERIFY(started.ok());
+    QVERIFY(started->command == s.command);
   }
 
   void an_event_from_a_sink_is_read_with_or_without_its_time() {

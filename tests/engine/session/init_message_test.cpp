@@ -45,6 +45,21 @@ class InitMessageTest : public QObject {
     QVERIFY(b.ok() && !b->cpu_ms && !b->timed_out);
   }
 
+  void paths_and_messages_that_are_not_utf8_come_back_byte_for_byte() {
+    const std::string path = "/p/caf\xe9.pem", plain_marker = "/p/bytes:x";
+    auto made = decode_init_message(
+        encode_init_message(InitMessage::placeholders_made({{path, false, 1, 2}, {plain_marker, true, 1, 3}})));
+    QVERIFY(made.ok());
+    QCOMPARE(made->placeholders[0].path, path);
+    QCOMPARE(made->placeholders[1].path, plain_marker);
+    auto failed = decode_init_message(encode_init_message(InitMessage::setup_failed("mount " + path + ": EPERM")));
+    QVERIFY(failed.ok());
+    QCOMPARE(failed->message, "mount " + path + ": EPERM");
+    auto exec = decode_init_message(encode_init_message(InitMessage::exec_failed(2, "bytes:odd argv")));
+    QVERIFY(exec.ok());
+    QCOMPARE(exec->message, std::string("bytes:odd argv"));
+  }
+
   void readiness_is_recognised_byte_for_byte_and_otherwise_parsed() {
     const std::string attestation = R"({"abi":7,"ir_hash":"sha256:aa","plan_hash":"sha256:bb"})";
     const std::string ready = encode_init_message(InitMessage::ready(attestation));

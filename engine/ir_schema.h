@@ -1,0 +1,459 @@
+// The IR's schema, declared once: for every struct of engine/ir.h, each member with its JSON
+// key, its traits and how the fail-closed check asks a backend for it. Everything that walks the
+// IR is derived from these declarations: normalize, to_json and ir_from_json (ir.cpp), the
+// canonical bytes (ir_canonical.cpp), the capability rows and requested fields (capability.cpp),
+// provenance keys (field_path), the GUI's Diff and the CLI's explain. docs/architecture.md,
+// "How to add an IR field", is the recipe; tests/engine/ir_schema_test checks that every member
+// is declared and tests/backends/capability_matrix_test that every row has a backend row.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace paddock::ir_schema {
+
+// Traits of a field.
+enum Trait : unsigned {
+  kPlain = 0,
+  kSet = 1u << 0,     // a list normalize sorts and de-duplicates (a map: each of its value lists)
+  kNoDiff = 1u << 1,  // left out of the GUI's Diff (the warnings have a pane of their own)
+};
+
+// How the fail-closed check (requested_fields) asks a backend for a field. Every field states
+// one: a field that no backend row covers is a decision written here, never an omission.
+enum class Request {
+  kNever,                // never asked for on its own: `covered_by` names the field whose rows
+                         // enforce it, or is empty for what only describes the IR
+  kWhenSet,              // row "<path>" when non-empty, true or set
+  kValue,                // row "<path>=<value>": rows are the default (a string) or each enum value
+  kValueWhenNetworked,   // kValue, asked only when egress.mode is not off
+  kValueUnlessDefault,   // "<path>=<value>" only for a value other than the default, which every
+                         // backend honours by construction (so the default has no row)
+  kClassified,           // rows "<path>.<row>"; capability.cpp decides which rows an IR asks for
+};
+
+struct Gate {
+  Request request = Request::kNever;
+  std::span<const std::string_view> rows{};  // kClassified only
+  std::string_view covered_by{};             // kNever only
+};
+
+inline constexpr Gate when_set{Request::kWhenSet};
+inline constexpr Gate by_value{Request::kValue};
+inline constexpr Gate by_value_when_networked{Request::kValueWhenNetworked};
+inline constexpr Gate by_value_unless_default{Request::kValueUnlessDefault};
+inline constexpr Gate no_enforcement{Request::kNever};  // meta data, warnings, sections
+constexpr Gate enforced_by(std::string_view field) { return {Request::kNever, {}, field}; }
+constexpr Gate classified(std::span<const std::string_view> rows) { return {Request::kClassified, rows, {}}; }
+
+// What every walker needs to know about a field, whatever its C++ type.
+struct FieldInfo {
+  std::string_view key;  // the JSON key
+  unsigned traits = kPlain;
+  Gate gate;
+};
+
+template <class S, class T>
+struct Field {
+  FieldInfo info;
+  T S::*member;
+};
+
+template <class S, class T>
+constexpr Field<S, T> field(std::string_view key, T S::*member, Gate gate, unsigned traits = kPlain) {
+  return {{key, traits, gate}, member};
+}
+
+// Enum values and their JSON names.
+template <class E>
+struct EnumNames;
+
+template <>
+struct EnumNames<NetMode> {
+  static constexpr std::array<std::pair<NetMode, std::string_view>, 4> values{{
+      {NetMode::kOff, "off"}, {NetMode::kAllowlist, "allowlist"}, {NetMode::kStrict, "strict"}, {NetMode::kAsk, "ask"}}};
+};
+
+template <>
+struct EnumNames<PathKind> {
+  static constexpr std::array<std::pair<PathKind, std::string_view>, 4> values{{
+      {PathKind::kDir, "dir"}, {PathKind::kFile, "file"}, {PathKind::kAbsent, "absent"}, {PathKind::kAbsentDir, "absent_dir"}}};
+};
+
+template <class E>
+constexpr std::string_view enum_name(E value) {
+  for (const auto& [v, name] : EnumNames<E>::values)
+    if (v == value) return name;
+  return EnumNames<E>::values[0].second;
+}
+
+// Rows of the classified fields.
+inline constexpr std::string_view kDenyRows[] = {"outside_grants", "inside_read_root", "inside_write_root",
+                                                 "absent_inside_write_root"};
+inline constexpr std::string_view kDenyWriteRows[] = {"outside_write_roots", "inside_write_root",
+                                                      "absent_inside_write_root"};
+inline constexpr std::string_view kExtensionRows[] = {"linux", "macos", "windows"};
+
+// The declarations. Order is display order (capability rows, explain, Diff); the JSON and the
+// canonical bytes sort keys by byte value whatever the order here.
+template <class T>
+struct Schema;
+
+template <>
+struct Schema<SourceLayer> {
+  static constexpr auto fields = std::make_tuple(
+      field("tier", &SourceLayer::tier, no_enforcement),
+      field("file", &SourceLayer::file, no_enforcement),
+      field("sha256", &SourceLayer::sha256, no_enforcement));
+};
+
+template <>
+struct Schema<IrMeta> {
+  static constexpr auto fields = std::make_tuple(
+      field("ir_version", &IrMeta::ir_version, no_enforcement),
+      field("schema_hash", &IrMeta::schema_hash, no_enforcement),
+      field("source_layers", &IrMeta::source_layers, no_enforcement),  // precedence order: not a set
+      field("project", &IrMeta::project, no_enforcement),
+      field("home", &IrMeta::home, no_enforcement),
+      field("agent", &IrMeta::agent, no_enforcement),
+      field("agent_dir", &IrMeta::agent_dir, no_enforcement),
+      field("os", &IrMeta::os, no_enforcement));
+};
+
+template <>
+struct Schema<DenyEntry> {
+  static constexpr auto fields = std::make_tuple(
+      field("path", &DenyEntry::path, no_enforcement),
+      field("kind", &DenyEntry::kind, no_enforcement));
+};
+
+template <>
+struct Schema<IrFs> {
+  static constexpr auto fields = std::make_tuple(
+      field("write_roots", &IrFs::write_roots, when_set, kSet),
+      field("read_roots", &IrFs::read_roots, when_set, kSet),
+      field("deny", &IrFs::deny, classified(kDenyRows), kSet),
+      field("deny_write", &IrFs::deny_write, classified(kDenyWriteRows), kSet),
+      field("tmp_isolated", &IrFs::tmp_isolated, when_set),
+      field("symlink_policy", &IrFs::symlink_policy, by_value),
+      field("mount_semantics", &IrFs::mount_semantics, by_value),
+      field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet));
+};
+
+template <>
+struct Schema<IrEgress> {
+  static constexpr auto fields = std::make_tuple(
+      field("mode", &IrEgress::mode, by_value),
+      field("domains", &IrEgress::domains, enforced_by("egress.mode"), kSet),
+      field("strict_ports", &IrEgress::strict_ports, enforced_by("egress.mode"), kSet),
+      field("dns", &IrEgress::dns, by_value_when_networked),
+      field("tls", &IrEgress::tls, by_value_when_networked),
+      field("cidr", &IrEgress::cidr, when_set, kSet),
+      field("bind_ports", &IrEgress::bind_ports, when_set, kSet),
+      field("connect_ports", &IrEgress::connect_ports, when_set, kSet),
+      field("unix_ipc", &IrEgress::unix_ipc, by_value),
+      field("unix_socket_files", &IrEgress::unix_socket_files, when_set, kSet),
+      field("quotas", &IrEgress::quotas, when_set),
+      field("git_ssh", &IrEgress::git_ssh, when_set),
+      field("ask_timeout_secs", &IrEgress::ask_timeout_secs, enforced_by("egress.mode")),
+      field("git_ssh_connect", &IrEgress::git_ssh_connect, enforced_by("egress.git_ssh")),
+      field("debug_resolve", &IrEgress::debug_resolve, when_set, kSet),
+      field("loopback_bind", &IrEgress::loopback_bind, by_value_unless_default));
+};
+
+template <>
+struct Schema<IrProcess> {
+  static constexpr auto fields = std::make_tuple(
+      field("exec_scope", &IrProcess::exec_scope, by_value),
+      field("inheritance", &IrProcess::inheritance, by_value),
+      field("detach_policy", &IrProcess::detach_policy, by_value),
+      field("privilege_drop", &IrProcess::privilege_drop, when_set),
+      field("no_new_privs", &IrProcess::no_new_privs, when_set));
+};
+
+template <>
+struct Schema<IrSecrets> {
+  static constexpr auto fields = std::make_tuple(
+      field("default", &IrSecrets::default_, by_value),
+      field("brokered_env", &IrSecrets::brokered_env, when_set, kSet),
+      field("inherited_credentials", &IrSecrets::inherited_credentials, by_value));
+};
+
+template <>
+struct Schema<IrEnv> {
+  static constexpr auto fields = std::make_tuple(
+      field("mode", &IrEnv::mode, by_value),
+      field("pass_through", &IrEnv::pass_through, enforced_by("env.passed_names"), kSet),
+      field("deny", &IrEnv::deny, enforced_by("env.passed_names"), kSet),
+      field("hard_deny", &IrEnv::hard_deny, enforced_by("env.passed_names"), kSet),
+      field("passed_names", &IrEnv::passed_names, when_set, kSet),
+      field("set", &IrEnv::set, when_set));
+};
+
+template <>
+struct Schema<IrResources> {
+  static constexpr auto fields = std::make_tuple(
+      field("cpu_seconds", &IrResources::cpu_seconds, when_set),
+      field("memory_bytes", &IrResources::memory_bytes, when_set),
+      field("processes", &IrResources::processes, when_set),
+      field("open_files", &IrResources::open_files, when_set),
+      field("file_size_bytes", &IrResources::file_size_bytes, when_set),
+      field("wall_time_secs", &IrResources::wall_time_secs, when_set),
+      field("merge", &IrResources::merge, by_value_unless_default));
+};
+
+template <>
+struct Schema<IrLifecycle> {
+  static constexpr auto fields = std::make_tuple(
+      field("cleanup", &IrLifecycle::cleanup, by_value),
+      field("orphan_policy", &IrLifecycle::orphan_policy, by_value),
+      field("crash_handling", &IrLifecycle::crash_handling, by_value));
+};
+
+template <>
+struct Schema<FrozenIr> {
+  static constexpr auto fields = std::make_tuple(
+      field("meta", &FrozenIr::meta, no_enforcement),
+      field("fs", &FrozenIr::fs, no_enforcement),
+      field("egress", &FrozenIr::egress, no_enforcement),
+      field("process", &FrozenIr::process, no_enforcement),
+      field("secrets", &FrozenIr::secrets, no_enforcement),
+      field("env", &FrozenIr::env, no_enforcement),
+      field("resources", &FrozenIr::resources, no_enforcement),
+      field("lifecycle", &FrozenIr::lifecycle, no_enforcement),
+      field("extensions", &FrozenIr::extensions, classified(kExtensionRows)),
+      // The helper refuses a tainted plan without --allow-tainted; warnings enforce nothing.
+      field("warnings", &FrozenIr::warnings, no_enforcement, kSet | kNoDiff),
+      field("taint", &FrozenIr::taint, no_enforcement, kSet));
+};
+
+// ---- Walking the declarations ----------------------------------------------------------------
+
+template <class T>
+concept Described = requires { Schema<std::remove_cvref_t<T>>::fields; };
+
+template <class T>
+concept Enum = requires { EnumNames<std::remove_cvref_t<T>>::values; };
+
+template <class T> struct IsVector : std::false_type {};
+template <class T> struct IsVector<std::vector<T>> : std::true_type {};
+template <class T> struct IsMap : std::false_type {};
+template <class V> struct IsMap<std::map<std::string, V>> : std::true_type {};
+template <class T> inline constexpr bool is_vector = IsVector<std::remove_cvref_t<T>>::value;
+template <class T> inline constexpr bool is_map = IsMap<std::remove_cvref_t<T>>::value;
+
+// Types a request can read: "set" for kWhenSet, a value's text for the kValue kinds.
+template <class T>
+concept Settable = std::is_same_v<T, bool> || std::is_same_v<T, std::optional<std::int64_t>> ||
+                   std::is_same_v<T, std::string> || is_vector<T> || is_map<T>;
+template <class T>
+concept Valued = Enum<T> || std::is_same_v<T, std::string> || std::is_same_v<T, bool>;
+
+// A list normalize can sort: its entries order with <.
+template <class T>
+concept SortableList = is_vector<T> && requires(const typename T::value_type& a) { a < a; };
+template <class T>
+concept SortableMap = is_map<T> && SortableList<typename T::mapped_type>;
+template <class T>
+concept SetField = SortableList<T> || SortableMap<T>;
+
+template <class S, class T>
+constexpr bool gate_fits(const Field<S, T>& f) {
+  if ((f.info.traits & kSet) && !SetField<T>) return false;
+  switch (f.info.gate.request) {
+    case Request::kWhenSet: return Settable<T>;
+    case Request::kValue:
+    case Request::kValueWhenNetworked:
+    case Request::kValueUnlessDefault: return Valued<T>;
+    case Request::kClassified: return !f.info.gate.rows.empty();
+    case Request::kNever: return true;
+  }
+  return false;
+}
+
+template <class S>
+constexpr bool gates_fit() {
+  return std::apply([](const auto&... f) { return (gate_fits(f) && ...); }, Schema<S>::fields);
+}
+
+template <class T>
+inline constexpr std::size_t field_count = std::tuple_size_v<std::remove_cvref_t<decltype(Schema<T>::fields)>>;
+
+// Calls f(info, member) for every field of obj, in declaration order (obj may be const).
+template <class S, class F>
+void for_each_field(S& obj, F&& f) {
+  std::apply([&](const auto&... fd) { (f(fd.info, obj.*(fd.member)), ...); }, Schema<std::remove_const_t<S>>::fields);
+}
+
+// The same over two objects of one type: f(info, member of a, member of b).
+template <class S, class F>
+void for_each_field(const S& a, const S& b, F&& f) {
+  std::apply([&](const auto&... fd) { (f(fd.info, a.*(fd.member), b.*(fd.member)), ...); }, Schema<S>::fields);
+}
+
+// The fields' indices in the byte order of their keys: the order of canonical JSON.
+template <class S>
+constexpr auto canonical_order() {
+  constexpr std::size_t n = field_count<S>;
+  auto keys = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.info.key...}; },
+                         Schema<S>::fields);
+  std::array<std::size_t, n> order{};
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
+template <class S>
+constexpr bool keys_are_unique() {
+  constexpr auto order = canonical_order<S>();
+  auto keys = std::apply([](const auto&... f) { return std::array<std::string_view, field_count<S>>{f.info.key...}; },
+                         Schema<S>::fields);
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (keys[order[i - 1]] == keys[order[i]]) return false;
+  return true;
+}
+
+// Calls f(info, member) in canonical (key byte) order.
+template <class S, class F>
+void for_each_field_canonical(S& obj, F&& f) {
+  using T = std::remove_const_t<S>;
+  static_assert(keys_are_unique<T>(), "two fields of one IR struct share a JSON key");
+  static constexpr auto order = canonical_order<T>();
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (f(std::get<order[K]>(Schema<T>::fields).info, obj.*(std::get<order[K]>(Schema<T>::fields).member)), ...);
+  }(std::make_index_sequence<order.size()>{});
+}
+
+// Every field of the IR with its path: a section's fields as "section.key", the others (the
+// extensions, warnings, taint) as "key". f(path, info, value).
+template <class F>
+void for_each_ir_field(const FrozenIr& ir, F&& f) {
+  for_each_field(ir, [&](const FieldInfo& top, const auto& v) {
+    if constexpr (Described<decltype(v)>)
+      for_each_field(v, [&](const FieldInfo& info, const auto& x) {
+        f(std::string(top.key) + "." + std::string(info.key), info, x);
+      });
+    else
+      f(std::string(top.key), top, v);
+  });
+}
+
+// The same over two IRs: f(path, info, value in a, value in b).
+template <class F>
+void for_each_ir_field(const FrozenIr& a, const FrozenIr& b, F&& f) {
+  for_each_field(a, b, [&](const FieldInfo& top, const auto& va, const auto& vb) {
+    if constexpr (Described<decltype(va)>)
+      for_each_field(va, vb, [&](const FieldInfo& info, const auto& xa, const auto& xb) {
+        f(std::string(top.key) + "." + std::string(info.key), info, xa, xb);
+      });
+    else
+      f(std::string(top.key), top, va, vb);
+  });
+}
+
+static_assert(gates_fit<SourceLayer>() && gates_fit<IrMeta>() && gates_fit<DenyEntry>() && gates_fit<IrFs>() &&
+                  gates_fit<IrEgress>() && gates_fit<IrProcess>() && gates_fit<IrSecrets>() && gates_fit<IrEnv>() &&
+                  gates_fit<IrResources>() && gates_fit<IrLifecycle>() && gates_fit<FrozenIr>(),
+              "a field's request does not fit its type (when_set needs a flag, limit, string, list or map; "
+              "by_value a string or an enum; classified its rows; a set a list whose entries order with <)");
+
+// "section.key" of a member, e.g. field_path<&IrFs::deny>() == "fs.deny": the provenance keys
+// and lint findings name fields by this, so a name that is not in the schema does not compile.
+template <auto Member>
+constexpr std::pair<std::string_view, std::string_view> field_path_parts() {
+  std::pair<std::string_view, std::string_view> found{};
+  std::apply(
+      [&](const auto&... top) {
+        const auto look = [&](const auto& t) {
+          using TopT = std::remove_cvref_t<decltype(FrozenIr{}.*(t.member))>;
+          if constexpr (std::is_same_v<decltype(t.member), decltype(Member)>) {
+            if (t.member == Member) found = {{}, t.info.key};
+          } else if constexpr (Described<TopT>) {
+            std::apply(
+                [&](const auto&... fd) {
+                  const auto one = [&](const auto& d) {
+                    if constexpr (std::is_same_v<decltype(d.member), decltype(Member)>)
+                      if (d.member == Member) found = {t.info.key, d.info.key};
+                  };
+                  (one(fd), ...);
+                },
+                Schema<TopT>::fields);
+          }
+        };
+        (look(top), ...);
+      },
+      Schema<FrozenIr>::fields);
+  return found;
+}
+
+template <auto Member>
+const std::string& field_path() {
+  static constexpr auto parts = field_path_parts<Member>();
+  static_assert(!parts.second.empty(), "this member is not declared in the IR schema");
+  static const std::string path =
+      parts.first.empty() ? std::string(parts.second) : std::string(parts.first) + "." + std::string(parts.second);
+  return path;
+}
+
+// A value in words, for the GUI's Diff and `paddock explain`: strings as they are, a limit that
+// is not set as "no limit", an enum by its name, an entry of a struct as its first field and the
+// others in parentheses ("/p/.env (file)"), a list as its entries joined by commas.
+template <class T>
+std::string text_of(const T& v);
+
+// The entries of a list or a map, one text each (a map entry as "key=value").
+template <class T>
+std::vector<std::string> entries_of(const T& v) {
+  std::vector<std::string> out;
+  if constexpr (is_vector<T>) {
+    for (const auto& x : v) out.push_back(text_of(x));
+  } else if constexpr (is_map<T>) {
+    for (const auto& [k, x] : v) out.push_back(k + "=" + text_of(x));
+  }
+  return out;
+}
+
+template <class T>
+std::string text_of(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+    return v ? std::to_string(*v) : "no limit";
+  } else if constexpr (Enum<T>) {
+    return std::string(enum_name(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(v);
+  } else if constexpr (is_vector<T> || is_map<T>) {
+    std::string out;
+    for (const auto& e : entries_of(v)) out += (out.empty() ? "" : ",") + e;
+    return out;
+  } else if constexpr (Described<T>) {
+    // "first (second, third)": the entry, then what it says about it, empty fields left out.
+    std::string first, rest;
+    for_each_field(v, [&](const FieldInfo&, const auto& member) {
+      const std::string t = text_of(member);
+      if (first.empty()) first = t;
+      else if (!t.empty()) rest += (rest.empty() ? "" : ", ") + t;
+    });
+    return rest.empty() ? first : first + " (" + rest + ")";
+  } else {
+    return v.dump();  // the extensions: JSON read from JSON, so it dumps
+  }
+}
+
+}  // namespace paddock::ir_schema
