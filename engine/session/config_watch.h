@@ -1,8 +1,9 @@
 // Agent configuration that runs on the host: an agent's own settings can name commands its CLI
 // runs later, outside Paddock (Claude Code's hooks and status line, the MCP servers of every
 // agent, Codex's notify program, ...). A session whose agent may write those files changes what
-// runs on the host next time. The helper takes a snapshot of the keys that name such commands
-// before the session and after it, and reports each key that changed (docs/trust-posture.md).
+// runs on the host next time. A snapshot of the keys that name such commands, taken before the
+// session and after it, names each key that changed; the report carries the changes to
+// `paddock sessions`. (The helper does not take the snapshots yet: docs/trust-posture.md.)
 //
 // A snapshot keeps digests, never values: an MCP server's entry may hold a token.
 #pragma once
