@@ -53,6 +53,11 @@ const std::vector<std::string>& deny_write_list_names() {
   return names;
 }
 
+const std::vector<std::string>& watch_list_names() {
+  static const std::vector<std::string> names = {"agent-config"};
+  return names;
+}
+
 Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::string& name, const std::string& file) {
   const json root = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) return broken(file, "not JSON");
@@ -63,7 +68,9 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
   if (!root.contains("version") || root["version"] != 1) return broken(file, "'version' must be 1");
   auto effect = text(file, root, "effect", true);
   if (!effect.ok()) return effect.error();
-  if (*effect != "deny" && *effect != "deny_write") return broken(file, "'effect' must be deny or deny_write");
+  if (*effect != "deny" && *effect != "deny_write" && *effect != "watch")
+    return broken(file, "'effect' must be deny, deny_write or watch");
+  const bool watch = *effect == "watch";
   l.effect = *effect;
   auto description = text(file, root, "description", true);
   if (!description.ok()) return description.error();
@@ -77,7 +84,11 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string where = file + ": entries[" + std::to_string(i) + "]";
     const json& e = entries[i];
-    if (auto s = only_keys(where, e, {"group", "paths", "why", "agent", "files_only"}); !s.ok()) return s.error();
+    if (auto s = only_keys(where, e,
+                           watch ? std::set<std::string>{"group", "paths", "why", "agent", "format", "keys", "state_file"}
+                                 : std::set<std::string>{"group", "paths", "why", "agent", "files_only"});
+        !s.ok())
+      return s.error();
     ListEntry entry;
     auto group = text(where, e, "group", false);
     auto why = text(where, e, "why", true);
@@ -87,6 +98,24 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     entry.group = *group;
     entry.why = *why;
     entry.agent = *agent;
+    if (watch) {
+      auto format = text(where, e, "format", true);
+      if (!format.ok()) return format.error();
+      if (*format != "json" && *format != "jsonc" && *format != "toml")
+        return broken(where, "'format' must be json, jsonc or toml");
+      entry.format = *format;
+      if (entry.agent.empty()) return broken(where, "'agent' is missing");
+      if (!e.contains("keys") || !e["keys"].is_array() || e["keys"].empty())
+        return broken(where, "'keys' must be a non-empty list");
+      for (const auto& k : e["keys"]) {
+        if (!k.is_string() || k.get_ref<const std::string&>().empty()) return broken(where, "a key must be a non-empty string");
+        entry.keys.push_back(k.get<std::string>());
+      }
+      if (e.contains("state_file")) {
+        if (!e["state_file"].is_boolean()) return broken(where, "'state_file' must be true or false");
+        entry.state_file = e["state_file"].get<bool>();
+      }
+    }
     if (e.contains("files_only")) {
       if (!e["files_only"].is_boolean()) return broken(where, "'files_only' must be true or false");
       entry.files_only = e["files_only"].get<bool>();

@@ -14,7 +14,8 @@
 //                 "paths": ["~/.pgpass", "$PROJECT/**/.npmrc", ...],  // ~/, $HOME, $PROJECT; globs
 //                 "agent": "claude-code",   // optional: this entry is that agent's own login
 //                 "files_only": true,       // optional: directories a glob matches are not entries
-//                 "why": "what the file holds or runs, and why the name is safe to match"}]}
+//                 "why": "what the file holds or runs, and why the name is safe to match",
+//                 "format": "json", "keys": ["hooks", "projects.*.mcpServers"]}]}  // watch lists only
 #pragma once
 
 #include <string>
@@ -29,13 +30,20 @@ struct ListEntry {
   std::string group;
   std::vector<Item> paths;  // origins name the list file (for errors)
   std::string why;
-  std::string agent;        // "" unless the entry is one agent's own login
+  std::string agent;        // "" unless the entry is one agent's own (login, or configuration)
   bool files_only = false;
+  // Lists with effect "watch" only: the files' format (json | jsonc | toml) and the key paths that
+  // name host commands (engine/session/config_watch.h).
+  std::string format;
+  std::vector<std::string> keys;
+  // The agent writes this file as its state (it cannot work with it read-only): watched only,
+  // never made read-only by filesystem.protect_agent_config.
+  bool state_file = false;
 };
 
 struct BuiltinList {
   std::string name;         // the file's stem, as layers name it
-  std::string effect;       // "deny" | "deny_write"
+  std::string effect;       // "deny" | "deny_write" | "watch"
   std::string description;
   std::string note;
   std::string file;         // "builtin:lists/<name>.json"
@@ -54,6 +62,8 @@ struct Unprotect {
 // enums; a test checks that each has its file with that effect, and that no file is unnamed).
 const std::vector<std::string>& deny_list_names();
 const std::vector<std::string>& deny_write_list_names();
+// Lists of files that are not masked but compared before and after a session (effect: watch).
+const std::vector<std::string>& watch_list_names();
 
 // Reads and checks resources/lists/<name>.json. A missing or malformed file is a broken
 // installation (kInternal, naming the file and the entry).

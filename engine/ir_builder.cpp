@@ -89,6 +89,10 @@ Status IrBuilder::add_layer(const Layer& l) {
                    "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
+  if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
+    protected_agent_config_ = true;
+    if (auto s = add_agent_config_protection(l.protect_agent_config_at); !s.ok()) return s;
+  }
 
   // Net mode: defaults from system/user, the agent's own default, and forcing off elsewhere.
   if (l.net_mode) {
@@ -156,6 +160,19 @@ Status IrBuilder::add_list(const Item& name, PathUse use) {
   at.key += " (" + list.name + ")";
   for (const auto& e : list.entries)
     for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, use, {}, list.name, e.files_only});
+  return {};
+}
+
+// Every agent's settings, whichever agent is selected (another agent's may be writable too, by a
+// layer's grant); not its state files, which it must write to work at all: those stay watched.
+Status IrBuilder::add_agent_config_protection(const Origin& at_key) {
+  auto l = load_builtin_list(in_.resources_dir, "agent-config");
+  if (!l.ok()) return l.error();
+  Origin at = at_key;
+  at.key += " (agent-config)";
+  for (const auto& e : l->entries)
+    if (!e.state_file)
+      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false});
   return {};
 }
 
@@ -321,6 +338,7 @@ void IrBuilder::record_adds(const Layer& l) {
   for (int i = 0; i < kLimitCount; ++i)
     if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
   if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
+  if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
   adds_[l.file] = std::move(a);
 }
 

@@ -62,6 +62,8 @@ class IrBuilder {
   Status check_lockdown(const Layer& l);
   // Expands a built-in list named by deny_preset / deny_write_preset into path requests.
   Status add_list(const Item& name, PathUse use);
+  // filesystem.protect_agent_config: the agent-config list's settings files as deny_write.
+  Status add_agent_config_protection(const Origin& at);
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();
@@ -109,6 +111,7 @@ class IrBuilder {
   std::optional<Origin> agent_credentials_;
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
+  bool protected_agent_config_ = false;
   // Net mode sources (DESIGN §4): cli > agent default > user > system > off; off forced by others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;
   std::map<std::string, nlohmann::json> adds_;

@@ -78,6 +78,10 @@ struct Layer {
   // system, user and --policy tiers may (the builder refuses the others).
   std::vector<Item> unprotect;
   std::optional<bool> tmpfs_tmp;
+  // Keep the agents' settings that name host commands read-only (lists/agent-config.json); any
+  // tier may turn it on, as it only narrows.
+  std::optional<bool> protect_agent_config;
+  Origin protect_agent_config_at;
   Origin tmpfs_at;
 
   std::optional<NetMode> net_mode;

@@ -204,6 +204,11 @@ int sessions(bool as_json, CliContext& ctx) {
     std::cout << s.id << "  " << session::to_string(s.state) << "  "
               << (s.exit_code ? std::to_string(*s.exit_code) : std::string("-")) << "  "
               << (s.problem.empty() ? cmd : s.problem) << "\n";
+    // Said under the session each time it is listed: the change outlives the session.
+    if (s.report)
+      for (const auto& c : s.report->config_changes)
+        std::cout << "  ! " << c.file << ": " << c.key << " " << c.change
+                  << " by the agent; its CLI runs what this names on the host, outside Paddock: review it\n";
   }
   return 0;
 }

@@ -18,6 +18,7 @@ constexpr std::pair<EventType, const char*> kEventNames[] = {
     {EventType::kQuotaExceeded, "quota_exceeded"},
     {EventType::kLimitHit, "limit_hit"},
     {EventType::kNotice, "notice"},
+    {EventType::kConfigChanged, "agent_config_changed"},
     {EventType::kSessionEnded, "session_ended"},
 };
 

@@ -31,6 +31,7 @@ enum class EventType {
   kQuotaExceeded,   // quota_exceeded: domain, ...
   kLimitHit,        // limit_hit: limit, ...
   kNotice,          // notice: level or source, kind, message
+  kConfigChanged,   // agent_config_changed: file, key, change, severity ("high"), see config_watch.h
   kSessionEnded,    // session_ended: the report's fields (report.h) but session_id
 };
 

@@ -57,6 +57,11 @@ json report_json(const Report& r, bool with_id) {
             {"events_dropped", r.events_dropped}};
   if (with_id) j["session_id"] = r.session_id;
   if (r.error) j["error"] = *r.error;
+  if (!r.config_changes.empty()) {
+    json changes = json::array();
+    for (const auto& c : r.config_changes) changes.push_back({{"file", c.file}, {"key", c.key}, {"change", c.change}});
+    j["config_changes"] = std::move(changes);
+  }
   return j;
 }
 
@@ -102,6 +107,26 @@ Result<Report> report_from_json(const json& j, const std::string& what, bool req
     if (r.str(j["error"], "error", e)) out.error = std::move(e);
   }
   if (j.contains("events_dropped")) read_count(r, j["events_dropped"], "events_dropped", out.events_dropped);
+  if (j.contains("config_changes")) {
+    const json& list = j["config_changes"];
+    if (!list.is_array()) {
+      r.fail("config_changes", "expected an array");
+    } else {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at = "config_changes[" + std::to_string(i) + "]";
+        ConfigChange c;
+        if (!list[i].is_object()) {
+          r.fail(at, "expected an object");
+          break;
+        }
+        for (auto [key, field] : {std::pair{"file", &c.file}, {"key", &c.key}, {"change", &c.change}}) {
+          if (!list[i].contains(key)) r.fail(at + "." + key, "missing field");
+          else r.str(list[i][key], at + "." + key, *field);
+        }
+        out.config_changes.push_back(std::move(c));
+      }
+    }
+  }
   if (!r.error().empty()) return bad_input(r.error());
   return out;
 }

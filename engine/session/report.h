@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/config_watch.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -44,6 +45,9 @@ struct Report {
   std::optional<std::string> error;
   // Events counted but not written once events.jsonl reached its cap (docs/cli.md).
   std::int64_t events_dropped = 0;
+  // Keys of the agent's configuration that name host commands and changed during the session
+  // (config_watch.h): what the agent's CLI may run outside Paddock next time.
+  std::vector<ConfigChange> config_changes;
 };
 
 // The report as JSON; with_id = false leaves session_id out (the session_ended event's fields).

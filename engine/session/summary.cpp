@@ -84,6 +84,7 @@ json summary_json(const SessionSummary& s) {
             {"command", s.command},
             {"ir_hash", s.ir_hash.empty() ? json(nullptr) : json(s.ir_hash)}};
   if (!s.problem.empty()) j["problem"] = s.problem;
+  if (s.report && !s.report->config_changes.empty()) j["config_changes"] = report_json(*s.report)["config_changes"];
   return j;
 }
 

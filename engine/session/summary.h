@@ -45,7 +45,8 @@ struct SessionSummary {
 
 SessionSummary summarize(const std::string& id, const SessionFiles& files);
 
-// `paddock sessions --json`: {id, status, exit_code, started, command, ir_hash[, problem]}.
+// `paddock sessions --json`: {id, status, exit_code, started, command, ir_hash[, problem]
+// [, config_changes]}.
 nlohmann::json summary_json(const SessionSummary& s);
 
 }  // namespace paddock::session

@@ -121,6 +121,10 @@ class BuiltinListsTest : public QObject {
       QCOMPARE(load(n).effect, std::string("deny_write"));
       named.insert(n);
     }
+    for (const auto& n : watch_list_names()) {
+      QCOMPARE(load(n).effect, std::string("watch"));
+      named.insert(n);
+    }
     for (const auto& f : std::filesystem::directory_iterator(kResources + "/lists"))
       QVERIFY2(named.count(f.path().stem().string()), f.path().c_str());
     // Every entry says why; agent logins name their agent.
@@ -132,6 +136,26 @@ class BuiltinListsTest : public QObject {
       QVERIFY2(!e.agent.empty(), e.paths.front().text.c_str());
       QVERIFY2(std::filesystem::exists(kResources + "/agents/" + e.agent + ".yaml"), e.agent.c_str());
     }
+  }
+
+  void each_supported_agents_host_executed_settings_are_watched() {
+    std::set<std::string> agents;
+    for (const auto& e : load("agent-config").entries) {
+      QVERIFY2(std::filesystem::exists(kResources + "/agents/" + e.agent + ".yaml"), e.agent.c_str());
+      QVERIFY(!e.keys.empty());
+      agents.insert(e.agent);
+    }
+    for (const char* a : {"claude-code", "codex", "gemini-cli", "opencode", "copilot"}) QVERIFY2(agents.count(a), a);
+    // A watch list's entry must say how to read the file and what to compare.
+    auto r = parse_builtin_list(R"({"version": 1, "effect": "watch", "description": "d",
+                                    "entries": [{"paths": ["~/.x.json"], "agent": "a", "format": "yaml", "keys": ["k"], "why": "w"}]})",
+                                "x", "builtin:lists/x.json");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("'format' must be json, jsonc or toml") != std::string::npos, r.error().message.c_str());
+    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d",
+                               "entries": [{"paths": ["~/.x.json"], "keys": ["k"], "why": "w"}]})",
+                           "x", "builtin:lists/x.json");
+    QVERIFY(!r.ok());
   }
 
   void each_supported_agents_login_is_known_per_agent() {
@@ -278,13 +302,19 @@ class BuiltinListsTest : public QObject {
           "`**` matches any number of directories, and matching is case-sensitive except where a pattern "
           "spells both cases (`[eE]`). A path that does not exist is simply not there to read. Entries marked "
           "*files only* never mask a directory that happens to have such a name.\n\n"
-          "Only the system, user and `--policy` tiers may lift the read-only protection of the last list "
-          "(`filesystem.unprotect`), and `paddock lint` reports every such opt-out (R7). Nothing lifts a mask.\n";
+          "Only the system, user and `--policy` tiers may lift the read-only protection of the "
+          "`tool-executed` list (`filesystem.unprotect`), and `paddock lint` reports every such opt-out (R7). "
+          "Nothing lifts a mask.\n\n"
+          "The `agent-config` list is neither masked nor read-only: it names the settings an agent's CLI turns "
+          "into commands on your machine, which a session that may write them is watched for "
+          "([trust posture](trust-posture.md)).\n";
     std::vector<std::string> names = deny_list_names();
     for (const auto& n : deny_write_list_names()) names.push_back(n);
+    for (const auto& n : watch_list_names()) names.push_back(n);
     for (const auto& n : names) {
       const BuiltinList l = load(n);
-      md << "\n## `" << n << "` (" << (l.effect == "deny" ? "masked" : "read-only") << ")\n\n" << l.description << "\n";
+      const char* effect = l.effect == "deny" ? "masked" : l.effect == "deny_write" ? "read-only" : "watched";
+      md << "\n## `" << n << "` (" << effect << ")\n\n" << l.description << "\n";
       if (!l.note.empty()) md << "\n" << l.note << "\n";
       std::string group = "\x01";
       for (const auto& e : l.entries) {
@@ -298,6 +328,12 @@ class BuiltinListsTest : public QObject {
         std::string why = e.why;
         if (!e.agent.empty()) why = "**" + e.agent + "**: " + why;
         if (e.files_only) why += " *(files only)*";
+        if (!e.keys.empty()) {
+          std::string keys;
+          for (const auto& k : e.keys) keys += (keys.empty() ? "" : ", ") + ("`" + k + "`");
+          why += " Keys: " + keys + ".";
+          if (e.state_file) why += " *(state file: watched, never read-only)*";
+        }
         md << "| " << paths << " | " << why << " |\n";
       }
     }

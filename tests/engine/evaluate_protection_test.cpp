@@ -15,6 +15,7 @@
 
 using namespace paddock;
 using paddock::test::EngineEnv;
+using paddock::test::contains;
 using paddock::test::has_deny;
 
 namespace {
@@ -49,6 +50,25 @@ void make_git_dir(const EngineEnv& env, const std::string& g) {
 class EvaluateProtectionTest : public QObject {
   Q_OBJECT
  private slots:
+  void protect_agent_config_keeps_the_agents_settings_read_only_but_not_their_state_files() {
+    EngineEnv env;
+    env.write(env.home + "/.claude/settings.json", "{}");
+    env.write(env.home + "/.claude.json", "{}");
+    Inputs in = env.inputs();
+    in.agent = "claude-code";
+    auto plain = eval_ok(in);
+    QVERIFY(!protected_entry(plain.ir, env.home + "/.claude/settings.json"));
+    // A repository layer may turn it on: it only narrows what the agent may write.
+    env.repo("version: 1\nfilesystem:\n  protect_agent_config: true\n");
+    in = env.inputs();
+    in.agent = "claude-code";
+    auto e = eval_ok(in);
+    const auto* settings = protected_entry(e.ir, env.home + "/.claude/settings.json");
+    QVERIFY(settings && settings->kind == PathKind::kFile);
+    QVERIFY(!protected_entry(e.ir, env.home + "/.claude.json"));  // Claude Code's state: watched only
+    QVERIFY(contains(e.ir.fs.write_roots, env.home + "/.claude"));
+  }
+
   void a_repositorys_config_and_hooks_are_protected_and_its_objects_stay_writable() {
     EngineEnv env;
     make_git_dir(env, env.project + "/.git");

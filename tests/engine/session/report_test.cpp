@@ -29,6 +29,7 @@ class ReportTest : public QObject {
     r.ended = "2026-11-29T23:05:03.123Z";
     r.error = "something";
     r.events_dropped = 42;
+    r.config_changes = {{"/h/.claude/settings.json", "hooks", "added"}};
     const std::string bytes = encode_report(r);
     QVERIFY(bytes.back() == '\n');
     auto back = decode_report(bytes);
@@ -40,6 +41,7 @@ class ReportTest : public QObject {
     QCOMPARE(back->duration_ms, std::int64_t{1234});
     QVERIFY(back->attested);
     QCOMPARE(back->limits_hit, r.limits_hit);
+    QVERIFY(back->config_changes == r.config_changes);
     QCOMPARE(back->usage.max_rss, std::int64_t{3456789});
     QCOMPARE(back->ended, r.ended);
     QCOMPARE(*back->error, std::string("something"));
@@ -87,6 +89,10 @@ class ReportTest : public QObject {
         {R"({"session_id":"x","status":"exited","exit_code":0,"error":null})", "error"},
         {R"({"session_id":"x","status":"exited","exit_code":0,"ended":5})", "ended"},
         {R"({"session_id":"x","status":"exited","exit_code":0,"events_dropped":true})", "events_dropped"},
+        {R"({"session_id":"x","status":"exited","exit_code":0,"config_changes":{}})", "config_changes"},
+        {R"({"session_id":"x","status":"exited","exit_code":0,"config_changes":[1]})", "config_changes[0]"},
+        {R"({"session_id":"x","status":"exited","exit_code":0,"config_changes":[{"file":"f","key":"k"}]})",
+         "config_changes[0].change"},
         {"{\"session_id\":\"\xff\xfe\",\"status\":\"exited\",\"exit_code\":0}", "not JSON"},
     };
     for (const auto& [bytes, field] : cases) {
