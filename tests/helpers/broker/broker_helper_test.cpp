@@ -8,6 +8,7 @@
 
 #include <QStandardPaths>
 
+#include <filesystem>
 #include <fstream>
 
 #include "tests/helpers/broker/broker_fixture.h"
@@ -65,6 +66,8 @@ class BrokerHelperTest : public QObject {
     QByteArray log = events.readAll();
     QVERIFY2(log.contains("\"rule\":\"egress.domains: notlisted.example.org not listed\""), log.constData());
     QVERIFY2(log.contains("\"rule\":\"host: 10.0.0.1 is an IP literal; only host names are brokered\""), log.constData());
+    std::error_code ec;
+    std::filesystem::remove_all(h.root, ec);
   }
 };
 

@@ -2,6 +2,8 @@
 // line is stamped, decodes as an event, reaches subscribers, and a broker event that is not a
 // known event is logged as a notice instead of being dropped.
 #include <QtTest>
+// Qt defines `emit` as a keyword macro; here it is EventLog's method.
+#undef emit
 
 #include <sys/socket.h>
 #include <unistd.h>
