@@ -29,6 +29,7 @@ const std::vector<std::string>& capability_fields() {
       "egress.cidr",
       "egress.bind_ports",
       "egress.connect_ports",
+      "egress.loopback_bind=false",
       "egress.unix_ipc=always_allowed",
       "egress.unix_socket_files",
       "egress.quotas",
@@ -137,6 +138,7 @@ std::vector<std::string> requested_fields(const FrozenIr& ir) {
   if (!e.cidr.empty()) want.insert("egress.cidr");
   if (!e.bind_ports.empty()) want.insert("egress.bind_ports");
   if (!e.connect_ports.empty()) want.insert("egress.connect_ports");
+  if (!e.loopback_bind) want.insert("egress.loopback_bind=false");
   want.insert("egress.unix_ipc=" + e.unix_ipc);
   if (!e.unix_socket_files.empty()) want.insert("egress.unix_socket_files");
   if (!e.quotas.empty()) want.insert("egress.quotas");

@@ -34,6 +34,10 @@ struct Inputs {
   // Where paddock-connect is installed (the front end knows its own layout); used only with
   // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
   std::string connect_path;
+  // The launched command's installation (`run` resolves it on the caller's PATH): read+execute
+  // grants with provenance launch-command. Not added under the system's security.immutable;
+  // `run` then refuses a command the policy leaves unreadable.
+  std::vector<std::string> launch_reads;
 
   // The launch environment (HOME, XDG_*, PATH, PADDOCK_*, and whatever may pass through).
   std::map<std::string, std::string> environment;
@@ -82,9 +86,20 @@ struct Evaluation {
   nlohmann::json provenance;          // IR entry -> [{tier, file, action: added|removed, rule}]
   std::vector<LayerInfo> layers;      // all ten tiers' candidate files, applied or not
   std::vector<LintFinding> lint;
+  // The agent preset's own key variables (agent.credential_env), and what of its own
+  // credentials this session does not get for want of environment.agent_credentials: those
+  // variables set in the launch environment and its stored login files that exist. `run` says
+  // so in one line; `explain --why NAME` names the opt-in.
+  std::vector<std::string> agent_credential_env;
+  std::vector<std::string> withheld_credentials;
 };
 
 Result<Evaluation> evaluate(const Inputs& inputs);
+
+// The agent preset's agent.state_dirs, absolute: `run` creates those that are absent before it
+// evaluates, so that they exist to be granted (a missing path is never granted). Empty without
+// an agent.
+Result<std::vector<std::string>> agent_state_dirs(const Inputs& inputs);
 
 // `explain --json`: {ir, ir_hash, provenance, warnings, lint}
 nlohmann::json explain_json(const Evaluation& e);

@@ -16,14 +16,16 @@ std::string upper(std::string s) {
 }  // namespace
 
 const std::vector<std::string>& hard_deny_patterns() {
-  // Invariant, not policy: cloud and forge credentials, API keys and anything secret-named
-  // never reach the agent through pass-through. The socket variables would point at sockets
-  // that are masked anyway; passing them only invites confusion.
+  // Invariant, not policy: names shaped like secrets (keys, tokens, secrets, passwords,
+  // credentials) and AWS's whole family never reach the agent through pass-through. Vendors'
+  // other settings (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_CLOUD_PROJECT) pass when a tier
+  // lists them: they configure a gateway, they do not grant anything. The socket variables
+  // would point at sockets that are masked anyway; passing them only invites confusion.
   static const std::vector<std::string> k = {
-      "ANTHROPIC_*", "AWS_*", "AZURE_*", "CLOUDSDK_*", "DOCKER_*", "GCLOUD_*", "GCP_*", "GEMINI_*", "GH_*",
-      "GITHUB_*", "GITLAB_*", "GOOGLE_*", "HF_*", "OPENAI_*", "OPENROUTER_*", "VAULT_*",
-      "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS",
-      "*ACCESS_KEY*", "*API_KEY*", "*CREDENTIAL*", "*PASSWD*", "*PASSWORD*", "*PRIVATE_KEY*", "*SECRET*", "*TOKEN*"};
+      "AWS_*", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
+      "*_AUTH", "*_KEY", "*_KEYS", "*_PAT", "*_PWD",
+      "*ACCESS_KEY*", "*API_KEY*", "*APIKEY*", "*AUTH_KEY*", "*COOKIE*", "*CREDENTIAL*", "*PASSWD*", "*PASSWORD*",
+      "*PRIVATE_KEY*", "*SECRET*", "*TOKEN*"};
   return k;
 }
 
@@ -32,6 +34,9 @@ std::string hard_deny_match(const std::string& name) {
   for (const auto& p : hard_deny_patterns()) {
     if (p.front() == '*' && p.back() == '*') {
       if (n.find(p.substr(1, p.size() - 2)) != std::string::npos) return p;
+    } else if (p.front() == '*') {
+      const std::string suffix = p.substr(1);
+      if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) return p;
     } else if (p.back() == '*') {
       if (n.rfind(p.substr(0, p.size() - 1), 0) == 0) return p;
     } else if (n == p) {
@@ -75,7 +80,7 @@ std::string sanitize_path_var(const std::string& path) {
   return s;
 }
 
-void IrBuilder::build_env() {
+Status IrBuilder::build_env() {
   auto normalised = [&](const std::vector<Item>& items, const char* what) {
     std::vector<Item> keep;
     for (const auto& i : items) {
@@ -98,6 +103,9 @@ void IrBuilder::build_env() {
     }
   } else if (agent_credentials_) {
     warn(agent_credentials_->where() + ": environment.agent_credentials is set but no agent preset is selected");
+  } else if (agent_layer_) {
+    for (const auto& c : agent_layer_->agent.credential_env)
+      if (ctx_.env->count(c.text)) withheld_.push_back(c.text);
   }
 
   ir_.env.set["HOME"] = ctx_.home;
@@ -105,6 +113,18 @@ void IrBuilder::build_env() {
   if (ir_.fs.tmp_isolated) ir_.env.set["TMPDIR"] = "/tmp";
   for (const auto& [k, v] : ir_.env.set)
     prov_.add_raw("env.set:" + k, Contribution{"invariant", "", "set", k == "PATH" ? "sanitised launch PATH" : k});
+  // The agent preset's own settings (e.g. the one directory its state lives in).
+  if (agent_layer_)
+    for (const auto& [k, v] : agent_layer_->agent.env) {
+      std::string value = v.text;
+      if (!value.empty() && (value[0] == '$' || value[0] == '~')) {
+        auto abs = expand_vars(value, ctx_, v.at.where() + ": key '" + v.at.key + "'");
+        if (!abs.ok()) return abs.error();
+        value = *abs;
+      }
+      ir_.env.set[k] = value;
+      prov_.add("env.set:" + k, v.at, "set", v.text);
+    }
 
   for (const auto& i : pass) { ir_.env.pass_through.push_back(i.text); prov_.add("env.pass_through:" + i.text, i.at, "added", i.text); }
   for (const auto& i : deny) { ir_.env.deny.push_back(i.text); prov_.add("env.deny:" + i.text, i.at, "added", i.text); }
@@ -144,6 +164,7 @@ void IrBuilder::build_env() {
     ir_.env.passed_names.push_back(name);
     prov_.add(key, by->at, "added", by->text);
   }
+  return {};
 }
 
 }  // namespace paddock

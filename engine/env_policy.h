@@ -1,5 +1,5 @@
 // Environment policy (DESIGN §4): an allowlist of NAME or PREFIX* patterns; deny beats
-// pass-through; built-in hard-deny prefixes and substrings (case-insensitive) beat both,
+// pass-through; built-in hard-deny prefixes, suffixes and substrings (case-insensitive) beat both,
 // except the agent preset's own key variables when the user opted in.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 namespace paddock {
 
-// Documented forms: "AWS_*" (prefix) and "*TOKEN*" (substring).
+// Documented forms: "AWS_*" (prefix), "*_KEY" (suffix) and "*TOKEN*" (substring).
 const std::vector<std::string>& hard_deny_patterns();
 // The matching hard-deny pattern for a name, or "".
 std::string hard_deny_match(const std::string& name);

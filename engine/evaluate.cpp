@@ -32,6 +32,32 @@ void add_taint(const Inputs& in, IrBuilder& b) {
 
 }  // namespace
 
+Result<std::vector<std::string>> agent_state_dirs(const Inputs& in) {
+  std::vector<std::string> out;
+  if (in.agent.empty()) return out;
+  auto ctx = make_context(in);
+  if (!ctx.ok()) return ctx.error();
+  auto sources = discover_layers(in, *ctx);
+  if (!sources.ok()) return sources.error();
+  for (const auto& s : *sources) {
+    if (s.tier != kTierAgent || !s.exists) continue;
+    auto l = parse_layer(s.bytes, s.tier, s.file);
+    if (!l.ok()) return l.error();
+    const Item& d = l->agent.data_dir;
+    auto dir = expand_vars(d.text, *ctx, d.at.where() + ": key 'agent.data_dir'");
+    if (!dir.ok()) return dir.error();
+    ctx->agent_dir = fs::path(*dir).lexically_normal().string();
+    for (const auto& i : l->agent.state_dirs) {
+      auto p = expand_vars(i.text, *ctx, i.at.where() + ": key '" + i.at.key + "'");
+      if (!p.ok()) return p.error();
+      std::string n = fs::path(*p).lexically_normal().string();
+      while (n.size() > 1 && n.back() == '/') n.pop_back();
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
 Result<Evaluation> evaluate(const Inputs& in) {
   // libsodium is initialised where it is used (signing.cpp, the portable SHA-256), not here: its
   // CPU probe costs ~50 us (CPUID traps in a VM) and a run of shipped layers never needs it.
@@ -123,16 +149,20 @@ Result<Evaluation> evaluate(const Inputs& in) {
         return blocked(s.file + ": tier " + s.tier + " layer " + s.sha256 + " is not approved; " + fix);
       b.warn("unapproved " + s.tier + " layer " + s.file + " (" + s.sha256 + "); " + fix);
     }
-    if (s.tier == kTierAgent) b.set_agent(l);
+    if (s.tier == kTierAgent) {
+      b.set_agent(l);
+      for (const auto& c : l.agent.credential_env) ev.agent_credential_env.push_back(c.text);
+    }
     if (auto st = b.add_layer(l); !st.ok()) return st.error();
     b.add_source(SourceLayer{s.tier, s.file, s.sha256});
     ev.layers.push_back(std::move(info));
   }
   if (std::error_code ec; !ctx.agent_dir.empty() && !fs::exists(ctx.paths->status(ctx.agent_dir, ec)))
-    b.warn("agent data directory " + ctx.agent_dir + " ($AGENT) does not exist, so it is not granted; create it "
-           "before launching if the agent needs to keep state there");
+    b.warn("agent data directory " + ctx.agent_dir + " ($AGENT) does not exist, so it is not granted; "
+           "'paddock run' creates it (and the preset's agent.state_dirs) before launching");
   auto built = b.finish();
   if (!built.ok()) return built.error();
+  ev.withheld_credentials = b.withheld_credentials();
   for (auto& info : ev.layers)
     if (auto it = b.adds().find(info.file); it != b.adds().end() && info.applies) info.adds = it->second;
   ev.ir = std::move(built->ir);

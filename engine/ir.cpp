@@ -140,7 +140,8 @@ json to_json(const FrozenIr& ir) {
                   {"connect_ports", ir.egress.connect_ports}, {"unix_ipc", ir.egress.unix_ipc},
                   {"unix_socket_files", ir.egress.unix_socket_files}, {"quotas", quotas},
                   {"git_ssh", ir.egress.git_ssh}, {"ask_timeout_secs", ir.egress.ask_timeout_secs},
-                  {"git_ssh_connect", ir.egress.git_ssh_connect}, {"debug_resolve", debug_resolve}}},
+                  {"git_ssh_connect", ir.egress.git_ssh_connect}, {"debug_resolve", debug_resolve},
+                  {"loopback_bind", ir.egress.loopback_bind}}},
       {"process", {{"exec_scope", ir.process.exec_scope}, {"inheritance", ir.process.inheritance},
                    {"detach_policy", ir.process.detach_policy},
                    {"privilege_drop", ir.process.privilege_drop},
@@ -213,7 +214,7 @@ Result<FrozenIr> ir_from_json(const json& j) {
     std::string mode;
     if (!r.object(e, "egress", {"mode", "domains", "strict_ports", "dns", "tls", "cidr", "bind_ports",
                                 "connect_ports", "unix_ipc", "unix_socket_files", "quotas", "git_ssh",
-                                "ask_timeout_secs", "git_ssh_connect", "debug_resolve"}) ||
+                                "ask_timeout_secs", "git_ssh_connect", "debug_resolve", "loopback_bind"}) ||
         !r.str(e["mode"], "egress.mode", mode) ||
         !r.strings(e["domains"], "egress.domains", ir.egress.domains) ||
         !r.str(e["dns"], "egress.dns", ir.egress.dns) || !r.str(e["tls"], "egress.tls", ir.egress.tls) ||
@@ -223,6 +224,7 @@ Result<FrozenIr> ir_from_json(const json& j) {
         !r.str(e["unix_ipc"], "egress.unix_ipc", ir.egress.unix_ipc) ||
         !r.strings(e["unix_socket_files"], "egress.unix_socket_files", ir.egress.unix_socket_files) ||
         !r.boolean(e["git_ssh"], "egress.git_ssh", ir.egress.git_ssh) ||
+        !r.boolean(e["loopback_bind"], "egress.loopback_bind", ir.egress.loopback_bind) ||
         !r.int32(e["ask_timeout_secs"], "egress.ask_timeout_secs", ir.egress.ask_timeout_secs) ||
         !r.str(e["git_ssh_connect"], "egress.git_ssh_connect", ir.egress.git_ssh_connect))
       return false;

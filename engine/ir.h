@@ -71,6 +71,10 @@ struct IrEgress {
   std::vector<std::string> cidr;                             // separate from domains
   std::vector<int> bind_ports;
   std::vector<int> connect_ports;
+  // The sandbox's network namespace is its own, with loopback only: true lets the agent bind
+  // and connect there (its dev servers, test suites, login callbacks); false (a layer's
+  // network.loopback_bind: false) keeps every TCP bind denied, and connects to bind_ports only.
+  bool loopback_bind = true;
   std::string unix_ipc = "always_allowed";                   // AF_UNIX socketpair/anonymous
   std::vector<std::string> unix_socket_files;                // explicitly allowed socket paths
   std::map<std::string, std::int64_t> quotas;                // domain -> bytes

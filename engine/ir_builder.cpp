@@ -74,11 +74,13 @@ Status IrBuilder::add_layer(const Layer& l) {
     return blocked(l.agent_credentials_at.where() + ": key 'environment.agent_credentials': tier " + l.tier +
                    " may not opt in to agent credentials (only the system, user or a --policy file may)");
 
-  for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}, {}, false});
-  for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}, {}, false});
-  for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false});
-  for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false});
-  for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false});
+  for (const auto& i : l.allow_write) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
+  for (const auto& i : l.allow_read) paths_.push_back({i, PathUse::kRead, {}, {}, false, {}});
+  for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false, {}});
+  for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false, {}});
+  for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false, {}});
+  for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
+  if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   for (const auto& p : l.deny_preset)
     if (auto s = add_list(p, PathUse::kDeny); !s.ok()) return s;
   for (const auto& p : l.deny_write_preset)
@@ -155,11 +157,12 @@ Status IrBuilder::add_list(const Item& name, PathUse use) {
   if (list.effect != want)
     return internal_error(list.file + ": effect " + list.effect + ", but " + name.at.key + " names it (broken installation)");
   // Every entry, whichever agent is selected: agent-logins masks each agent's login for all of
-  // them. Letting one agent's session read its own login is a filter on entry.agent here.
+  // them. The selected agent's own entries are lifted after the merge (apply_list_rules) when
+  // a trusted tier opted in, since that opt-in may come from a tier after this one.
   Origin at = name.at;
   at.key += " (" + list.name + ")";
   for (const auto& e : list.entries)
-    for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, use, {}, list.name, e.files_only});
+    for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, use, {}, list.name, e.files_only, e.agent});
   return {};
 }
 
@@ -172,11 +175,26 @@ Status IrBuilder::add_agent_config_protection(const Origin& at_key) {
   at.key += " (agent-config)";
   for (const auto& e : l->entries)
     if (!e.state_file)
-      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false});
+      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false, {}});
   return {};
 }
 
 Status IrBuilder::apply_list_rules() {
+  for (auto& r : paths_) {
+    // The selected agent's own stored login: readable and writable in its own session under
+    // the opt-in (its data directory grants it), masked otherwise; never another agent's.
+    if (r.agent.empty() || ctx_.agent.empty() || r.agent != ctx_.agent) continue;
+    if (!agent_credentials_) {
+      for (const auto& p : r.resolved)
+        if (std::error_code ec; ctx_.paths->symlink_status(p, ec).type() != fs::file_type::not_found && !ec)
+          withheld_.push_back(p);
+      continue;
+    }
+    for (const auto& p : r.resolved)
+      prov_.add(std::string(r.use == PathUse::kDeny ? "fs.deny:" : "fs.deny_write:") + p, *agent_credentials_, "removed",
+                r.item.text + " (the agent's own login: environment.agent_credentials)");
+    r.resolved.clear();
+  }
   for (auto& r : paths_) {
     if (!r.files_only) continue;
     std::vector<std::string> keep;
@@ -307,7 +325,11 @@ Status IrBuilder::add_cli_flags() {
       return lock_error(at("--net"), lock_at_, "change the network mode");
     net_cli_ = std::make_pair(*in_.net, at("--net"));
   }
-  return add_layer(l);  // add_layer applies the lockdown check to the flags too
+  if (auto s = add_layer(l); !s.ok()) return s;  // add_layer applies the lockdown check to the flags too
+  if (!locked_)
+    for (const auto& p : in_.launch_reads)
+      paths_.push_back({Item{p, Origin{kTierLaunchCommand, "launch-command", "command", 0, 0}}, PathUse::kRead, {}, {}, false, {}});
+  return {};
 }
 
 void IrBuilder::record_adds(const Layer& l) {
@@ -379,7 +401,7 @@ Result<Built> IrBuilder::finish() {
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
-  build_env();
+  if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();
   normalize(ir_);
   return Built{std::move(ir_), std::move(prov_)};

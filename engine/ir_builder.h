@@ -26,6 +26,7 @@ struct PathRequest {
   std::vector<std::string> resolved;  // canonical concrete paths, filled by resolve
   std::string list;                   // the built-in list it came from ("" = written in a layer)
   bool files_only = false;            // the list entry matches files, not directories
+  std::string agent;                  // the list entry is this agent's own login ("" = none)
 };
 
 
@@ -57,6 +58,10 @@ class IrBuilder {
   const std::map<std::string, nlohmann::json>& adds() const { return adds_; }
   // Every filesystem.unprotect that applied, after finish() (lint flags each one).
   const std::vector<Unprotect>& unprotects() const { return unprotects_; }
+  // After finish(): the agent preset's own credentials that this session does not get, because
+  // no trusted tier set environment.agent_credentials: its key variables set in the launch
+  // environment and its stored login files that exist ("ANTHROPIC_API_KEY", "/home/u/.claude/...").
+  const std::vector<std::string>& withheld_credentials() const { return withheld_; }
 
  private:
   Status check_lockdown(const Layer& l);
@@ -81,7 +86,7 @@ class IrBuilder {
   void add_paddock_dirs();
   Status add_hardlinks();
   Status build_egress();
-  void build_env();
+  Status build_env();
   void build_limits();
   void record_adds(const Layer& l);
 
@@ -103,12 +108,14 @@ class IrBuilder {
   std::vector<std::string> socket_scanned_;  // grant roots whose sockets are in sockets_found_
   std::vector<std::string> sockets_found_;
   std::vector<Unprotect> unprotects_;
+  std::vector<std::string> withheld_;
   std::vector<std::string> nested_git_;  // ".git" entries anywhere in the project
   std::vector<Item> domains_, cidrs_;
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;
   std::vector<Item> pass_through_, env_deny_, brokered_;
   std::optional<Origin> agent_credentials_;
+  std::optional<Origin> loopback_forbidden_;
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;

@@ -142,6 +142,10 @@ Status IrBuilder::build_egress() {
     ir_.egress.mode = NetMode::kOff;
     prov_.add("egress.mode", net_forced_off_->second, "set", "off (forced)");
   }
+  // Any tier may forbid loopback binds (it only tightens); none needs to allow them.
+  ir_.egress.loopback_bind = !loopback_forbidden_;
+  if (loopback_forbidden_) prov_.add("egress.loopback_bind", *loopback_forbidden_, "set", "false");
+  else prov_.add_raw("egress.loopback_bind", Contribution{"default", "", "set", "the sandbox's loopback is its own: true"});
   for (const auto& d : domains_) {
     auto n = normalize_domain(d.text);
     if (!n.ok()) return bad_input(d.at.where() + ": key '" + d.at.key + "': " + n.error().message);

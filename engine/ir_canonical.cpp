@@ -45,6 +45,7 @@ std::string canonical_bytes(const FrozenIr& ir) {
   w.key("domains").value(e.domains);
   w.key("git_ssh").value(e.git_ssh);
   w.key("git_ssh_connect").value(e.git_ssh_connect);
+  w.key("loopback_bind").value(e.loopback_bind);
   w.key("mode").value(to_string(e.mode));
   w.key("quotas").begin_object();
   for (const auto& [d, q] : e.quotas) w.key(d).value(q);

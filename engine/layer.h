@@ -25,6 +25,9 @@ inline constexpr const char* kTierFragment = "repository-fragment";
 inline constexpr const char* kTierLocal = "local-override";
 inline constexpr const char* kTierCliFile = "cli-explicit-file";
 inline constexpr const char* kTierCliFlags = "cli-flags";
+// Not a layer: the provenance of the read grants `run` adds for the launched command's own
+// installation (Inputs::launch_reads).
+inline constexpr const char* kTierLaunchCommand = "launch-command";
 
 // Repository-side tiers come with the code: untrusted, approval-gated, no dangerous writes.
 bool is_repository_side(const std::string& tier);
@@ -92,6 +95,10 @@ struct Layer {
   std::vector<std::pair<Item, std::int64_t>> quotas;
   std::vector<Item> net_presets;
 
+  // false forbids binding TCP ports inside the sandbox's private network namespace.
+  std::optional<bool> loopback_bind;
+  Origin loopback_bind_at;
+
   std::vector<Item> unix_sockets_allow;
 
   std::vector<Item> pass_through, env_deny;
@@ -110,6 +117,12 @@ struct Layer {
     std::optional<NetMode> default_net;
     Origin default_net_at;
     std::vector<Item> credential_env;
+    // Directories the agent writes its state to (config, data, cache, state): created by `run`
+    // (mode 0700) when absent, and granted read+write like allow_write.
+    std::vector<Item> state_dirs;
+    // Variables the agent reads its settings from (e.g. CLAUDE_CONFIG_DIR: $AGENT); values
+    // may use $AGENT, $HOME and ~/.
+    std::vector<std::pair<std::string, Item>> env;
   } agent;
 };
 

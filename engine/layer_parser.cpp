@@ -165,7 +165,11 @@ Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
 }
 
 Status Parser::parse_network(const YAML::Node& n, Layer& l) const {
-  PADDOCK_TRY(map(n, "network", {"mode", "allow_domains", "strict_ports", "allow_cidr", "quotas", "presets"}));
+  PADDOCK_TRY(map(n, "network", {"mode", "allow_domains", "strict_ports", "allow_cidr", "quotas", "presets", "loopback_bind"}));
+  if (n["loopback_bind"]) {
+    PADDOCK_TRY_ASSIGN(l.loopback_bind, boolean(n["loopback_bind"], "network.loopback_bind"));
+    l.loopback_bind_at = origin(n["loopback_bind"], "network.loopback_bind");
+  }
   if (n["mode"]) {
     PADDOCK_TRY_ASSIGN(l.net_mode, net_mode(n["mode"], "network.mode"));
     l.net_mode_at = origin(n["mode"], "network.mode");
@@ -241,7 +245,7 @@ Status Parser::parse_limits(const YAML::Node& n, Layer& l) const {
 }
 
 Status Parser::parse_agent(const YAML::Node& n, Layer& l) const {
-  PADDOCK_TRY(map(n, "agent", {"data_dir", "default_net", "credential_env"}));
+  PADDOCK_TRY(map(n, "agent", {"data_dir", "default_net", "credential_env", "state_dirs", "env"}));
   l.agent.present = true;
   if (!n["data_dir"]) return fail(n, "agent.data_dir", "missing (the agent's data directory, e.g. ~/.claude)");
   auto d = scalar(n["data_dir"], "agent.data_dir", "a path");
@@ -252,6 +256,26 @@ Status Parser::parse_agent(const YAML::Node& n, Layer& l) const {
     l.agent.default_net_at = origin(n["default_net"], "agent.default_net");
   }
   if (n["credential_env"]) PADDOCK_TRY_ASSIGN(l.agent.credential_env, strings(n["credential_env"], "agent.credential_env"));
+  if (n["state_dirs"]) {
+    PADDOCK_TRY_ASSIGN(l.agent.state_dirs, strings(n["state_dirs"], "agent.state_dirs"));
+    for (const auto& i : l.agent.state_dirs)
+      if (i.text.find_first_of("*?[") != std::string::npos)
+        return bad_input(i.at.where() + ": key 'agent.state_dirs': '" + i.text + "' is a glob; name each directory");
+  }
+  if (const auto e = n["env"]) {
+    if (!e.IsMap()) return fail(e, "agent.env", "expected a mapping NAME: value");
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+      const std::string key = "agent.env." + k;
+      // Paddock sets these itself, and a variable the hard-deny matches never reaches the agent.
+      if (k.empty() || k == "HOME" || k == "PATH" || k == "TMPDIR" || k.find_first_not_of(
+              "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+        return fail(it->first, "agent.env", "expected a variable name other than HOME, PATH and TMPDIR");
+      auto v = scalar(it->second, key, "a string");
+      if (!v.ok()) return v.error();
+      l.agent.env.emplace_back(k, Item{*v, origin(it->second, key)});
+    }
+  }
   return {};
 }
 

@@ -140,7 +140,20 @@ WhyAnswer why_domain(const Evaluation& e, std::string q) {
   return w;
 }
 
+WhyAnswer why_env_decision(const Evaluation& e, const std::string& q);
+
+// The agent's own key is withheld by default; the answer says how the user lets it through.
 WhyAnswer why_env(const Evaluation& e, const std::string& q) {
+  WhyAnswer w = why_env_decision(e, q);
+  const auto& own = e.agent_credential_env;
+  if (!w.allowed && std::find(own.begin(), own.end(), q) != own.end())
+    w.reason += "; it is " + e.ir.meta.agent + "'s own credential, which passes only when your user policy (" +
+                "$XDG_CONFIG_HOME/paddock/policy.yaml), the system policy or a --policy file sets "
+                "environment.agent_credentials: true";
+  return w;
+}
+
+WhyAnswer why_env_decision(const Evaluation& e, const std::string& q) {
   WhyAnswer w = answer(q, "env");
   const auto& v = e.ir.env;
   if (v.set.count(q)) {

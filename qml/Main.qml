@@ -1,20 +1,54 @@
-// The window shell: a navigation rail (Profiles / Sessions / Settings) and one page per feature.
+// The window shell: a navigation rail (Home / Sessions / Customize / Settings), one page per
+// feature, and the objects every page shares: the workspace (projects, agents, settings), the
+// live policy of the current project, the launcher, the sessions list, the inboxes and the tray.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Paddock
 
 ApplicationWindow {
     id: window
     width: 1280
-    height: 776
-    minimumWidth: 900
-    minimumHeight: 560
+    height: 800
+    minimumWidth: 960
+    minimumHeight: 620
     visible: true
     title: qsTr("Paddock")
 
+    property bool quitting: false
+
+    Workspace {
+        id: workspace
+    }
+    LayerDocument {
+        id: doc
+    }
+    PolicyComposer {
+        id: composer
+        objectName: "composer"
+        project: workspace.currentProject
+        agent: workspace.currentAgentPreset
+        document: doc
+    }
+    Launcher {
+        id: launcher
+        objectName: "launcher"
+        project: workspace.currentProject
+        agentPreset: workspace.currentAgentPreset
+        command: workspace.agents.commandOf(workspace.currentAgent)
+        profile: workspace.defaultProfile
+        terminal: workspace.terminal
+        onLaunched: (project, agent, mode) => workspace.recordLaunch(project, workspace.currentAgent, mode)
+        onSessionStarted: (id, dir) => sessionsModel.reload()
+    }
+
     SessionsModel {
         id: sessionsModel
+        onSessionFailed: (id, state, why) => tray.notify(qsTr("Paddock: a session %1").arg(state),
+                                                         qsTr("Session %1: %2").arg(id).arg(why))
+        onDenialsSeen: (id, n) => tray.notify(qsTr("Paddock: %n request(s) denied", "", n),
+                                              qsTr("Session %1. See its Network tab to allow a domain.").arg(id))
     }
 
     // Every running session's pending asks; an agent's connection waits on each one.
@@ -24,19 +58,138 @@ ApplicationWindow {
         onAskRaised: (sessionId, host, port) => tray.notify(
             qsTr("Paddock: an agent asks for %1:%2").arg(host).arg(port),
             qsTr("Session %1. Answer in Paddock's Sessions page, or it is denied.").arg(sessionId))
+        onSessionClosed: (dir) => sessionsModel.reload()
+    }
+
+    TrayMenuModel {
+        id: trayMenu
+        running: {
+            const out = []
+            for (let i = 0; i < sessionsModel.count; ++i) {
+                const s = sessionsModel.get(i)
+                if (s.running)
+                    out.push({dir: s.dir, label: (s.projectName || s.sessionId) + " · " + (s.agent || s.command)})
+            }
+            return out
+        }
+        recent: workspace.recentLaunches
     }
 
     TrayIcon {
         id: tray
-        state: askInbox.count > 0 ? TrayIcon.NeedsAttention
+        menu: trayMenu
+        keepRunning: workspace.closeToTray
+        state: askInbox.count > 0 || sessionsModel.failedCount > 0 ? TrayIcon.NeedsAttention
              : sessionsModel.runningCount > 0 ? TrayIcon.Running : TrayIcon.Idle
-        detail: askInbox.count > 0 ? qsTr("%n ask(s) waiting for an answer", "", askInbox.count)
-              : sessionsModel.runningCount > 0
-                ? qsTr("%n session(s) running", "", sessionsModel.runningCount) : ""
-        onShowRequested: {
-            window.show()
-            window.raise()
-            window.requestActivate()
+        detail: {
+            let parts = []
+            if (sessionsModel.runningCount > 0) parts.push(qsTr("%n session(s) running", "", sessionsModel.runningCount))
+            if (askInbox.count > 0) parts.push(qsTr("%n ask(s) waiting", "", askInbox.count))
+            if (sessionsModel.failedCount > 0) parts.push(qsTr("%n failed", "", sessionsModel.failedCount))
+            return parts.join(", ")
+        }
+        onShowRequested: window.showAndRaise()
+        onQuitRequested: window.requestQuit()
+        onOpenSessionRequested: (dir) => {
+            window.showAndRaise()
+            nav.currentIndex = 1
+            sessionsPage.selectedDir = dir
+        }
+        onStopSessionRequested: (dir) => askInbox.stopSession(dir)
+        onRelaunchRequested: (index) => window.relaunch(index)
+    }
+
+    function showAndRaise() {
+        window.show()
+        window.raise()
+        window.requestActivate()
+    }
+    function requestQuit() {
+        if (sessionsModel.runningCount > 0) {
+            showAndRaise()
+            quitDialog.open()
+        } else {
+            window.quitting = true
+            Qt.quit()
+        }
+    }
+    function relaunch(index) {
+        const r = workspace.recentLaunches[index]
+        if (!r) return
+        workspace.addProject(r.project)
+        workspace.currentAgent = r.agent
+        if (r.mode === "terminal") launcher.launchInTerminal()
+        else launcher.launchInBackground()
+        showAndRaise()
+        nav.currentIndex = 0
+    }
+
+    onClosing: (close) => {
+        if (window.quitting || !tray.available || !workspace.closeToTray) {
+            if (!window.quitting && sessionsModel.runningCount > 0) {
+                close.accepted = false
+                quitDialog.open()
+            }
+            return
+        }
+        close.accepted = false
+        window.hide()
+        if (!workspace.trayNoticeShown) {
+            tray.notify(qsTr("Paddock keeps running in the tray"),
+                        qsTr("Running sessions stay watched. Quit from the tray icon's menu."))
+            workspace.trayNoticeShown = true
+        }
+    }
+
+    QuitDialog {
+        id: quitDialog
+        runningCount: sessionsModel.runningCount
+        onConfirmed: {
+            window.quitting = true
+            Qt.quit()
+        }
+    }
+
+    // The folder picker, loaded when first used: where QtQuick.Dialogs cannot load its dialog
+    // (a module missing), the page says so instead of doing nothing.
+    Loader {
+        id: folderDialogLoader
+        active: false
+        sourceComponent: FolderDialog {
+            title: qsTr("Choose a project folder")
+            onAccepted: workspace.addProject(selectedFolder.toString())
+        }
+        onStatusChanged: if (status === Loader.Error)
+            workspace.reportError(qsTr("The folder picker cannot open (a Qt Quick Dialogs module is missing). "
+                                       + "Drop a folder on the window instead."))
+        onLoaded: item.open()
+    }
+    function pickProject() {
+        if (folderDialogLoader.item) folderDialogLoader.item.open()
+        else folderDialogLoader.active = true
+    }
+
+    // The approval a refused launch asked for; once given, the same launch runs again.
+    ApproveDialog {
+        id: approveDialog
+        composer: composer
+        onApproved: if (launcher.fixKind === "approve") launcher.applyFix()
+    }
+
+    Shortcut {
+        sequences: [StandardKey.Save]
+        enabled: doc.loaded && doc.dirty
+        onActivated: doc.save()
+    }
+
+    DropArea {
+        anchors.fill: parent
+        keys: ["text/uri-list"]
+        onDropped: function(drop) {
+            for (let i = 0; i < drop.urls.length; ++i)
+                workspace.addProject(drop.urls[i].toString())
+            drop.acceptProposedAction()
+            nav.currentIndex = 0
         }
     }
 
@@ -48,8 +201,9 @@ ApplicationWindow {
             id: nav
             objectName: "nav"
             Layout.fillHeight: true
-            Layout.preferredWidth: 172
+            Layout.preferredWidth: 168
             runningCount: sessionsModel.runningCount
+            attentionCount: askInbox.count
         }
 
         StackLayout {
@@ -57,16 +211,36 @@ ApplicationWindow {
             Layout.fillHeight: true
             currentIndex: nav.currentIndex
 
-            ProfilesPage {
-                objectName: "profilesPage"
+            HomePage {
+                objectName: "homePage"
+                workspace: workspace
+                composer: composer
+                launcher: launcher
+                onAddProjectRequested: window.pickProject()
+                onCustomizeRequested: nav.currentIndex = 2
+                onOpenSessionRequested: (dir) => {
+                    nav.currentIndex = 1
+                    sessionsPage.selectedDir = dir
+                }
+                onApproveRequested: (file) => approveDialog.ask(composer.rowOfLayer(file))
             }
             SessionsPage {
+                id: sessionsPage
                 objectName: "sessionsPage"
                 model: sessionsModel
                 inbox: askInbox
             }
+            ProfilesPage {
+                objectName: "profilesPage"
+                workspace: workspace
+                composer: composer
+                document: doc
+                onAddProjectRequested: window.pickProject()
+            }
             SettingsPage {
                 objectName: "settingsPage"
+                workspace: workspace
+                launcher: launcher
             }
         }
     }

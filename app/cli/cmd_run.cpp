@@ -3,6 +3,7 @@
 // enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
 // recompiles and verifies the plan itself before it applies anything.
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,12 +16,14 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/inputs_options.h"
+#include "app/cli/launch_command.h"
 #include "app/cli/session_store.h"
 #include "backends/backend.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/context.h"
 #include "engine/engine.h"
+#include "engine/env_policy.h"
 #include "engine/plan.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
@@ -94,6 +97,58 @@ Status create_own_dirs(const Inputs& in) {
   return Status::Ok();
 }
 
+// The agent's state directories exist before the policy is resolved, so that they are granted
+// (a path absent at launch is never granted, and the agent would meet a read-only home: EROFS on
+// its first mkdir). Every directory made here is the user's alone (0700), as XDG asks.
+Status create_agent_dirs(const Inputs& in) {
+  auto dirs = agent_state_dirs(in);
+  if (!dirs.ok()) return dirs.error();
+  for (const auto& d : *dirs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(d, ec)) continue;
+    std::vector<std::filesystem::path> made;
+    for (auto p = std::filesystem::path(d); !p.empty() && !std::filesystem::exists(std::filesystem::symlink_status(p, ec));
+         p = p.parent_path())
+      made.push_back(p);
+    for (auto it = made.rbegin(); it != made.rend(); ++it) {
+      if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+        return refused("cannot create the agent's directory " + it->string() + ": " + std::strerror(errno) +
+                       " (create it yourself, or pass --agent custom)");
+    }
+    if (!std::filesystem::is_directory(d, ec))
+      return refused("the agent's directory " + d + " is not a directory; move what is there aside");
+  }
+  return Status::Ok();
+}
+
+std::string user_policy_path(const Inputs& in) {
+  auto c = make_context(in);
+  return c.ok() ? c->config_dir + "/policy.yaml" : std::string("your user policy");
+}
+
+bool within_any(const std::string& p, const std::vector<std::string>& roots) {
+  for (const auto& r : roots)
+    if (r == "/" || p == r || (p.size() > r.size() && p.compare(0, r.size(), r) == 0 && p[r.size()] == '/')) return true;
+  return false;
+}
+
+// The resolved command must be runnable in the view the IR describes: inside a grant, outside
+// every mask. (Under the system's lockdown no launch-command grant is added.)
+Status check_runnable(const LaunchCommand& c, const FrozenIr& ir) {
+  std::vector<std::string> grants = ir.fs.read_roots;
+  grants.insert(grants.end(), ir.fs.write_roots.begin(), ir.fs.write_roots.end());
+  std::vector<std::string> masks;
+  for (const auto& d : ir.fs.deny) masks.push_back(d.path);
+  for (const std::string& p : {c.executable, c.interpreter}) {
+    if (p.empty()) continue;
+    if (!within_any(p, grants) || within_any(p, masks))
+      return refused(p + " (the command " + c.found + (p == c.interpreter ? "'s interpreter" : "") +
+                     ") is not readable in the sandbox" + (within_any(p, masks) ? ": a deny rule masks it" : "") +
+                     "; grant it with --allow-read " + installation_of(p));
+  }
+  return Status::Ok();
+}
+
 // Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
 // cached probe is re-checked against a fresh one before it is believed: the machine may have
 // gained what the old facts lacked (and a fresh probe replaces the cache).
@@ -125,8 +180,27 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   in->require_approvals = true;
   in->with_report = false;  // lint and provenance are for explain/plan; run needs the IR only
   if (auto s = create_own_dirs(*in); !s.ok()) return fail(s.error());
+  if (auto s = create_agent_dirs(*in); !s.ok()) return fail(s.error());
+  std::error_code cwd_ec;
+  const std::string cwd = std::filesystem::current_path(cwd_ec).string();
+  auto launch = resolve_launch_command(f.command[0], sanitize_path_var(in->environment["PATH"]), cwd);
+  if (!launch.ok()) return fail(launch.error());
+  in->launch_reads = launch->grants;
   auto ev = evaluate(*in);
   if (!ev.ok()) return fail(ev.error());
+  if (auto s = check_runnable(*launch, ev->ir); !s.ok()) return fail(s.error());
+  std::vector<std::string> command = f.command;
+  // Found outside every grant (under the home directory): run it by the path the grant shows.
+  std::vector<std::string> grants = ev->ir.fs.read_roots;
+  grants.insert(grants.end(), ev->ir.fs.write_roots.begin(), ev->ir.fs.write_roots.end());
+  if (!within_any(launch->found, grants)) command[0] = launch->executable;
+  if (!ev->withheld_credentials.empty()) {
+    std::string what;
+    for (const auto& w : ev->withheld_credentials) what += (what.empty() ? "" : ", ") + w;
+    std::cerr << "paddock: withheld " << ev->ir.meta.agent << "'s own credentials (" << what
+              << "); to let its session use them, set environment.agent_credentials: true in "
+              << user_policy_path(*in) << " or a --policy file (docs/agents.md)\n";
+  }
   if (!ev->ir.taint.empty() && !f.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
@@ -167,7 +241,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   args.replaces_caller = true;
   args.probe_cached = !cache.path().empty();
   args.allow_tainted = f.allow_tainted;
-  args.command = f.command;
+  args.command = command;
   int code = exec_helper(ctx.helper_path().string(), session::encode_run_args(args));
   const int exec_errno = errno;
   cache.drop();  // not even started: the next run probes afresh

@@ -37,6 +37,13 @@ QString AppPaths::helperPath() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_LIBEXEC_REL "/paddock-helper");
 }
 
+QString AppPaths::cliPath() { return QDir::cleanPath(executableDir() + "/paddock"); }
+
+QString AppPaths::outputDir() {
+  const QString dir = stateDir();
+  return dir.isEmpty() ? QString() : dir + "/output";
+}
+
 QString AppPaths::resourcesDir() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_DATA_REL);
 }
@@ -61,7 +68,7 @@ QString AppPaths::controlSocketPath(const QString& sessionDir) {
 }
 
 QString AppPaths::startPage() {
-  return QProcessEnvironment::systemEnvironment().value("PADDOCK_GUI_START_PAGE", "profiles");
+  return QProcessEnvironment::systemEnvironment().value("PADDOCK_GUI_START_PAGE", "home");
 }
 
 std::map<std::string, std::string> AppPaths::environment() {

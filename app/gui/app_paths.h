@@ -18,12 +18,13 @@ class AppPaths : public QObject {
   QML_ELEMENT
   QML_SINGLETON
   Q_PROPERTY(QString helperPath READ helperPath CONSTANT)
+  Q_PROPERTY(QString cliPath READ cliPath CONSTANT)
   Q_PROPERTY(QString resourcesDir READ resourcesDir CONSTANT)
   Q_PROPERTY(QString configDir READ configDir CONSTANT)
   Q_PROPERTY(QString stateDir READ stateDir CONSTANT)
   Q_PROPERTY(QString sessionsDir READ sessionsDir CONSTANT)
   Q_PROPERTY(QString guiConfigFile READ guiConfigFile CONSTANT)
-  // PADDOCK_GUI_START_PAGE=profiles|sessions|settings: the page shown first (scripts/screenshot).
+  // PADDOCK_GUI_START_PAGE=home|sessions|customize|settings: the page shown first (scripts/screenshot).
   Q_PROPERTY(QString startPage READ startPage CONSTANT)
 
  public:
@@ -34,6 +35,11 @@ class AppPaths : public QObject {
   static QString executableDir();
 
   static QString helperPath();
+  // The command-line front end (<bin>/paddock): the app launches sessions through it, so a launch
+  // from the app is exactly `paddock run` with the same arguments.
+  static QString cliPath();
+  // Captured output of sessions launched in the background: <state>/output/<session id>.log.
+  static QString outputDir();
   static QString resourcesDir();
   static QString configDir();    // $XDG_CONFIG_HOME/paddock
   static QString stateDir();     // $XDG_STATE_HOME/paddock

@@ -2,6 +2,8 @@
 #include <QIcon>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
+#include <QQuickWindow>
+#include <QSGRendererInterface>
 #include <QtQml/qqmlextensionplugin.h>
 
 #include <cstdio>
@@ -18,6 +20,10 @@ int main(int argc, char** argv) {
     std::fputs(paddock::gui::kNoDisplayMessage, stderr);
     return 2;
   }
+  // Qt Quick's software renderer unless the user picks another (QT_QUICK_BACKEND): the app is
+  // lists, forms and text, which it draws as well, and without a GL context (Mesa's llvmpipe
+  // where there is no GPU) the app starts in about half the memory (docs/gui.md).
+  if (qEnvironmentVariableIsEmpty("QT_QUICK_BACKEND")) QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
   QApplication app(argc, argv);  // Widgets: QSystemTrayIcon needs it
   QApplication::setApplicationName("paddock-gui");
   // The Wayland app id: docks match the window to paddock.desktop (its name and icon) by it.

@@ -22,6 +22,7 @@ struct PolicyComposer::Outcome {
   std::optional<Result<Evaluation>> current;
   std::optional<Result<Evaluation>> baseline;  // only when it was recomputed
   std::set<std::string> requested;             // capability fields the live IR requests
+  std::vector<SummaryLine> summary;            // the live IR in plain words
   double ms = 0;
 };
 
@@ -29,15 +30,26 @@ namespace {
 
 PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::optional<Inputs> baseline,
                                        const nlohmann::json& probe) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : live.environment) names.push_back(k);
   const auto t0 = std::chrono::steady_clock::now();
   PolicyComposer::Outcome o;
   o.generation = generation;
   o.current = evaluate(live);
   if (baseline) o.baseline = evaluate(*baseline);
   if (o.current->ok()) {
-    auto plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
-    if (plan.ok())
-      for (const auto& c : plan->capability_vector) o.requested.insert(c.field);
+    SummaryInputs si{&o.current->value(), nullptr, {}, std::move(names)};
+    // Without a probe (not run yet, or failed) the plan would be checked against nothing.
+    std::optional<Result<BackendPlan>> plan;
+    if (!probe.empty()) plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);
+    if (plan && plan->ok()) {
+      for (const auto& c : (*plan)->capability_vector) o.requested.insert(c.field);
+      if (Status st = backends::check(plan->value()); !st.ok()) si.plan_error = st.error().message;
+      si.plan = &plan->value();
+    } else if (plan) {
+      si.plan_error = plan->error().message;
+    }
+    o.summary = summarize_policy(si);
   }
   o.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return o;
@@ -134,6 +146,7 @@ void PolicyComposer::start() {
     layers_.setLoading();
     diff_.setLoading();
     warnings_.setLoading();
+    summary_.setLoading();
   }
   const int gen = ++generation_;
   std::optional<Inputs> baseline;
@@ -181,6 +194,7 @@ void PolicyComposer::apply(const Outcome& o) {
     current_.reset();
     diff_.setError(error_);
     warnings_.setError(error_);
+    summary_.setError(error_);
     // The stack keeps its last good cards: they do not vanish while a word is half typed.
     if (layers_.count() == 0) layers_.setError(error_);
     emit evaluated();
@@ -203,6 +217,7 @@ void PolicyComposer::apply(const Outcome& o) {
                                                             : tr("not evaluated yet")));
   }
   capabilities_.setRequested(o.requested);
+  summary_.setLines(o.summary);
   emit evaluated();
 }
 
@@ -223,6 +238,19 @@ QString PolicyComposer::approvalBlocker(int row) const {
   if (document_ && document_->dirty() && document_->path().toStdString() == l.file)
     return tr("save or undo your edits first: approval covers the saved file only");
   return {};
+}
+
+int PolicyComposer::rowOfLayer(const QString& file) const {
+  const auto& layers = baseline_ ? baseline_->layers : std::vector<LayerInfo>{};
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (QString::fromStdString(layers[i].file) == file) return static_cast<int>(i);
+  return -1;
+}
+
+QString PolicyComposer::missingAgentDir() const {
+  if (!current_ || current_->ir.meta.agent_dir.empty()) return {};
+  const QString dir = QString::fromStdString(current_->ir.meta.agent_dir);
+  return QFileInfo::exists(dir) ? QString() : dir;
 }
 
 QString PolicyComposer::approvalPreview(int row) const {

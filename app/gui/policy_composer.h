@@ -21,6 +21,7 @@
 #include "diff_model.h"
 #include "engine/engine.h"
 #include "layer_document.h"
+#include "summary_model.h"
 #include "model_status.h"
 #include "tier_stack_model.h"
 #include "warnings_model.h"
@@ -49,6 +50,9 @@ class PolicyComposer : public QObject {
   Q_PROPERTY(paddock::gui::DiffModel* diff READ diff CONSTANT)
   Q_PROPERTY(paddock::gui::CapabilityModel* capabilities READ capabilities CONSTANT)
   Q_PROPERTY(paddock::gui::WarningsModel* warnings READ warnings CONSTANT)
+  Q_PROPERTY(paddock::gui::SummaryModel* summary READ summary CONSTANT)
+  // The agent's data directory ($AGENT) when the live IR names one that does not exist.
+  Q_PROPERTY(QString missingAgentDir READ missingAgentDir NOTIFY evaluated)
 
  public:
   explicit PolicyComposer(QObject* parent = nullptr);
@@ -79,6 +83,9 @@ class PolicyComposer : public QObject {
   DiffModel* diff() { return &diff_; }
   CapabilityModel* capabilities() { return &capabilities_; }
   WarningsModel* warnings() { return &warnings_; }
+  SummaryModel* summary() { return &summary_; }
+  // The live evaluation (nullptr while none is good); the launcher reads its layers.
+  std::shared_ptr<const Evaluation> current() const { return current_; }
 
   // Evaluates now (no debounce); the baseline (last saved state) too.
   Q_INVOKABLE void refresh();
@@ -89,6 +96,9 @@ class PolicyComposer : public QObject {
   // Approves the SAVED bytes of the repository-side layer at `row` (never unsaved text).
   Q_INVOKABLE bool approve(int row);
   Q_INVOKABLE QString approvalBlocker(int row) const;
+  // The tier stack row of a layer file (-1 when it is not in the stack).
+  Q_INVOKABLE int rowOfLayer(const QString& file) const;
+  QString missingAgentDir() const;
 
   // Inputs for one evaluation (exposed for tests and benchmarks).
   Inputs makeInputs(bool with_overlay) const;
@@ -135,6 +145,7 @@ class PolicyComposer : public QObject {
   DiffModel diff_;
   CapabilityModel capabilities_;
   WarningsModel warnings_;
+  SummaryModel summary_;
 };
 
 }  // namespace paddock::gui

@@ -8,22 +8,20 @@
 namespace paddock::gui {
 
 TrayIcon::TrayIcon(QObject* parent) : QObject(parent) {
-  // QSystemTrayIcon needs a QApplication; under QGuiApplication (QML tests) there is no tray.
-  if (!qobject_cast<QApplication*>(QCoreApplication::instance()) ||
-      !QSystemTrayIcon::isSystemTrayAvailable())
-    return;
-  menu_ = std::make_unique<QMenu>();
-  menu_->addAction(tr("Show Paddock"), this, &TrayIcon::showRequested);
-  menu_->addSeparator();
-  menu_->addAction(tr("Quit"), qApp, &QCoreApplication::quit);
+  // QMenu and QSystemTrayIcon need a QApplication; under QGuiApplication (QML tests) there is
+  // neither menu nor tray.
+  if (!qobject_cast<QApplication*>(QCoreApplication::instance())) return;
+  qmenu_ = std::make_unique<QMenu>();
+  rebuildMenu();
+  if (!QSystemTrayIcon::isSystemTrayAvailable()) return;
   icon_ = std::make_unique<QSystemTrayIcon>();
-  icon_->setContextMenu(menu_.get());
+  icon_->setContextMenu(qmenu_.get());
   connect(icon_.get(), &QSystemTrayIcon::activated, this,
           [this](QSystemTrayIcon::ActivationReason r) {
             if (r == QSystemTrayIcon::Trigger || r == QSystemTrayIcon::DoubleClick) emit showRequested();
           });
   // With a tray, closing the window hides it; Quit is in the tray menu.
-  QApplication::setQuitOnLastWindowClosed(false);
+  QApplication::setQuitOnLastWindowClosed(!keep_running_);
   refresh();
   icon_->show();
 }
@@ -46,6 +44,22 @@ void TrayIcon::setDetail(const QString& d) {
   emit stateChanged();
 }
 
+void TrayIcon::setKeepRunning(bool on) {
+  if (on == keep_running_) return;
+  keep_running_ = on;
+  if (icon_) QApplication::setQuitOnLastWindowClosed(!on);
+  emit stateChanged();
+}
+
+void TrayIcon::setMenu(TrayMenuModel* m) {
+  if (m == model_) return;
+  if (model_) model_->disconnect(this);
+  model_ = m;
+  if (m) connect(m, &TrayMenuModel::changed, this, &TrayIcon::rebuildMenu);
+  rebuildMenu();
+  emit menuChanged();
+}
+
 QString TrayIcon::toolTip() const {
   QString base;
   switch (state_) {
@@ -58,6 +72,55 @@ QString TrayIcon::toolTip() const {
 
 void TrayIcon::notify(const QString& title, const QString& message) {
   if (icon_ && QSystemTrayIcon::supportsMessages()) icon_->showMessage(title, message);
+}
+
+void TrayIcon::rebuildMenu() {
+  if (!qmenu_) return;
+  qmenu_->clear();
+  if (!model_) {
+    qmenu_->addAction(tr("Show Paddock"), this, &TrayIcon::showRequested);
+    qmenu_->addAction(tr("Quit Paddock…"), this, &TrayIcon::quitRequested);
+    return;
+  }
+  for (const auto& e : model_->entries()) {
+    switch (e.kind) {
+      case TrayMenuModel::Header: qmenu_->addSection(e.text); break;
+      case TrayMenuModel::Separator: qmenu_->addSeparator(); break;
+      case TrayMenuModel::Session: {
+        QMenu* sub = qmenu_->addMenu(e.text);
+        const QString dir = e.target;
+        sub->addAction(tr("Open"), this, [this, dir] { emit openSessionRequested(dir); });
+        sub->addAction(tr("Stop"), this, [this, dir] { emit stopSessionRequested(dir); });
+        break;
+      }
+      case TrayMenuModel::Recent: {
+        const int i = e.target.toInt();
+        qmenu_->addAction(e.text, this, [this, i] { emit relaunchRequested(i); });
+        break;
+      }
+      case TrayMenuModel::Show: qmenu_->addAction(e.text, this, &TrayIcon::showRequested); break;
+      case TrayMenuModel::Quit: qmenu_->addAction(e.text, this, &TrayIcon::quitRequested); break;
+    }
+  }
+}
+
+QStringList TrayIcon::menuText() const {
+  QStringList out;
+  if (!qmenu_) return out;
+  for (QAction* a : qmenu_->actions()) {
+    if (a->isSeparator() && a->text().isEmpty()) {
+      out << "---";
+      continue;
+    }
+    QString line = a->text();
+    if (QMenu* sub = a->menu()) {
+      QStringList subs;
+      for (QAction* s : sub->actions()) subs << s->text();
+      line += " > " + subs.join(" | ");
+    }
+    out << line;
+  }
+  return out;
 }
 
 void TrayIcon::refresh() {

@@ -1,6 +1,8 @@
 #include "workspace.h"
 
+#include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -34,7 +36,20 @@ void Workspace::load() {
       agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), {});
       return;
     }
-    for (const auto& p : o.value("projects").toArray()) paths << p.toObject().value("path").toString();
+    loaded_ = o;
+    for (const auto& p : o.value("projects").toArray()) {
+      const QString path = p.toObject().value("path").toString();
+      paths << path;
+      if (const QString a = p.toObject().value("agent").toString(); !a.isEmpty()) project_agents_[path] = a;
+    }
+    const QJsonObject st = o.value("settings").toObject();
+    terminal_ = st.value("terminal").toString();
+    default_agent_ = st.value("default_agent").toString();
+    default_profile_ = st.value("default_profile").toString("default");
+    close_to_tray_ = st.value("close_to_tray").toBool(true);
+    tray_notice_shown_ = st.value("tray_notice_shown").toBool(false);
+    autostart_ = QFile::exists(autostartFile());
+    recent_ = o.value("recent_launches").toArray().toVariantList();
     for (const auto& a : o.value("custom_agents").toArray()) {
       const auto ao = a.toObject();
       custom_.push_back({ao.value("name").toString(), ao.value("command").toString(), "custom", {}, true});
@@ -47,20 +62,33 @@ void Workspace::load() {
   agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom_);
   if (!paths.contains(current_project_)) current_project_ = paths.isEmpty() ? QString() : paths.first();
   if (agents_.indexOfName(current_agent_) < 0 && !agents_.entries().empty())
-    current_agent_ = agents_.entries().front().name;
+    current_agent_ = agents_.indexOfName(default_agent_) >= 0 ? default_agent_ : agents_.entries().front().name;
 }
 
 void Workspace::save() {
   if (!writable_) return;
   QJsonArray projects;
-  for (const auto& p : projects_.paths()) projects.append(QJsonObject{{"path", p}});
+  for (const auto& p : projects_.paths()) {
+    QJsonObject entry{{"path", p}};
+    if (auto it = project_agents_.find(p); it != project_agents_.end()) entry.insert("agent", it->second);
+    projects.append(entry);
+  }
   QJsonArray custom;
   for (const auto& c : custom_) custom.append(QJsonObject{{"name", c.name}, {"command", c.command}});
-  const QJsonObject o{{"version", 1},
-                      {"projects", projects},
-                      {"current_project", current_project_},
-                      {"current_agent", current_agent_},
-                      {"custom_agents", custom}};
+  QJsonObject o = loaded_;  // what a newer version wrote survives an older one's save
+  o.insert("version", 1);
+  o.insert("projects", projects);
+  o.insert("current_project", current_project_);
+  o.insert("current_agent", current_agent_);
+  o.insert("custom_agents", custom);
+  QJsonObject settings = o.value("settings").toObject();
+  settings.insert("terminal", terminal_);
+  settings.insert("default_agent", default_agent_);
+  settings.insert("default_profile", default_profile_);
+  settings.insert("close_to_tray", close_to_tray_);
+  settings.insert("tray_notice_shown", tray_notice_shown_);
+  o.insert("settings", settings);
+  o.insert("recent_launches", QJsonArray::fromVariantList(recent_));
   const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
   const Status st = platform::write_file_atomic(
       file_.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
@@ -71,6 +99,7 @@ void Workspace::save() {
 void Workspace::setCurrentProject(const QString& p) {
   if (p == current_project_) return;
   current_project_ = p;
+  if (const QString a = agentOf(p); !a.isEmpty() && agents_.indexOfName(a) >= 0) current_agent_ = a;
   save();
   emit currentChanged();
 }
@@ -78,6 +107,7 @@ void Workspace::setCurrentProject(const QString& p) {
 void Workspace::setCurrentAgent(const QString& name) {
   if (name == current_agent_) return;
   current_agent_ = name;
+  if (!current_project_.isEmpty()) project_agents_[current_project_] = name;
   save();
   emit currentChanged();
 }
@@ -96,6 +126,8 @@ bool Workspace::addProject(const QString& path_or_url) {
   setError({});
   projects_.add(canonical);
   current_project_ = canonical;
+  if (const QString a = agentOf(canonical); !a.isEmpty() && agents_.indexOfName(a) >= 0) current_agent_ = a;
+  else if (agents_.indexOfName(default_agent_) >= 0) current_agent_ = default_agent_;
   save();
   emit currentChanged();
   return true;
@@ -136,6 +168,73 @@ void Workspace::removeCustomAgent(const QString& name) {
     current_agent_ = agents_.entries().empty() ? QString() : agents_.entries().front().name;
   save();
   emit currentChanged();
+}
+
+QString Workspace::agentOf(const QString& project) const {
+  auto it = project_agents_.find(project);
+  return it == project_agents_.end() ? QString() : it->second;
+}
+
+void Workspace::recordLaunch(const QString& project, const QString& agent, const QString& mode) {
+  const QString label = QFileInfo(project).fileName() + " · " + agent + (mode == "terminal" ? tr(" (terminal)") : QString());
+  const QVariantMap entry{{"project", project}, {"agent", agent}, {"mode", mode}, {"label", label}};
+  for (int i = 0; i < recent_.size(); ++i)
+    if (recent_.at(i).toMap().value("label") == label) {
+      recent_.removeAt(i);
+      break;
+    }
+  recent_.prepend(entry);
+  while (recent_.size() > 8) recent_.removeLast();
+  save();
+  emit recentChanged();
+}
+
+#define PADDOCK_SETTING(Name, Type, member)    \
+  void Workspace::set##Name(Type v) {          \
+    if (v == member) return;                   \
+    member = v;                                \
+    save();                                    \
+    emit settingsChanged();                    \
+  }
+PADDOCK_SETTING(Terminal, const QString&, terminal_)
+PADDOCK_SETTING(DefaultAgent, const QString&, default_agent_)
+PADDOCK_SETTING(DefaultProfile, const QString&, default_profile_)
+PADDOCK_SETTING(CloseToTray, bool, close_to_tray_)
+PADDOCK_SETTING(TrayNoticeShown, bool, tray_notice_shown_)
+#undef PADDOCK_SETTING
+
+QString Workspace::autostartFile() {
+  const QString config = AppPaths::configDir();  // $XDG_CONFIG_HOME/paddock
+  return config.isEmpty() ? QString() : QFileInfo(config).path() + "/autostart/paddock.desktop";
+}
+
+void Workspace::setAutostart(bool on) {
+  if (on == autostart_) return;
+  const QString file = autostartFile();
+  if (file.isEmpty()) {
+    setError(tr("no config directory (HOME is not set), so there is no autostart directory"));
+    return;
+  }
+  if (on) {
+    // Written only because the user turned it on (Settings); the entry starts this executable.
+    const QByteArray entry = QString("[Desktop Entry]\nType=Application\nName=Paddock\n"
+                                     "Comment=Sandbox manager for AI coding agents (tray)\n"
+                                     "Exec=%1\nIcon=paddock\nTerminal=false\nX-GNOME-Autostart-enabled=true\n")
+                                 .arg(QCoreApplication::applicationFilePath())
+                                 .toUtf8();
+    const Status st = platform::write_file_atomic(
+        file.toStdString(), std::string_view(entry.constData(), static_cast<std::size_t>(entry.size())),
+        platform::WriteOptions{.mode = 0644, .keep_mode = false, .create_dirs = true});
+    if (!st.ok()) {
+      setError(QString::fromStdString(st.error().message));
+      return;
+    }
+  } else if (QFile::exists(file) && !QFile::remove(file)) {
+    setError(tr("cannot remove %1").arg(file));
+    return;
+  }
+  autostart_ = on;
+  emit settingsChanged();
 }
 
 }  // namespace paddock::gui

@@ -3,7 +3,11 @@
 // not parse is reported and never overwritten, so a typo cannot cost the user their list.
 #pragma once
 
+#include <map>
 #include <vector>
+
+#include <QJsonObject>
+#include <QVariantList>
 
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
@@ -23,6 +27,17 @@ class Workspace : public QObject {
   Q_PROPERTY(QString currentAgentPreset READ currentAgentPreset NOTIFY currentChanged)
   Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
   Q_PROPERTY(QString configFile READ configFile CONSTANT)
+  // Settings (the Settings page), remembered in gui.json beside the projects.
+  Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY settingsChanged)
+  Q_PROPERTY(QString defaultAgent READ defaultAgent WRITE setDefaultAgent NOTIFY settingsChanged)
+  Q_PROPERTY(QString defaultProfile READ defaultProfile WRITE setDefaultProfile NOTIFY settingsChanged)
+  Q_PROPERTY(bool closeToTray READ closeToTray WRITE setCloseToTray NOTIFY settingsChanged)
+  Q_PROPERTY(bool trayNoticeShown READ trayNoticeShown WRITE setTrayNoticeShown NOTIFY settingsChanged)
+  // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
+  Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
+  Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
+  // [{project, agent, mode, label}], newest first (the tray's "Launch again").
+  Q_PROPERTY(QVariantList recentLaunches READ recentLaunches NOTIFY recentChanged)
 
  public:
   explicit Workspace(QObject* parent = nullptr);
@@ -43,10 +58,32 @@ class Workspace : public QObject {
   Q_INVOKABLE bool addCustomAgent(const QString& name, const QString& command);
   Q_INVOKABLE void removeCustomAgent(const QString& name);
   Q_INVOKABLE void clearError() { setError({}); }
+  // Something a page could not do (the folder picker failed to load): shown where errors are.
+  Q_INVOKABLE void reportError(const QString& message) { setError(message); }
+  // The agent chosen for a project ("" = none chosen yet: the default agent).
+  Q_INVOKABLE QString agentOf(const QString& project) const;
+  Q_INVOKABLE void recordLaunch(const QString& project, const QString& agent, const QString& mode);
+
+  QString terminal() const { return terminal_; }
+  void setTerminal(const QString& v);
+  QString defaultAgent() const { return default_agent_; }
+  void setDefaultAgent(const QString& v);
+  QString defaultProfile() const { return default_profile_; }
+  void setDefaultProfile(const QString& v);
+  bool closeToTray() const { return close_to_tray_; }
+  void setCloseToTray(bool v);
+  bool trayNoticeShown() const { return tray_notice_shown_; }
+  void setTrayNoticeShown(bool v);
+  bool autostart() const { return autostart_; }
+  void setAutostart(bool v);
+  static QString autostartFile();
+  QVariantList recentLaunches() const { return recent_; }
 
  signals:
   void currentChanged();
   void errorStringChanged();
+  void settingsChanged();
+  void recentChanged();
 
  private:
   void load();
@@ -61,6 +98,11 @@ class Workspace : public QObject {
   QString current_agent_;
   QString error_;
   bool writable_ = true;
+  QJsonObject loaded_;  // gui.json as read: keys this version does not know are written back
+  std::map<QString, QString> project_agents_;
+  QString terminal_, default_agent_, default_profile_ = "default";
+  bool close_to_tray_ = true, tray_notice_shown_ = false, autostart_ = false;
+  QVariantList recent_;
 };
 
 }  // namespace paddock::gui

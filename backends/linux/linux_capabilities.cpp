@@ -203,6 +203,13 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
     else
       m.push_back(unsupported(f, old_abi(abi, 4, std::string(f) + " (a TCP port rule)")));
   }
+  // Binding is allowed by default (the namespace and its loopback are the sandbox's own);
+  // forbidding it needs Landlock's TCP rules.
+  if (abi >= 4)
+    m.push_back(net(exact("egress.loopback_bind=false", "Landlock handles TCP bind and connect with no rule but "
+                                                        "the relay's and egress.bind_ports/connect_ports")));
+  else
+    m.push_back(unsupported("egress.loopback_bind=false", old_abi(abi, 4, "network.loopback_bind: false (a TCP bind rule)")));
   m.push_back(exact("egress.unix_ipc=always_allowed",
                     abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "

@@ -183,9 +183,12 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
       if (std::find(r.access.begin(), r.access.end(), a) != r.access.end()) ordered.push_back(a);
     r.access = ordered;
   }
-  if (abi >= 4) {
-    // TCP is handled even with no rules: with net off, Landlock denies every TCP bind and
-    // connect as a second wall behind the empty network namespace (the primary boundary).
+  if (abi >= 4 && !ir.egress.loopback_bind) {
+    // network.loopback_bind: false. TCP is handled even with no rules: Landlock denies every
+    // TCP bind and connect but the relay's, as a second wall behind the network namespace.
+    // By default neither is handled: the namespace is the sandbox's own, with loopback only
+    // (the relay the one way out), so binding and connecting there reach only the agent's own
+    // servers, and Landlock's port rules cannot tell loopback from anything else.
     l.handled_net = {"bind_tcp", "connect_tcp"};
     std::vector<LandlockNetRule> net;
     if (relay) net.push_back({kProxyPort, {"connect_tcp"}});

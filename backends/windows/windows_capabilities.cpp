@@ -69,7 +69,7 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(unsupported("egress.debug_resolve",
                           "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; "
                           "unset it"));
-  for (const char* f : {"egress.cidr", "egress.bind_ports", "egress.connect_ports"})
+  for (const char* f : {"egress.cidr", "egress.bind_ports", "egress.connect_ports", "egress.loopback_bind=false"})
     m.push_back(unsupported(f,
                             "IP and port rules need a Windows Filtering Platform lease, which "
                             "needs admin and is not part of the launch path; remove the rule",

@@ -1,4 +1,5 @@
-// Left navigation: one button per page; the Sessions entry shows how many are running.
+// Left navigation: one button per page; the Sessions entry shows how many are running and how
+// many asks wait for an answer.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -6,8 +7,11 @@ import Paddock
 
 Pane {
     id: rail
-    property int currentIndex: Math.max(0, ["profiles", "sessions", "settings"].indexOf(AppPaths.startPage))
+    // PADDOCK_GUI_START_PAGE: home | sessions | customize (or profiles) | settings.
+    property int currentIndex: Math.max(0, ["home", "sessions", "customize", "settings"]
+                                            .indexOf(AppPaths.startPage === "profiles" ? "customize" : AppPaths.startPage))
     property int runningCount: 0
+    property int attentionCount: 0
     padding: 0
 
     background: Rectangle {
@@ -42,15 +46,16 @@ Pane {
         }
 
         Repeater {
-            model: [qsTr("Profiles"), qsTr("Sessions"), qsTr("Settings")]
+            model: [qsTr("Home"), qsTr("Sessions"), qsTr("Customize"), qsTr("Settings")]
             delegate: ItemDelegate {
                 id: entry
                 required property int index
                 required property string modelData
                 objectName: "nav_" + modelData
                 Layout.fillWidth: true
-                text: index === 1 && rail.runningCount > 0
-                      ? modelData + "  (" + rail.runningCount + ")" : modelData
+                text: index !== 1 ? modelData
+                      : modelData + (rail.runningCount > 0 ? "  (" + rail.runningCount + ")" : "")
+                        + (rail.attentionCount > 0 ? "  ⚠ " + rail.attentionCount : "")
                 highlighted: rail.currentIndex === index
                 onClicked: rail.currentIndex = index
             }
@@ -65,7 +70,7 @@ Pane {
             wrapMode: Text.Wrap
             font.pixelSize: 11
             opacity: 0.7
-            text: qsTr("The OS sandbox is the boundary; every grant is listed in the IR.")
+            text: qsTr("Agents run inside an OS sandbox: the kernel enforces what they may touch.")
         }
     }
 }

@@ -34,7 +34,8 @@ Dialog {
             DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
         }
     }
-    onAccepted: composer.approve(row)
+    signal approved()
+    onAccepted: if (composer.approve(row)) approved()
 
     ColumnLayout {
         anchors.fill: parent

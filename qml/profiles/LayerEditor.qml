@@ -22,7 +22,11 @@ Pane {
 
         RowLayout {
             Layout.fillWidth: true
+            // The title gives way (elides) so that Save and Undo always stay in view.
             Label {
+                Layout.fillWidth: true
+                Layout.minimumWidth: 40
+                elide: Text.ElideRight
                 text: editor.document.loaded ? editor.document.tier + qsTr(" layer") : qsTr("Layer editor")
                 font.bold: true
                 font.pixelSize: 15
@@ -37,7 +41,6 @@ Pane {
                 text: qsTr("(new file)")
                 opacity: 0.7
             }
-            Item { Layout.fillWidth: true }
             Button {
                 objectName: "undoButton"
                 text: qsTr("Undo")
@@ -51,8 +54,9 @@ Pane {
                 enabled: editor.document.loaded && (editor.document.dirty || !editor.document.existsOnDisk)
                          && !editor.errorHere
                 onClicked: editor.document.save()
-                ToolTip.visible: hovered && editor.errorHere
-                ToolTip.text: qsTr("Fix the error first: a layer that does not parse is never saved")
+                ToolTip.visible: hovered
+                ToolTip.text: editor.errorHere ? qsTr("Fix the error first: a layer that does not parse is never saved")
+                                               : qsTr("Save (Ctrl+S)")
             }
         }
         Label {

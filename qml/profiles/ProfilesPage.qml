@@ -1,64 +1,39 @@
-// Profiles: pick a project and an agent, see the tier stack, edit a layer, and watch the
-// effective policy (IR, diff, capabilities, warnings, why) change as you type.
+// Customize: the project and agent, the tier stack, the layer editor, and the effective policy
+// (IR, diff, capabilities, warnings, why) changing as you type. The objects are the window's, so
+// Home shows the same live policy.
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Dialogs
 import QtQuick.Layouts
 import Paddock
 
 Pane {
     id: page
+    required property Workspace workspace
+    required property PolicyComposer composer
+    required property LayerDocument document
+    signal addProjectRequested()
     padding: 16
-
-    Workspace {
-        id: workspace
-    }
-    LayerDocument {
-        id: doc
-    }
-    PolicyComposer {
-        id: composer
-        objectName: "composer"
-        project: workspace.currentProject
-        agent: workspace.currentAgentPreset
-        document: doc
-    }
 
     // A project chosen: open its repository layer, else its local layer, in the editor. A layer
     // that is not on disk is not opened (an unsaved template would show up in the policy).
     function openDefaultLayer() {
-        const p = workspace.currentProject
-        if (p.length === 0 || (!doc.openExisting(p + "/.paddock/policy.yaml", "repository")
-                               && !doc.openExisting(p + "/.paddock/local.yaml", "local-override")))
-            doc.close()
+        const p = page.workspace.currentProject
+        if (p.length === 0 || (!page.document.openExisting(p + "/.paddock/policy.yaml", "repository")
+                               && !page.document.openExisting(p + "/.paddock/local.yaml", "local-override")))
+            page.document.close()
     }
     Connections {
-        target: workspace
+        target: page.workspace
         function onCurrentChanged() {
-            if (doc.path.indexOf(workspace.currentProject + "/") !== 0)
+            if (page.document.path.indexOf(page.workspace.currentProject + "/") !== 0)
                 page.openDefaultLayer()
         }
     }
     Component.onCompleted: openDefaultLayer()
 
-    FolderDialog {
-        id: projectDialog
-        title: qsTr("Choose a project folder")
-        onAccepted: workspace.addProject(selectedFolder.toString())
-    }
     CustomAgentDialog {
         id: customAgentDialog
-        workspace: workspace
-    }
-
-    DropArea {
-        anchors.fill: parent
-        keys: ["text/uri-list"]
-        onDropped: function(drop) {
-            for (let i = 0; i < drop.urls.length; ++i)
-                workspace.addProject(drop.urls[i].toString())
-            drop.acceptProposedAction()
-        }
+        workspace: page.workspace
     }
 
     ColumnLayout {
@@ -67,16 +42,15 @@ Pane {
 
         ProjectAgentBar {
             Layout.fillWidth: true
-            workspace: workspace
-            onAddProjectRequested: projectDialog.open()
+            workspace: page.workspace
+            onAddProjectRequested: page.addProjectRequested()
             onCustomAgentRequested: customAgentDialog.open()
         }
 
         Label {
-            objectName: "workspaceError"
             Layout.fillWidth: true
-            visible: workspace.errorString.length > 0 || workspace.projects.status === ModelStatus.Error
-            text: workspace.errorString.length > 0 ? workspace.errorString : workspace.projects.errorString
+            visible: page.workspace.errorString.length > 0 || page.workspace.projects.status === ModelStatus.Error
+            text: page.workspace.errorString.length > 0 ? page.workspace.errorString : page.workspace.projects.errorString
             color: "#c62828"
             wrapMode: Text.Wrap
         }
@@ -85,37 +59,50 @@ Pane {
             objectName: "noProjectPlaceholder"
             Layout.fillWidth: true
             Layout.fillHeight: true
-            status: workspace.projects.status
-            errorString: workspace.projects.errorString
-            empty: workspace.currentProject.length === 0
+            status: page.workspace.projects.status
+            errorString: page.workspace.projects.errorString
+            empty: page.workspace.currentProject.length === 0
             emptyText: qsTr("Add a project to begin: click “Add project…” or drop a folder here.\n"
                             + "Then pick the agent you want to run in it.")
         }
 
+        // Three panes side by side from 1280 px up; below that the effective policy goes under
+        // the editor, so nothing is cut off at 1024×700.
         SplitView {
+            id: split
             Layout.fillWidth: true
             Layout.fillHeight: true
-            visible: workspace.currentProject.length > 0
+            visible: page.workspace.currentProject.length > 0
             orientation: Qt.Horizontal
+            readonly property bool wide: width >= 1100
 
             TierStackPane {
-                SplitView.preferredWidth: 270
-                SplitView.minimumWidth: 220
-                composer: composer
-                document: doc
-                project: workspace.currentProject
+                SplitView.preferredWidth: split.wide ? 270 : 230
+                SplitView.minimumWidth: 200
+                composer: page.composer
+                document: page.document
+                project: page.workspace.currentProject
             }
-            LayerEditor {
-                SplitView.preferredWidth: 380
-                SplitView.minimumWidth: 300
-                composer: composer
-                document: doc
-                project: workspace.currentProject
-            }
-            EffectivePolicyPane {
+            SplitView {
                 SplitView.fillWidth: true
-                SplitView.minimumWidth: 300
-                composer: composer
+                SplitView.minimumWidth: 420
+                orientation: split.wide ? Qt.Horizontal : Qt.Vertical
+                LayerEditor {
+                    SplitView.preferredWidth: split.wide ? 400 : 0
+                    SplitView.preferredHeight: split.wide ? 0 : split.height * 0.5
+                    SplitView.minimumWidth: 300
+                    SplitView.minimumHeight: 200
+                    composer: page.composer
+                    document: page.document
+                    project: page.workspace.currentProject
+                }
+                EffectivePolicyPane {
+                    SplitView.fillWidth: true
+                    SplitView.fillHeight: true
+                    SplitView.minimumWidth: 300
+                    SplitView.minimumHeight: 200
+                    composer: page.composer
+                }
             }
         }
     }

@@ -13,6 +13,7 @@ Frame {
     required property var raised
     required property int timeoutSecs
     signal answered(string decision)
+    signal addToTierRequested()
 
     property int secondsLeft: timeoutSecs
     Timer {
@@ -60,6 +61,13 @@ Frame {
             objectName: "allowSession"
             text: qsTr("Allow for this session")
             onClicked: prompt.answered("allow_session")
+        }
+        Button {
+            objectName: "addToTier"
+            text: qsTr("Always allow…")
+            onClicked: prompt.addToTierRequested()
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Add the domain to a policy file (you review the change first), and allow it now")
         }
         Button {
             objectName: "deny"

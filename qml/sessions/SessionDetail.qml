@@ -1,5 +1,6 @@
-// One session in detail: state, Stop, and its event log — the broker log (time, host, port,
-// decision, rule, pinned IP, bytes) among the other events — live while the session runs.
+// One session in detail: what it is, Stop and Verify, and tabs: Output (what a background run
+// printed), Network (the broker's log as a table with filters and search, and the denied hosts
+// with their fixes), Usage (against the limits), Events (everything in events.jsonl).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,18 +9,27 @@ import Paddock
 Pane {
     id: detail
     property alias sessionDir: monitor.sessionDir
+    required property SessionsModel sessions
+    required property ViolationInbox violations
     readonly property SessionMonitor monitor: monitor
+    readonly property int row: detail.sessions.rowOfDir(detail.sessionDir)
+    readonly property var info: detail.row >= 0 && detail.sessions.count >= 0 ? detail.sessions.get(detail.row) : ({})
+    property string verifyText: ""
+    signal fixRequested(int row)
     padding: 0
 
     SessionMonitor {
         id: monitor
+        onCountChanged: if (tabs.currentIndex === 1) detail.violations.reload()
     }
+    onSessionDirChanged: detail.verifyText = ""
 
     function bytes(n) {
-        if (n < 0) return ""
+        if (n === undefined || n < 0) return ""
         if (n < 1024) return n + " B"
         if (n < 1048576) return (n / 1024).toFixed(1) + " KiB"
-        return (n / 1048576).toFixed(1) + " MiB"
+        if (n < 1073741824) return (n / 1048576).toFixed(1) + " MiB"
+        return (n / 1073741824).toFixed(2) + " GiB"
     }
 
     ColumnLayout {
@@ -28,17 +38,40 @@ Pane {
 
         RowLayout {
             Layout.fillWidth: true
-            Label {
+            ColumnLayout {
                 Layout.fillWidth: true
-                text: monitor.sessionId
-                font.bold: true
-                elide: Text.ElideMiddle
+                spacing: 0
+                Label {
+                    Layout.fillWidth: true
+                    text: (detail.info.projectName || monitor.sessionId) + (detail.info.agent ? " · " + detail.info.agent : "")
+                    font.bold: true
+                    font.pixelSize: 16
+                    elide: Text.ElideRight
+                }
+                Label {
+                    Layout.fillWidth: true
+                    text: (monitor.sessionId + " · " + (detail.info.command || "")).replace(/\s+/g, " ")
+                    maximumLineCount: 1
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    elide: Text.ElideMiddle
+                }
             }
             Label {
                 objectName: "liveLabel"
-                text: monitor.live ? qsTr("live") : qsTr("not running")
-                color: monitor.live ? "#1e88e5" : palette.text
-                opacity: monitor.live ? 1 : 0.6
+                text: monitor.live ? qsTr("live") : (detail.info.stateWords || qsTr("not running"))
+                color: monitor.live ? "#1e88e5" : palette.windowText
+                opacity: monitor.live ? 1 : 0.7
+            }
+            Button {
+                objectName: "verifyButton"
+                text: qsTr("Verify")
+                onClicked: {
+                    const r = detail.sessions.verify(detail.row)
+                    detail.verifyText = (r.ok ? "✓ " : "✗ ") + r.text
+                }
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Recompute the session's hashes and compare them with what the helper attested")
             }
             Button {
                 objectName: "stopButton"
@@ -48,83 +81,78 @@ Pane {
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Kill the agent and everything it started")
             }
+            Button {
+                objectName: "removeButton"
+                text: qsTr("Remove")
+                enabled: !monitor.live && detail.info.running === false
+                onClicked: {
+                    const err = detail.sessions.remove(detail.row)
+                    if (err.length > 0) detail.verifyText = err
+                }
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Delete this ended session's records and captured output")
+            }
         }
 
         Label {
             Layout.fillWidth: true
-            visible: monitor.lastError.length > 0
-            text: monitor.lastError
-            color: "#c62828"
+            visible: text.length > 0
+            text: monitor.lastError.length > 0 ? monitor.lastError : detail.verifyText
+            color: monitor.lastError.length > 0 || detail.verifyText.startsWith("✗") ? "#c62828" : palette.windowText
             wrapMode: Text.Wrap
         }
 
-        StatusPlaceholder {
+        TabBar {
+            id: tabs
+            objectName: "sessionTabs"
             Layout.fillWidth: true
-            Layout.fillHeight: true
-            status: monitor.status
-            errorString: monitor.errorString
-            empty: monitor.count === 0
-            emptyText: qsTr("No events recorded for this session.")
+            currentIndex: monitor.hasOutput ? 0 : 1
+            TabButton { text: qsTr("Output") }
+            TabButton { text: qsTr("Network") }
+            TabButton { text: qsTr("Usage") }
+            TabButton { text: qsTr("Events") }
+            onCurrentIndexChanged: if (currentIndex === 1) detail.violations.reload()
         }
 
-        ListView {
-            id: log
-            objectName: "eventLog"
+        StackLayout {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            visible: monitor.count > 0
-            clip: true
-            model: monitor
-            ScrollBar.vertical: ScrollBar {}
-            // Follow the newest event unless the user scrolled up to read.
-            property bool follow: true
-            onMovementEnded: follow = atYEnd
-            onCountChanged: if (follow) Qt.callLater(positionViewAtEnd)
-            delegate: RowLayout {
-                id: entry
-                required property string time
-                required property string kind
-                required property string host
-                required property int port
-                required property string decision
-                required property string rule
-                required property string ip
-                required property var bytesTx
-                required property var bytesRx
-                required property string text
-                required property bool alert
-                width: log.width
-                spacing: 10
-                Label {
-                    Layout.preferredWidth: 96
-                    text: entry.time.length > 11 ? entry.time.substring(11, 23) : entry.time
+            currentIndex: tabs.currentIndex
+
+            // Output
+            ScrollView {
+                clip: true
+                TextArea {
+                    objectName: "outputText"
+                    readOnly: true
+                    selectByMouse: true
                     font.family: "monospace"
-                    font.pixelSize: 12
-                    opacity: 0.7
+                    wrapMode: TextEdit.WrapAnywhere
+                    text: monitor.hasOutput ? monitor.output
+                        : qsTr("No captured output: this session was started in a terminal or from the command line, "
+                               + "where its output went.")
                 }
-                Label {
-                    Layout.preferredWidth: 110
-                    text: entry.kind
-                    font.pixelSize: 12
-                    color: entry.alert ? "#c62828" : palette.text
-                }
-                Label {
-                    Layout.fillWidth: true
-                    font.family: "monospace"
-                    font.pixelSize: 12
-                    elide: Text.ElideRight
-                    text: {
-                        let parts = []
-                        if (entry.host.length > 0) parts.push(entry.host + (entry.port > 0 ? ":" + entry.port : ""))
-                        if (entry.decision.length > 0) parts.push(entry.decision)
-                        if (entry.rule.length > 0) parts.push("[" + entry.rule + "]")
-                        if (entry.ip.length > 0) parts.push("→ " + entry.ip)
-                        if (entry.bytesTx >= 0)
-                            parts.push("↑" + detail.bytes(entry.bytesTx) + " ↓" + detail.bytes(entry.bytesRx))
-                        if (entry.text.length > 0) parts.push(entry.text)
-                        return parts.join("  ")
-                    }
-                }
+            }
+
+            // Network
+            NetworkTab {
+                monitor: monitor
+                violations: detail.violations
+                onFixRequested: (row) => detail.fixRequested(row)
+            }
+
+            // Usage
+            UsageTab {
+                info: detail.info
+                sessionDir: detail.sessionDir
+            }
+
+            // Events
+            EventLog {
+                objectName: "eventLog"
+                model: monitor
+                emptyText: qsTr("No events recorded for this session.")
+                status: monitor.status
             }
         }
     }

@@ -1,41 +1,56 @@
-// One session: id, state, command and the IR hash it was attested with. Click to see its log.
+// One session as a row users know from container lists: "project · agent · running 3 min ·
+// 12 requests, 2 denied", its state as a badge. Click to see it.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-Frame {
+ItemDelegate {
     id: row
+    required property int index
     required property string sessionId
     required property string state
+    required property string stateWords
     required property string command
-    required property string irHash
-    required property string started
+    required property string projectName
+    required property string agent
+    required property var startedMs
+    required property var durationMs
+    required property int requests
+    required property int denied
+    required property int exitCode
     required property string problem
+    required property string error
     required property bool attention
+    required property bool running
     required property string dir
     property bool selected: false
-    signal clicked()
+    property real now: Date.now()
 
-    background: Rectangle {
-        color: row.selected ? Qt.rgba(palette.highlight.r, palette.highlight.g, palette.highlight.b, 0.18) : "transparent"
-        border.color: row.selected ? palette.highlight : palette.mid
-        radius: 4
+    function duration(ms) {
+        if (ms < 0) return ""
+        const s = Math.floor(ms / 1000)
+        if (s < 60) return qsTr("%1 s").arg(s)
+        if (s < 3600) return qsTr("%1 min").arg(Math.floor(s / 60))
+        return qsTr("%1 h %2 min").arg(Math.floor(s / 3600)).arg(Math.floor(s % 3600 / 60))
     }
-    TapHandler {
-        onTapped: row.clicked()
-    }
+    readonly property string when: running ? qsTr("running %1").arg(duration(now - startedMs))
+                                   : durationMs >= 0 ? qsTr("%1 after %2").arg(stateWords).arg(duration(durationMs))
+                                   : stateWords
+    highlighted: selected
+    padding: 8
 
-    RowLayout {
-        anchors.fill: parent
-        spacing: 12
+    contentItem: RowLayout {
+        spacing: 10
         Rectangle {
-            Layout.preferredWidth: 76
+            Layout.preferredWidth: 78
             Layout.preferredHeight: 22
+            Layout.alignment: Qt.AlignTop
             radius: 11
-            color: row.state === "running" ? "#1e88e5" : row.attention ? "#f57c00" : "#607d8b"
+            color: row.running ? "#1e88e5" : row.attention || row.state === "failed" ? "#f57c00"
+                 : row.state === "exited" && row.exitCode === 0 ? "#2e7d32" : "#607d8b"
             Label {
                 anchors.centerIn: parent
-                text: row.state
+                text: row.stateWords
                 color: "white"
                 font.pixelSize: 12
             }
@@ -45,18 +60,19 @@ Frame {
             spacing: 2
             Label {
                 Layout.fillWidth: true
-                text: row.command.length > 0 ? row.command : qsTr("(command not recorded)")
-                font.family: "monospace"
+                text: (row.projectName.length > 0 ? row.projectName : row.sessionId)
+                      + " · " + (row.agent.length > 0 ? row.agent : row.command.split(" ")[0] || qsTr("no agent"))
+                font.bold: true
                 elide: Text.ElideRight
             }
             Label {
                 Layout.fillWidth: true
-                text: row.sessionId + (row.started.length > 0 ? "  ·  " + row.started : "")
-                      + (row.irHash.length > 0 ? "  ·  " + row.irHash : "")
-                      + (row.problem.length > 0 ? "  ·  " + row.problem : "")
-                opacity: 0.7
+                text: row.when + " · " + qsTr("%n request(s)", "", row.requests)
+                      + (row.denied > 0 ? qsTr(", %1 denied").arg(row.denied) : "")
+                      + (row.problem.length > 0 ? " · " + row.problem : row.error.length > 0 ? " · " + row.error : "")
+                opacity: 0.75
                 font.pixelSize: 12
-                elide: Text.ElideMiddle
+                elide: Text.ElideRight
             }
         }
     }

@@ -1,5 +1,5 @@
-// Sessions started from the GUI or the CLI: the asks waiting for an answer on top, the list of
-// sessions on the left, the selected session's live log on the right.
+// Sessions started from the app or the CLI: the asks waiting for an answer on top, the list of
+// sessions on the left, the selected session in detail on the right.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -10,7 +10,8 @@ Pane {
     required property SessionsModel model
     required property AskInbox inbox
     property string selectedDir: ""
-    padding: 20
+    property real now: Date.now()
+    padding: 16
 
     // Nothing chosen yet: show the newest session, so a live one is one click from the tray.
     function selectNewest() {
@@ -21,23 +22,31 @@ Pane {
         function onCountChanged() { page.selectNewest() }
     }
     Component.onCompleted: selectNewest()
+    // "running 3 min" moves on while a session runs (and only then: no timer when idle).
+    Timer {
+        interval: 15000
+        repeat: true
+        running: page.visible && page.model.runningCount > 0
+        onTriggered: page.now = Date.now()
+    }
+
+    ViolationInbox {
+        id: violations
+        sessionDirs: page.selectedDir.length > 0 ? [page.selectedDir] : []
+    }
+    FixDialog {
+        id: fixDialog
+        inbox: violations
+    }
 
     ColumnLayout {
         anchors.fill: parent
-        spacing: 12
+        spacing: 10
 
-        RowLayout {
+        PageHeader {
             Layout.fillWidth: true
-            PageHeader {
-                Layout.fillWidth: true
-                title: qsTr("Sessions")
-                subtitle: qsTr("Every sandboxed run, from this app or from 'paddock run'. Stored in %1")
-                          .arg(AppPaths.sessionsDir)
-            }
-            Button {
-                text: qsTr("Refresh")
-                onClicked: page.model.reload()
-            }
+            title: qsTr("Sessions")
+            subtitle: qsTr("Every sandboxed run, from this app or from 'paddock run'.")
         }
 
         Repeater {
@@ -47,6 +56,11 @@ Pane {
                 required property int index
                 Layout.fillWidth: true
                 onAnswered: (decision) => page.inbox.answer(index, decision)
+                onAddToTierRequested: {
+                    const a = page.inbox.askAt(index)
+                    const row = page.model.rowOfDir(a.sessionDir)
+                    fixDialog.openForDomain(a.host, row >= 0 ? page.model.get(row).project : "", index, page.inbox)
+                }
             }
         }
 
@@ -58,8 +72,8 @@ Pane {
             status: page.model.status
             errorString: page.model.errorString
             empty: page.model.count === 0
-            emptyText: qsTr("No sessions yet. Launch an agent from Profiles, or run\n"
-                            + "paddock run --project DIR -- COMMAND")
+            emptyText: qsTr("No sessions yet. Launch an agent from Home (or run 'paddock run -- COMMAND' "
+                            + "in a project); it shows up here by itself.")
         }
 
         SplitView {
@@ -70,14 +84,17 @@ Pane {
             ListView {
                 id: list
                 objectName: "sessionsList"
-                SplitView.preferredWidth: 460
-                SplitView.minimumWidth: 280
+                SplitView.preferredWidth: Math.max(300, page.width * 0.34)
+                SplitView.minimumWidth: 260
                 clip: true
-                spacing: 6
+                spacing: 2
                 model: page.model
+                keyNavigationEnabled: true
+                ScrollBar.vertical: ScrollBar {}
                 delegate: SessionRow {
                     width: list.width
                     selected: dir === page.selectedDir
+                    now: page.now
                     onClicked: page.selectedDir = dir
                 }
             }
@@ -85,10 +102,13 @@ Pane {
             SessionDetail {
                 objectName: "sessionDetail"
                 SplitView.fillWidth: true
-                SplitView.minimumWidth: 360
+                SplitView.minimumWidth: 420
                 leftPadding: 12
                 sessionDir: page.selectedDir
+                sessions: page.model
+                violations: violations
                 visible: page.selectedDir.length > 0
+                onFixRequested: (row) => fixDialog.openForRow(row)
             }
         }
     }

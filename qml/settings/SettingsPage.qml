@@ -1,4 +1,5 @@
-// Paths in use and what this machine can enforce (`paddock-helper probe`, as `paddock doctor`).
+// Settings (terminal, default agent and profile, tray, autostart), the paths in use and what this
+// machine can enforce (`paddock-helper probe`, as `paddock doctor`).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -6,6 +7,8 @@ import Paddock
 
 Pane {
     id: page
+    required property Workspace workspace
+    required property Launcher launcher
     padding: 20
 
     DoctorModel {
@@ -13,14 +16,87 @@ Pane {
         Component.onCompleted: refresh()
     }
 
-    ColumnLayout {
+    ScrollView {
+        id: scroll
         anchors.fill: parent
+        contentWidth: availableWidth
+        clip: true
+
+    ColumnLayout {
+        width: scroll.availableWidth
         spacing: 12
 
         PageHeader {
             Layout.fillWidth: true
             title: qsTr("Settings")
-            subtitle: qsTr("Where Paddock looks for things, and what this kernel can enforce.")
+            subtitle: qsTr("How Paddock launches agents, where it looks for things, and what this kernel can enforce.")
+        }
+
+        GroupBox {
+            title: qsTr("Launching")
+            Layout.fillWidth: true
+            GridLayout {
+                anchors.fill: parent
+                columns: 2
+                columnSpacing: 16
+                Label { text: qsTr("Terminal") }
+                ComboBox {
+                    objectName: "terminalBox"
+                    Layout.fillWidth: true
+                    editable: true
+                    model: [qsTr("Automatic")].concat(page.launcher.detectedTerminals())
+                    currentIndex: page.workspace.terminal.length === 0 ? 0 : -1
+                    editText: page.workspace.terminal.length === 0 ? qsTr("Automatic") : page.workspace.terminal
+                    onActivated: (index) => page.workspace.terminal = index === 0 ? "" : textAt(index)
+                    onAccepted: page.workspace.terminal = editText === qsTr("Automatic") ? "" : editText
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Automatic uses the first of: %1").arg(page.launcher.knownTerminals().join(", "))
+                }
+                Label { text: qsTr("Default agent") }
+                ComboBox {
+                    Layout.fillWidth: true
+                    model: page.workspace.agents
+                    textRole: "name"
+                    currentIndex: page.workspace.agents.indexOfName(page.workspace.defaultAgent)
+                    displayText: currentIndex < 0 ? qsTr("(the first one found)") : currentText
+                    onActivated: (index) => page.workspace.defaultAgent = textAt(index)
+                }
+                Label { text: qsTr("Profile") }
+                ComboBox {
+                    Layout.fillWidth: true
+                    model: ["default", "strict", "audit", "permissive"]
+                    currentIndex: Math.max(0, model.indexOf(page.workspace.defaultProfile))
+                    onActivated: (index) => page.workspace.defaultProfile = textAt(index)
+                }
+            }
+        }
+
+        GroupBox {
+            title: qsTr("Desktop")
+            Layout.fillWidth: true
+            ColumnLayout {
+                anchors.fill: parent
+                CheckBox {
+                    objectName: "closeToTray"
+                    text: qsTr("Closing the window keeps Paddock in the tray")
+                    checked: page.workspace.closeToTray
+                    onToggled: page.workspace.closeToTray = checked
+                }
+                CheckBox {
+                    objectName: "autostart"
+                    text: qsTr("Start Paddock when I log in")
+                    checked: page.workspace.autostart
+                    onToggled: page.workspace.autostart = checked
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    text: qsTr("Writes %1 while this is on, and removes it when you turn it off.")
+                          .arg(page.workspace.autostartFile)
+                }
+            }
         }
 
         GroupBox {
@@ -42,9 +118,8 @@ Pane {
         }
 
         GroupBox {
-            title: qsTr("Doctor (paddock-helper probe)")
+            title: qsTr("What this machine can enforce (paddock-helper probe)")
             Layout.fillWidth: true
-            Layout.fillHeight: true
 
             ColumnLayout {
                 anchors.fill: parent
@@ -63,7 +138,7 @@ Pane {
                 StatusPlaceholder {
                     objectName: "doctorPlaceholder"
                     Layout.fillWidth: true
-                    Layout.fillHeight: true
+                    Layout.preferredHeight: implicitHeight
                     status: doctor.status
                     errorString: doctor.errorString
                     empty: doctor.count === 0
@@ -74,9 +149,9 @@ Pane {
                     id: facts
                     objectName: "doctorList"
                     Layout.fillWidth: true
-                    Layout.fillHeight: true
+                    Layout.preferredHeight: contentHeight
+                    interactive: false
                     visible: doctor.status === ModelStatus.Ready && doctor.count > 0
-                    clip: true
                     model: doctor
                     delegate: RowLayout {
                         id: fact
@@ -94,9 +169,9 @@ Pane {
                             elide: Text.ElideRight
                         }
                     }
-                    ScrollBar.vertical: ScrollBar {}
                 }
             }
         }
+    }
     }
 }

@@ -9,6 +9,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
+#include <QSGRendererInterface>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtQml/qqmlextensionplugin.h>
@@ -115,6 +116,8 @@ int main(int argc, char** argv) {
   qputenv("XDG_CONFIG_HOME", (root.path() + "/config").toUtf8());
   qputenv("XDG_STATE_HOME", (root.path() + "/state").toUtf8());
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  // As paddock-gui does (main.cpp): Qt Quick's software renderer unless QT_QUICK_BACKEND says.
+  if (qEnvironmentVariableIsEmpty("QT_QUICK_BACKEND")) QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
   QGuiApplication app(argc, argv);
   QQuickStyle::setStyle("Fusion");
   AppPaths::setExecutableDir(PADDOCK_BUILD_BIN);

@@ -9,16 +9,32 @@ Item {
     width: 1280
     height: 780
 
+    Workspace {
+        id: workspace
+    }
+    LayerDocument {
+        id: doc
+    }
+    PolicyComposer {
+        id: liveComposer
+        objectName: "composer"
+        project: workspace.currentProject
+        agent: workspace.currentAgentPreset
+        document: doc
+    }
     ProfilesPage {
         id: page
         anchors.fill: parent
+        workspace: workspace
+        composer: liveComposer
+        document: doc
     }
 
     TestCase {
         name: "ProfilesPage"
         when: windowShown
 
-        function composer() { return findChild(page, "composer") }
+        function composer() { return liveComposer }
 
         function test_1_the_project_loads_with_its_tier_stack_and_ir() {
             const c = composer()

@@ -74,4 +74,9 @@ QString AgentsModel::presetAt(int row) const {
   return row >= 0 && row < rowCount() ? rows_[static_cast<size_t>(row)].preset : QString();
 }
 
+QString AgentsModel::commandOf(const QString& name) const {
+  const int i = indexOfName(name);
+  return i < 0 ? QString() : rows_[static_cast<size_t>(i)].command;
+}
+
 }  // namespace paddock::gui

@@ -36,6 +36,8 @@ class AgentsModel : public StatusListModel {
   const std::vector<AgentEntry>& entries() const { return rows_; }
   Q_INVOKABLE int indexOfName(const QString& name) const;
   Q_INVOKABLE QString presetAt(int row) const;
+  // The command an agent runs: its program (or the custom command line); "" for no such agent.
+  Q_INVOKABLE QString commandOf(const QString& name) const;
 
  private:
   std::vector<AgentEntry> rows_;

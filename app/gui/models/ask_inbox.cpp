@@ -44,6 +44,9 @@ void AskInbox::setSessionDirs(const QStringList& dirs) {
     SessionMonitor* raw = m.get();
     connect(m.get(), &SessionMonitor::askRaised, this,
             [this, raw](const QString&, const QString& host, int port) { emit askRaised(raw->sessionId(), host, port); });
+    connect(m.get(), &SessionMonitor::liveChanged, this, [this, raw] {
+      if (!raw->live()) emit sessionClosed(raw->sessionDir());
+    });
     m->setSessionDir(dir);
     monitors_[dir] = std::move(m);
   }
@@ -55,6 +58,21 @@ void AskInbox::answer(int row, const QString& decision) {
   if (row < 0 || row >= rowCount()) return;
   const Entry e = rows_[static_cast<size_t>(row)];
   e.monitor->answerAsk(e.ask.value("id").toString(), decision);
+}
+
+bool AskInbox::stopSession(const QString& dir) {
+  auto it = monitors_.find(dir);
+  if (it == monitors_.end()) return false;
+  it->second->stop();
+  return true;
+}
+
+QVariantMap AskInbox::askAt(int row) const {
+  if (row < 0 || row >= rowCount()) return {};
+  const Entry& e = rows_[static_cast<size_t>(row)];
+  QVariantMap m = e.ask;
+  m.insert("sessionDir", e.monitor->sessionDir());
+  return m;
 }
 
 void AskInbox::rebuild() {

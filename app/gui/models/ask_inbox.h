@@ -38,11 +38,18 @@ class AskInbox : public QAbstractListModel {
 
   // decision: allow_once | allow_session | deny.
   Q_INVOKABLE void answer(int row, const QString& decision);
+  // Stops a running session through its control socket (the tray's Stop); false when the
+  // session is not one this inbox watches.
+  Q_INVOKABLE bool stopSession(const QString& dir);
+  // The host and port of the ask at `row` (the "add to a tier" answer reads them).
+  Q_INVOKABLE QVariantMap askAt(int row) const;
 
  signals:
   void sessionDirsChanged();
   void countChanged();
   void askRaised(const QString& sessionId, const QString& host, int port);
+  // A watched session's control socket closed: its helper ended or died (re-read the list).
+  void sessionClosed(const QString& dir);
 
  private:
   struct Entry {

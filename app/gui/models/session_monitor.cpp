@@ -44,6 +44,8 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
   connect(&client_, &ControlClient::closed, this, [this] {
     setLive(false);
     readNewLines();  // the last events (session_ended) were written before the socket closed
+    readOutput();
+    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
     if (!asks_.empty()) {
       asks_.clear();  // the session is gone; so are its questions
       emit pendingAsksChanged();
@@ -55,6 +57,7 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
   });
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readNewLines);
+  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readOutput);
 }
 
 int SessionMonitor::rowCount(const QModelIndex& parent) const {
@@ -117,6 +120,11 @@ void SessionMonitor::reload() {
   asks_.clear();
   seen_asks_.clear();
   emit pendingAsksChanged();
+  output_.clear();
+  output_offset_ = 0;
+  has_output_ = false;
+  dropped_ = 0;
+  emit outputChanged();
   setLive(false);
   setLastError({});
   if (dir_.isEmpty()) {
@@ -139,7 +147,9 @@ void SessionMonitor::reload() {
   if (keep_log_) {
     file_.setFileName(dir_ + "/events.jsonl");
     readNewLines();
-    poll_.start();
+    readOutput();
+    // Only a session that may still write needs a look now and then.
+    if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   }
   setStatus(ModelStatus::Ready);
 }
@@ -155,10 +165,21 @@ void SessionMonitor::readNewLines() {
     rows_.clear();
     endResetModel();
   }
+  // A long log opened for the first time: only its tail is read (the window), the lines before
+  // it are counted, not parsed.
+  if (offset_ == 0 && file_.size() > kTailBytes) skipToTail();
   if (!file_.seek(offset_)) return;
-  const QByteArray chunk = file_.readAll();
+  // One slice per turn of the event loop, so a burst of events never stalls a frame.
+  const QByteArray chunk = file_.read(kSliceBytes);
   offset_ += chunk.size();
   partial_ += chunk;
+  if (file_.size() > offset_ && !more_queued_) {
+    more_queued_ = true;
+    QTimer::singleShot(0, this, [this] {
+      more_queued_ = false;
+      readNewLines();
+    });
+  }
   std::vector<Row> added;
   qsizetype nl;
   // Only complete lines: the helper may be in the middle of appending the last one.
@@ -183,11 +204,65 @@ void SessionMonitor::readNewLines() {
     added.push_back(toRow(doc.object()));
   }
   if (added.empty()) return;
+  // A window of the newest rows: memory stays bounded however long the session logs.
+  if (added.size() > static_cast<size_t>(max_rows_)) {
+    dropped_ += static_cast<qint64>(added.size() - static_cast<size_t>(max_rows_));
+    added.erase(added.begin(), added.end() - max_rows_);
+  }
+  const size_t total = rows_.size() + added.size();
+  if (total > static_cast<size_t>(max_rows_)) {
+    const int drop = static_cast<int>(total - static_cast<size_t>(max_rows_));
+    beginRemoveRows({}, 0, drop - 1);
+    rows_.erase(rows_.begin(), rows_.begin() + drop);
+    endRemoveRows();
+    dropped_ += drop;
+  }
   const int first = rowCount();
   beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
   for (Row& r : added) rows_.push_back(std::move(r));
   endInsertRows();
   emit countChanged();
+}
+
+void SessionMonitor::skipToTail() {
+  const qint64 tail_start = file_.size() - kTailBytes;
+  qint64 pos = 0, last_nl = -1;
+  long lines = 0;
+  file_.seek(0);
+  while (pos < tail_start) {
+    const QByteArray block = file_.read(std::min<qint64>(1 << 20, tail_start - pos));
+    if (block.isEmpty()) break;
+    for (qsizetype i = block.indexOf('\n'); i >= 0; i = block.indexOf('\n', i + 1)) {
+      ++lines;
+      last_nl = pos + i;
+    }
+    pos += block.size();
+  }
+  if (last_nl < 0) return;
+  offset_ = last_nl + 1;
+  line_no_ = lines;
+  dropped_ += lines;
+}
+
+void SessionMonitor::readOutput() {
+  const QString path = AppPaths::outputDir() + "/" + sessionId() + ".log";
+  QFile f(path);
+  if (sessionId().isEmpty() || !f.open(QIODevice::ReadOnly)) return;
+  constexpr qint64 kKeep = 256 * 1024;
+  const qint64 size = f.size();
+  if (size == output_offset_ && has_output_) return;
+  if (size < output_offset_) {
+    output_.clear();
+    output_offset_ = 0;
+  }
+  const qint64 from = std::max(output_offset_, size - kKeep);
+  if (from > output_offset_) output_.clear();
+  f.seek(from);
+  output_ += f.read(size - from);
+  output_offset_ = size;
+  if (output_.size() > kKeep) output_.remove(0, output_.size() - kKeep);
+  has_output_ = true;
+  emit outputChanged();
 }
 
 void SessionMonitor::onMessage(const QJsonObject& line) {

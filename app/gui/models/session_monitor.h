@@ -33,6 +33,11 @@ class SessionMonitor : public StatusListModel {
   Q_PROPERTY(int askTimeoutSecs READ askTimeoutSecs NOTIFY sessionDirChanged)
   // The last thing that went wrong talking to the session (a refused answer, a lost socket).
   Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+  // The captured output of a background launch (<state>/output/<id>.log): its last 256 KiB.
+  Q_PROPERTY(QString output READ output NOTIFY outputChanged)
+  Q_PROPERTY(bool hasOutput READ hasOutput NOTIFY outputChanged)
+  // The log keeps the newest rows only (a window): how many older ones are in the file alone.
+  Q_PROPERTY(qint64 droppedRows READ droppedRows NOTIFY countChanged)
 
  public:
   // AlertRole: a denial, a limit or quota hit, an error, or a line that does not read.
@@ -53,6 +58,12 @@ class SessionMonitor : public StatusListModel {
   QVariantList pendingAsks() const;
   int askTimeoutSecs() const { return ask_timeout_secs_; }
   QString lastError() const { return last_error_; }
+  QString output() const { return QString::fromUtf8(output_); }
+  bool hasOutput() const { return has_output_; }
+  qint64 droppedRows() const { return dropped_; }
+  // The most rows kept in memory (older ones stay in events.jsonl); tests lower it.
+  void setMaxRows(int n) { max_rows_ = n; }
+  static constexpr int kDefaultMaxRows = 20000;
   // false: asks, answers and stop only. The log is neither read nor kept and the file is not
   // polled (the ask inbox watches every running session and needs nothing else). Set it before
   // the session dir.
@@ -68,6 +79,7 @@ class SessionMonitor : public StatusListModel {
   void liveChanged();
   void pendingAsksChanged();
   void lastErrorChanged();
+  void outputChanged();
   void askRaised(const QString& askId, const QString& host, int port);
 
  private:
@@ -84,6 +96,10 @@ class SessionMonitor : public StatusListModel {
   };
 
   void readNewLines();  // appends the complete lines written since the last read
+  void readOutput();
+  void skipToTail();
+  static constexpr qint64 kSliceBytes = 128 * 1024;
+  static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
   void setLive(bool live);
   void setLastError(const QString& e);
@@ -105,6 +121,12 @@ class SessionMonitor : public StatusListModel {
   int ask_timeout_secs_ = 30;
   QString last_error_;
   QTimer poll_;  // the file is also re-read now and then: events written with no subscriber
+  QByteArray output_;
+  qint64 output_offset_ = 0;
+  bool has_output_ = false;
+  qint64 dropped_ = 0;
+  int max_rows_ = kDefaultMaxRows;
+  bool more_queued_ = false;
 };
 
 }  // namespace paddock::gui

@@ -1,9 +1,11 @@
 #include "session_record.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QStringList>
 
+#include "engine/ir.h"
 #include "engine/session/summary.h"
 #include "platform/read_file.h"
 #include "platform/unix_socket.h"
@@ -35,7 +37,42 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
   r.irHash = QString::fromStdString(s.ir_hash);
   r.started = QString::fromStdString(s.started);
   r.problem = QString::fromStdString(s.problem);
+  if (s.exit_code) r.exitCode = *s.exit_code;
+  if (s.report) {
+    r.ended = QString::fromStdString(s.report->ended);
+    r.durationMs = s.report->duration_ms;
+    r.cpuMs = s.report->usage.cpu_ms;
+    r.maxRss = s.report->usage.max_rss;
+    r.pids = s.report->usage.pids;
+    if (s.report->error) r.error = QString::fromStdString(*s.report->error);
+  }
   return r;
+}
+
+void read_session_meta(SessionRecord& r) {
+  platform::ReadOptions o;
+  o.max_bytes = std::size_t{64} << 20;
+  o.no_follow = true;
+  auto bytes = platform::read_file_if_exists(QFile::encodeName(r.dir + "/ir.json").toStdString(), o);
+  if (!bytes.ok() || !*bytes) return;
+  auto j = nlohmann::json::parse(**bytes, nullptr, false);
+  if (j.is_discarded()) return;
+  auto ir = ir_from_json(j);
+  if (!ir.ok()) return;
+  r.project = QString::fromStdString(ir->meta.project);
+  r.agent = QString::fromStdString(ir->meta.agent);
+  const auto& res = ir->resources;
+  r.cpuLimitSecs = res.cpu_seconds.value_or(-1);
+  r.memoryLimit = res.memory_bytes.value_or(-1);
+  r.processLimit = res.processes.value_or(-1);
+  r.wallLimitSecs = res.wall_time_secs.value_or(-1);
+}
+
+QString state_words(const QString& state) {
+  if (state == "exited") return QCoreApplication::translate("SessionRecord", "ended");
+  if (state == "timeout") return QCoreApplication::translate("SessionRecord", "timed out");
+  if (state == "abandoned") return QCoreApplication::translate("SessionRecord", "crashed");
+  return state;
 }
 
 }  // namespace paddock::gui

@@ -2,13 +2,29 @@
 
 #include <algorithm>
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 
 #include "app_paths.h"
+#include "engine/session/event.h"
 #include "engine/session/layout.h"
 
 namespace paddock::gui {
+namespace {
+
+void copy_meta(const SessionRecord& from, SessionRecord& to) {
+  to.project = from.project;
+  to.agent = from.agent;
+  to.cpuLimitSecs = from.cpuLimitSecs;
+  to.memoryLimit = from.memoryLimit;
+  to.processLimit = from.processLimit;
+  to.wallLimitSecs = from.wallLimitSecs;
+}
+
+}  // namespace
 
 SessionsModel::SessionsModel(QObject* parent) : StatusListModel(parent), dir_(AppPaths::sessionsDir()) {
   coalesce_.setSingleShot(true);
@@ -16,6 +32,8 @@ SessionsModel::SessionsModel(QObject* parent) : StatusListModel(parent), dir_(Ap
   connect(&coalesce_, &QTimer::timeout, this, &SessionsModel::reload);
   connect(&watcher_, &QFileSystemWatcher::directoryChanged, &coalesce_, qOverload<>(&QTimer::start));
   connect(&watcher_, &QFileSystemWatcher::fileChanged, &coalesce_, qOverload<>(&QTimer::start));
+  liveness_.setInterval(2000);
+  connect(&liveness_, &QTimer::timeout, this, &SessionsModel::recheckRunning);
   reload();
 }
 
@@ -26,29 +44,63 @@ int SessionsModel::rowCount(const QModelIndex& parent) const {
 QVariant SessionsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const auto& r = rows_[static_cast<size_t>(index.row())];
+  const auto t = tallies_.find(r.dir);
   switch (role) {
     case Qt::DisplayRole:
     case IdRole: return r.id;
     case StateRole: return r.state;
+    case StateWordsRole: return state_words(r.state);
+    case RunningRole: return r.state == "running";
     case CommandRole: return r.command;
     case IrHashRole: return r.irHash;
     case StartedRole: return r.started;
+    case StartedMsRole: {
+      const auto at = QDateTime::fromString(r.started, Qt::ISODateWithMs);
+      return at.isValid() ? at.toMSecsSinceEpoch() : qint64(0);
+    }
+    case DurationMsRole: return r.durationMs;
     case DirRole: return r.dir;
     case ProblemRole: return r.problem;
+    case ErrorRole: return r.error;
+    case ExitCodeRole: return r.exitCode;
+    case ProjectRole: return r.project;
+    case ProjectNameRole: return r.project.isEmpty() ? QString() : QFileInfo(r.project).fileName();
+    case AgentRole: return r.agent;
+    case RequestsRole: return t == tallies_.end() ? 0 : t->second.requests;
+    case DeniedRole: return t == tallies_.end() ? 0 : t->second.denied;
+    case OutputFileRole: {
+      const QString f = AppPaths::outputDir() + "/" + r.id + ".log";
+      return QFileInfo::exists(f) ? f : QString();
+    }
+    case CpuMsRole: return r.cpuMs;
+    case MaxRssRole: return r.maxRss;
+    case PidsRole: return r.pids;
+    case CpuLimitRole: return r.cpuLimitSecs;
+    case MemoryLimitRole: return r.memoryLimit;
+    case ProcessLimitRole: return r.processLimit;
+    case WallLimitRole: return r.wallLimitSecs;
     case AttentionRole: return r.state == "abandoned" || r.state == "unreadable" || !r.problem.isEmpty();
     default: return {};
   }
 }
 
 QHash<int, QByteArray> SessionsModel::roleNames() const {
-  return {{IdRole, "sessionId"}, {StateRole, "state"}, {CommandRole, "command"},
-          {IrHashRole, "irHash"}, {StartedRole, "started"}, {DirRole, "dir"},
-          {ProblemRole, "problem"}, {AttentionRole, "attention"}};
+  return {{IdRole, "sessionId"},     {StateRole, "state"},         {CommandRole, "command"},
+          {IrHashRole, "irHash"},    {StartedRole, "started"},     {DirRole, "dir"},
+          {ProblemRole, "problem"},  {AttentionRole, "attention"}, {ProjectRole, "project"},
+          {ProjectNameRole, "projectName"}, {AgentRole, "agent"},  {StateWordsRole, "stateWords"},
+          {StartedMsRole, "startedMs"}, {DurationMsRole, "durationMs"}, {RequestsRole, "requests"},
+          {DeniedRole, "denied"},    {ExitCodeRole, "exitCode"},   {ErrorRole, "error"},
+          {OutputFileRole, "outputFile"}, {RunningRole, "running"}, {CpuMsRole, "cpuMs"},
+          {MaxRssRole, "maxRss"},    {PidsRole, "pids"},           {CpuLimitRole, "cpuLimitSecs"},
+          {MemoryLimitRole, "memoryLimit"}, {ProcessLimitRole, "processLimit"}, {WallLimitRole, "wallLimitSecs"}};
 }
 
 void SessionsModel::setDirectory(const QString& dir) {
   if (dir == dir_) return;
   dir_ = dir;
+  tallies_.clear();
+  meta_.clear();
   emit directoryChanged();
   reload();
 }
@@ -58,8 +110,25 @@ int SessionsModel::runningCount() const {
                                         [](const SessionRecord& r) { return r.state == "running"; }));
 }
 
+int SessionsModel::failedCount() const { return failed_; }
+
 QString SessionsModel::dirAt(int row) const {
   return row >= 0 && row < rowCount() ? rows_[static_cast<size_t>(row)].dir : QString();
+}
+
+int SessionsModel::rowOfDir(const QString& dir) const {
+  for (size_t i = 0; i < rows_.size(); ++i)
+    if (rows_[i].dir == dir) return static_cast<int>(i);
+  return -1;
+}
+
+QVariantMap SessionsModel::get(int row) const {
+  QVariantMap m;
+  if (row < 0 || row >= rowCount()) return m;
+  const auto names = roleNames();
+  for (auto it = names.begin(); it != names.end(); ++it)
+    m.insert(QString::fromUtf8(it.value()), data(index(row), it.key()));
+  return m;
 }
 
 QStringList SessionsModel::runningDirs() const {
@@ -69,33 +138,140 @@ QStringList SessionsModel::runningDirs() const {
   return out;
 }
 
-void SessionsModel::reload() {
-  setStatus(ModelStatus::Loading);
+// Requests and denials so far: only the bytes appended since the last look are read.
+void SessionsModel::tally(const QString& dir) {
+  Tally& t = tallies_[dir];
+  QFile f(dir + "/events.jsonl");
+  if (!f.open(QIODevice::ReadOnly)) return;
+  if (f.size() < t.offset) t = Tally{};
+  if (f.size() == t.offset || !f.seek(t.offset)) return;
+  const QByteArray chunk = f.read(std::min<qint64>(f.size() - t.offset, qint64{64} << 20));
+  t.offset += chunk.size();
+  t.partial += chunk;
+  qsizetype start = 0, nl;
+  while ((nl = t.partial.indexOf('\n', start)) >= 0) {
+    const std::string_view line(t.partial.constData() + start, static_cast<std::size_t>(nl - start));
+    start = nl + 1;
+    auto ev = session::decode_event(line);
+    if (!ev.ok() || ev->type != session::EventType::kNetRequest) continue;
+    const int n = static_cast<int>(ev->count);
+    t.requests += n;
+    if (ev->fields.value("decision", "") == "deny") t.denied += n;
+  }
+  t.partial.remove(0, start);
+}
+
+void SessionsModel::watch() {
   if (!watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
-  std::vector<SessionRecord> rows;
+  if (dir_.isEmpty()) return;
   QDir dir(dir_);
   if (dir.exists()) {
     watcher_.addPath(dir_);
+    for (const auto& r : rows_)
+      if (r.state == "running") watcher_.addPath(r.dir);  // report.json appearing = the session ended
+    return;
+  }
+  // Not there yet: watch the nearest ancestor that is, so the first session (whichever of
+  // state/, paddock/ or sessions/ it creates) shows up.
+  QString p = QFileInfo(dir_).path();
+  while (!QFileInfo(p).isDir() && p != QFileInfo(p).path()) p = QFileInfo(p).path();
+  if (QFileInfo(p).isDir()) watcher_.addPath(p);
+}
+
+void SessionsModel::noteTransitions(const std::vector<SessionRecord>& before) {
+  for (const auto& was : before) {
+    if (was.state != "running") continue;
+    auto now = std::find_if(rows_.begin(), rows_.end(), [&](const SessionRecord& r) { return r.dir == was.dir; });
+    if (now == rows_.end() || now->state == "running") continue;
+    if (now->state == "failed" || now->state == "abandoned") {
+      ++failed_;
+      emit sessionFailed(now->id, state_words(now->state),
+                         now->state == "abandoned" ? tr("its helper is gone without a report") : now->error);
+    }
+  }
+}
+
+void SessionsModel::reload() {
+  setStatus(ModelStatus::Loading);
+  std::vector<SessionRecord> rows;
+  QDir dir(dir_);
+  if (!dir_.isEmpty() && dir.exists()) {
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
       if (!session::valid_session_id(name.toStdString())) continue;  // not a session's directory
       const QString path = dir.filePath(name);
-      watcher_.addPath(path);  // report.json appearing = the session ended
-      rows.push_back(read_session_dir(path, AppPaths::controlSocketPath(path)));
+      SessionRecord r = read_session_dir(path, AppPaths::controlSocketPath(path));
+      auto m = meta_.find(path);
+      SessionRecord meta;
+      if (m == meta_.end()) {
+        meta.dir = path;
+        read_session_meta(meta);
+        if (!meta.project.isEmpty()) meta_[path] = meta;
+      } else {
+        meta = m->second;
+      }
+      copy_meta(meta, r);
+      tally(path);
+      rows.push_back(std::move(r));
     }
-  } else {
-    // Watch the parent so the first session (which creates sessions/) shows up.
-    QDir parent(QFileInfo(dir_).path());
-    if (parent.exists()) watcher_.addPath(parent.path());
   }
   // Newest first; the id breaks ties so the order is stable.
   std::stable_sort(rows.begin(), rows.end(), [](const SessionRecord& a, const SessionRecord& b) {
     return a.started != b.started ? a.started > b.started : a.id > b.id;
   });
+  std::vector<SessionRecord> before = std::move(rows_);
   beginResetModel();
   rows_ = std::move(rows);
   endResetModel();
+  watch();
+  noteTransitions(before);
+  if (runningCount() > 0) {
+    if (!liveness_.isActive()) liveness_.start();
+  } else {
+    liveness_.stop();
+  }
   emit countChanged();
   setStatus(ModelStatus::Ready);
+}
+
+void SessionsModel::recheckRunning() {
+  bool ended = false;
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    SessionRecord& r = rows_[i];
+    if (r.state != "running") continue;
+    SessionRecord now = read_session_dir(r.dir, AppPaths::controlSocketPath(r.dir));
+    copy_meta(r, now);
+    const int denied_before = tallies_[r.dir].denied;
+    tally(r.dir);
+    if (const int more = tallies_[r.dir].denied - denied_before; more > 0) emit denialsSeen(r.id, more);
+    if (now.state != r.state) ended = true;
+    else {
+      r = std::move(now);
+      emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
+    }
+  }
+  if (ended) reload();
+}
+
+QVariantMap SessionsModel::verify(int row) const {
+  if (row < 0 || row >= rowCount()) return {{"ok", false}, {"text", tr("no such session")}};
+  QProcess p;
+  p.start(AppPaths::cliPath(), {"verify", "--session", rows_[static_cast<size_t>(row)].id});
+  if (!p.waitForFinished(20000)) return {{"ok", false}, {"text", tr("paddock verify did not answer")}};
+  const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()).trimmed();
+  return {{"ok", p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0}, {"text", out}};
+}
+
+QString SessionsModel::remove(int row) {
+  if (row < 0 || row >= rowCount()) return tr("no such session");
+  const SessionRecord r = rows_[static_cast<size_t>(row)];
+  if (r.state == "running") return tr("the session is running; stop it first");
+  QDir d(r.dir);
+  if (!d.removeRecursively()) return tr("cannot remove %1").arg(r.dir);
+  QFile::remove(AppPaths::outputDir() + "/" + r.id + ".log");
+  tallies_.erase(r.dir);
+  meta_.erase(r.dir);
+  reload();
+  return {};
 }
 
 }  // namespace paddock::gui

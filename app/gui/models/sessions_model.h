@@ -1,10 +1,16 @@
 // The sessions list: every directory under $XDG_STATE_HOME/paddock/sessions, including sessions
-// started from the CLI; the directory is watched so new and ending sessions show up by themselves.
+// started from the CLI; the directory is watched (from its nearest existing ancestor while it
+// does not exist yet) so new and ending sessions show up by themselves. A running session is
+// re-checked every few seconds: a helper that died without a report (SIGKILL, a crash) has a
+// control socket that no longer answers, and the row turns to "crashed" rather than staying
+// "running". Request and denial counts are read from events.jsonl incrementally.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include <QStringList>
+#include <QVariantMap>
 
 #include <QFileSystemWatcher>
 #include <QTimer>
@@ -21,11 +27,16 @@ class SessionsModel : public StatusListModel {
   Q_PROPERTY(int runningCount READ runningCount NOTIFY countChanged)
   // The directories of the running sessions (what the ask inbox subscribes to).
   Q_PROPERTY(QStringList runningDirs READ runningDirs NOTIFY countChanged)
+  // Sessions that failed or crashed since the app started (the tray's "needs attention").
+  Q_PROPERTY(int failedCount READ failedCount NOTIFY countChanged)
 
  public:
   // AttentionRole: the session ended without a report or its files do not read.
   enum Role { IdRole = Qt::UserRole + 1, StateRole, CommandRole, IrHashRole, StartedRole,
-              DirRole, ProblemRole, AttentionRole };
+              DirRole, ProblemRole, AttentionRole, ProjectRole, ProjectNameRole, AgentRole, StateWordsRole,
+              StartedMsRole, DurationMsRole, RequestsRole, DeniedRole, ExitCodeRole, ErrorRole, OutputFileRole,
+              RunningRole, CpuMsRole, MaxRssRole, PidsRole, CpuLimitRole, MemoryLimitRole, ProcessLimitRole,
+              WallLimitRole };
   Q_ENUM(Role)
 
   explicit SessionsModel(QObject* parent = nullptr);
@@ -37,20 +48,48 @@ class SessionsModel : public StatusListModel {
   QString directory() const { return dir_; }
   void setDirectory(const QString& dir);
   int runningCount() const;
+  int failedCount() const;
   QStringList runningDirs() const;
+  const std::vector<SessionRecord>& records() const { return rows_; }
 
   Q_INVOKABLE void reload();
   // The directory of a row ("" when out of range): the page selects the newest session with it.
   Q_INVOKABLE QString dirAt(int row) const;
+  Q_INVOKABLE int rowOfDir(const QString& dir) const;
+  // Every role of a row by its role name (the detail view reads the selected one).
+  Q_INVOKABLE QVariantMap get(int row) const;
+  // Removes an ended session's directory and its captured output ("" or why not).
+  Q_INVOKABLE QString remove(int row);
+  // Re-reads the running sessions (state, counts); the timer calls it while any runs.
+  Q_INVOKABLE void recheckRunning();
+  // `paddock verify --session ID`: its output, first line "verified ..." or the mismatch.
+  Q_INVOKABLE QVariantMap verify(int row) const;
 
  signals:
   void directoryChanged();
+  // A session this model saw running ended as failed or crashed (the tray notifies).
+  void sessionFailed(const QString& id, const QString& state, const QString& why);
+  // A running session's broker denied more requests (the tray notifies; host of the last one).
+  void denialsSeen(const QString& id, int newDenials);
 
  private:
+  struct Tally {
+    qint64 offset = 0;
+    int requests = 0, denied = 0;
+    QByteArray partial;
+  };
+  void watch();
+  void tally(const QString& dir);
+  void noteTransitions(const std::vector<SessionRecord>& before);
+
   QString dir_;
   std::vector<SessionRecord> rows_;
+  std::map<QString, Tally> tallies_;             // by session dir
+  std::map<QString, SessionRecord> meta_;  // dir -> what ir.json says (project, agent, limits): it never changes
   QFileSystemWatcher watcher_;
   QTimer coalesce_;  // many file events during a session start become one reload
+  QTimer liveness_;  // while a session runs: is its helper still there?
+  int failed_ = 0;
 };
 
 }  // namespace paddock::gui

@@ -47,7 +47,7 @@ class MainWindowTest : public QObject {
     // Visit every page so that lazily evaluated bindings run too.
     auto* nav = window->findChild<QObject*>("nav");
     QVERIFY(nav);
-    for (int i : {1, 2, 0}) {
+    for (int i : {1, 2, 3, 0}) {
       nav->setProperty("currentIndex", i);
       QTest::qWait(50);
     }
@@ -83,7 +83,7 @@ class MainWindowTest : public QObject {
     auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
     QVERIFY(QTest::qWaitForWindowExposed(window));
     auto* nav = window->findChild<QObject*>("nav");
-    const QStringList pages = {"profiles", "sessions", "settings"};
+    const QStringList pages = {"home", "sessions", "customize", "settings"};
     for (int i = 0; i < pages.size(); ++i) {
       nav->setProperty("currentIndex", i);
       QTest::qWait(300);
@@ -95,6 +95,24 @@ class MainWindowTest : public QObject {
         for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
       QVERIFY2(colours.size() > 8, qPrintable(pages[i] + " rendered nearly blank"));
       QVERIFY(img.save(out + "/offscreen-" + pages[i] + ".png"));
+    }
+  }
+
+  void at_1024_by_700_nothing_is_cut_off_and_the_window_has_a_minimum_size() {
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    QVERIFY(window->minimumWidth() >= 900 && window->minimumWidth() <= 1024);
+    QVERIFY(window->minimumHeight() >= 600 && window->minimumHeight() <= 700);
+    window->resize(1024, 700);
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QTest::qWait(200);
+    for (const char* name : {"addProjectButton", "nav"}) {
+      auto* item = window->findChild<QQuickItem*>(name);
+      QVERIFY2(item, name);
+      const QPointF p = item->mapToScene(QPointF(item->width(), item->height()));
+      QVERIFY2(p.x() <= 1024 && p.y() <= 700, name);
     }
   }
 

@@ -66,7 +66,12 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
     QCOMPARE(p.env.set.at("NO_PROXY"), std::string(""));
     QCOMPARE(p.env.set.at("no_proxy"), std::string(""));
-    // Landlock lets TCP reach the relay port only.
+    // The namespace's loopback is the sandbox's own: Landlock handles no TCP by default...
+    QVERIFY(p.landlock.handled_net.empty() && p.landlock.net_rules.empty());
+    // ... and with loopback binds forbidden lets TCP reach the relay port only.
+    FrozenIr forbid = relay_ir();
+    forbid.egress.loopback_bind = false;
+    p = plan_of(forbid, probe_abi(7));
     QCOMPARE(p.landlock.net_rules.size(), std::size_t{1});
     QCOMPARE(p.landlock.net_rules[0].port, 3128);
     QCOMPARE(p.landlock.net_rules[0].access, std::vector<std::string>{"connect_tcp"});
@@ -110,8 +115,10 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(to_json(p)["proxy"]["debug_resolve"]["api.example.test"][0].get<std::string>(), std::string("127.0.0.1"));
   }
 
-  void net_off_handles_tcp_with_no_rule_so_landlock_denies_it_too() {
-    auto p = plan_of(typical_ir(), probe_abi(7));
+  void with_loopback_binds_forbidden_net_off_handles_tcp_with_no_rule() {
+    FrozenIr ir = typical_ir();
+    ir.egress.loopback_bind = false;
+    auto p = plan_of(ir, probe_abi(7));
     QCOMPARE(p.landlock.handled_net, (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
     QVERIFY(p.landlock.net_rules.empty());
   }
@@ -223,8 +230,10 @@ class LinuxPlanTest : public QObject {
   }
 
   void landlock_rights_follow_the_abi() {
+    FrozenIr ir = typical_ir();
+    ir.egress.loopback_bind = false;  // so that TCP is handled where the ABI can
     for (int abi = 1; abi <= 7; ++abi) {
-      auto l = plan_of(typical_ir(), probe_abi(abi)).landlock;
+      auto l = plan_of(ir, probe_abi(abi)).landlock;
       QCOMPARE(l.abi, abi);
       QCOMPARE(has(l.handled_fs, "refer"), abi >= 2);
       QCOMPARE(has(l.handled_fs, "truncate"), abi >= 3);
@@ -248,6 +257,7 @@ class LinuxPlanTest : public QObject {
 
   void the_plan_for_abi_2_and_7_differs_exactly_where_the_matrix_says() {
     FrozenIr ir = relay_ir();
+    ir.egress.loopback_bind = false;
     auto p2 = plan_of(ir, probe_abi(2)), p7 = plan_of(ir, probe_abi(7));
     // Everything but Landlock is the same plan.
     LinuxPlan a = p2, b = p7;
@@ -267,12 +277,14 @@ class LinuxPlanTest : public QObject {
     std::set<std::string> support_differs;
     for (std::size_t i = 0; i < m2.size(); ++i)
       if (m2[i].support != m7[i].support) support_differs.insert(m2[i].field);
-    QCOMPARE(support_differs, (std::set<std::string>{"egress.bind_ports", "egress.connect_ports"}));
+    QCOMPARE(support_differs,
+             (std::set<std::string>{"egress.bind_ports", "egress.connect_ports", "egress.loopback_bind=false"}));
   }
 
   void port_rules_on_an_old_abi_are_refused() {
     FrozenIr ir = typical_ir();
     ir.egress.connect_ports = {8080};
+    ir.egress.loopback_bind = false;
     auto plan = compile_linux(ir, probe_abi(3));
     QVERIFY(plan.ok());
     Status s = backends::check(*plan);

@@ -214,6 +214,31 @@ class HelperSandboxTest : public QObject {
     QVERIFY2(r.exit_code == 0 && r.out.find("connect:E") != std::string::npos, dump(r));
   }
 
+  // The sandbox's loopback is its own: a server there binds and answers its client, even on a
+  // port a host server holds (a different namespace), and a layer can forbid binding.
+  void the_sandbox_binds_its_own_loopback_unless_a_layer_forbids_it_data() { add_uid_rows(); }
+  void the_sandbox_binds_its_own_loopback_unless_a_layer_forbids_it() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QVERIFY(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(s, 4) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    const std::string port = std::to_string(ntohs(a.sin_port));
+    auto r = probe({"serve-loopback", port});
+    QVERIFY2(r.exit_code == 0 && r.out.find("bind4:ok") != std::string::npos && r.out.find("bind6:ok") != std::string::npos &&
+                 r.out.find("selfconnect:ok") != std::string::npos,
+             dump(r));
+    FrozenIr forbid = base_ir(fixture_);
+    forbid.egress.loopback_bind = false;
+    auto f = probe_with(forbid, {"serve-loopback", port});
+    ::close(s);
+    QVERIFY2(f.exit_code == 0 && f.out.find("bind4:EACCES") != std::string::npos && f.out.find("bind6:EACCES") != std::string::npos,
+             dump(f));
+  }
+
   void forbidden_socket_families_fail_with_eafnosupport_data() { add_uid_rows(); }
   void forbidden_socket_families_fail_with_eafnosupport() {
     QVERIFY2(setup_row(), "fixture/probe failed");

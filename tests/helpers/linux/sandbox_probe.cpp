@@ -70,6 +70,32 @@ static int cmd_connect(int port) {
   return 0;
 }
 
+// Binds PORT on 127.0.0.1 and ::1, connects to the IPv4 one and passes a byte: a dev server and
+// its test client inside the sandbox.
+static int cmd_serve_loopback(int port) {
+  int s4 = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int b4 = bind(s4, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  result("bind4", b4);
+  int s6 = socket(AF_INET6, SOCK_STREAM, 0);
+  sockaddr_in6 a6{};
+  a6.sin6_family = AF_INET6;
+  a6.sin6_port = htons(static_cast<uint16_t>(port));
+  a6.sin6_addr = in6addr_loopback;
+  result("bind6", bind(s6, reinterpret_cast<sockaddr*>(&a6), sizeof a6));
+  if (b4 != 0 || listen(s4, 4) != 0) return 0;
+  int c = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return result("selfconnect", -1), 0;
+  int in = accept(s4, nullptr, nullptr);
+  char x = 'p', y = 0;
+  const bool ok = in >= 0 && write(c, &x, 1) == 1 && read(in, &y, 1) == 1 && y == 'p';
+  result("selfconnect", ok ? 0 : -1);
+  return 0;
+}
+
 static int cmd_sockets() {
   const std::pair<const char*, int> fams[] = {
       {"unix", AF_UNIX},    {"inet", AF_INET},  {"inet6", AF_INET6}, {"netlink", AF_NETLINK},
@@ -297,6 +323,7 @@ int main(int argc, char** argv) {
   if (cmd == "read" && argc == 3) return cmd_read(argv[2]);
   if (cmd == "write" && argc == 3) return cmd_write(argv[2]);
   if (cmd == "connect" && argc == 3) return cmd_connect(atoi(argv[2]));
+  if (cmd == "serve-loopback" && argc == 3) return cmd_serve_loopback(atoi(argv[2]));
   if (cmd == "sockets") return cmd_sockets();
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));

@@ -1,0 +1,421 @@
+#include "launcher.h"
+
+#include <sys/stat.h>
+
+#include <QClipboard>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QProcessEnvironment>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+#include "app_paths.h"
+#include "backends/backend.h"
+#include "engine/session/event.h"
+#include "engine/session/layout.h"
+#include "platform/probe.h"
+#include "platform/read_file.h"
+
+namespace paddock::gui {
+namespace {
+
+QString shell_quote(const QString& a) {
+  static const QRegularExpression kSafe(R"(^[A-Za-z0-9_@%+=:,./-]+$)");
+  if (!a.isEmpty() && kSafe.match(a).hasMatch()) return a;
+  QString q = a;
+  q.replace('\'', "'\\''");
+  return "'" + q + "'";
+}
+
+}  // namespace
+
+// Shell words: '...' literal, "..." with \ escapes for " \ $ `, \ outside quotes; no expansion.
+QStringList Launcher::splitCommandLine(const QString& line) {
+  QStringList out;
+  QString word;
+  bool in_word = false;
+  for (qsizetype i = 0; i < line.size(); ++i) {
+    const QChar c = line[i];
+    if (c == '\'') {
+      const qsizetype end = line.indexOf('\'', i + 1);
+      if (end < 0) return {};  // unterminated: not a command line
+      word += line.mid(i + 1, end - i - 1);
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      qsizetype j = i + 1;
+      for (; j < line.size() && line[j] != '"'; ++j) {
+        if (line[j] == '\\' && j + 1 < line.size() && QString("\"\\$`").contains(line[j + 1])) ++j;
+        word += line[j];
+      }
+      if (j >= line.size()) return {};
+      i = j;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else if (c.isSpace()) {
+      if (in_word) out << word;
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out << word;
+  return out;
+}
+
+namespace {
+
+QStringList split_domains(const QString& s) {
+  static const QRegularExpression kSep(R"([\s,]+)");
+  return s.split(kSep, Qt::SkipEmptyParts);
+}
+
+// The session that the helper of `pid` started: its events.jsonl begins with session_started,
+// which names the helper's pid (the CLI execs the helper, so it is the process started here).
+bool started_by(const QString& dir, qint64 pid) {
+  platform::ReadOptions head;
+  head.max_bytes = 64 * 1024;
+  head.prefix = true;
+  head.no_follow = true;
+  auto bytes = platform::read_file_if_exists(QFile::encodeName(dir + "/events.jsonl").toStdString(), head);
+  if (!bytes.ok() || !*bytes) return false;
+  const std::string& text = **bytes;
+  const auto nl = text.find('\n');
+  if (nl == std::string::npos) return false;  // the first line is not complete yet
+  auto ev = session::decode_event(std::string_view(text).substr(0, nl));
+  if (!ev.ok() || ev->type != session::EventType::kSessionStarted) return false;
+  auto started = session::session_started_from(*ev);
+  return started.ok() && started->helper_pid == pid;
+}
+
+QStringList session_ids(const QString& sessions_dir) {
+  return QDir(sessions_dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+}  // namespace
+
+Launcher::Launcher(QObject* parent) : QObject(parent) {
+  find_.setInterval(50);
+  connect(&find_, &QTimer::timeout, this, &Launcher::findSession);
+}
+
+Launcher::~Launcher() {
+  // A running session belongs to its helper, not to the app: QProcess would kill it on
+  // destruction, so the process object is let go instead (the helper is reparented to init and
+  // keeps its session, its records and its control socket).
+  if (process_ && process_->state() != QProcess::NotRunning) {
+    process_->disconnect(this);
+    process_->setParent(nullptr);
+    process_ = nullptr;  // intentionally not deleted
+  }
+}
+
+#define PADDOCK_SETTER(Name, member)            \
+  void Launcher::set##Name(const QString& v) {  \
+    if (v == member) return;                    \
+    member = v;                                 \
+    emit inputsChanged();                       \
+  }
+PADDOCK_SETTER(Project, project_)
+PADDOCK_SETTER(AgentPreset, agent_preset_)
+PADDOCK_SETTER(Command, command_)
+PADDOCK_SETTER(Profile, profile_)
+PADDOCK_SETTER(NetMode, net_mode_)
+PADDOCK_SETTER(ExtraDomains, extra_domains_)
+PADDOCK_SETTER(Limits, limits_)
+PADDOCK_SETTER(Timeout, timeout_)
+PADDOCK_SETTER(Terminal, terminal_)
+#undef PADDOCK_SETTER
+
+QStringList Launcher::cliArguments() const {
+  QStringList a{"run", "--project", project_};
+  if (!agent_preset_.isEmpty()) a << "--agent" << agent_preset_;
+  if (!profile_.isEmpty() && profile_ != "default") a << "--profile" << profile_;
+  if (!net_mode_.isEmpty()) a << "--net" << net_mode_;
+  for (const QString& d : split_domains(extra_domains_)) a << "--allow-domain" << d;
+  if (!limits_.trimmed().isEmpty()) a << "--limits" << limits_.trimmed();
+  if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
+  a << "--";
+  a << splitCommandLine(command_);
+  return a;
+}
+
+QString Launcher::cliEquivalent() const {
+  QStringList parts{"paddock"};
+  for (const QString& a : cliArguments()) parts << shell_quote(a);
+  return parts.join(' ');
+}
+
+void Launcher::copyCliEquivalent() const {
+  if (auto* cb = QGuiApplication::clipboard()) cb->setText(cliEquivalent());
+}
+
+void Launcher::setState(State s, const QString& message) {
+  state_ = s;
+  message_ = message;
+  emit stateChanged();
+}
+
+void Launcher::reset() {
+  fix_kind_.clear();
+  fix_label_.clear();
+  fix_target_.clear();
+  exit_code_ = -1;
+  setState(process_ ? state_ : Idle);
+}
+
+bool Launcher::launchInBackground() {
+  if (project_.isEmpty() || splitCommandLine(command_).isEmpty()) {
+    setState(Failed, tr("choose a project and an agent first"));
+    return false;
+  }
+  if (process_ && process_->state() != QProcess::NotRunning) {
+    // One launch at a time per launcher: the earlier one keeps running as its own session.
+    process_->disconnect(this);
+    process_->setParent(nullptr);
+    process_ = nullptr;
+  }
+  const QString out_dir = AppPaths::outputDir();
+  if (out_dir.isEmpty() || !QDir().mkpath(out_dir)) {
+    setState(Failed, tr("cannot create %1 for the agent's output").arg(out_dir));
+    return false;
+  }
+  ::chmod(QFile::encodeName(out_dir).constData(), 0700);
+  output_file_ = out_dir + QString("/launch-%1-%2.log")
+                               .arg(QDateTime::currentMSecsSinceEpoch())
+                               .arg(QRandomGenerator::global()->generate(), 8, 16, QChar('0'));
+  fix_kind_.clear();
+  fix_label_.clear();
+  fix_target_.clear();
+  exit_code_ = -1;
+  session_id_.clear();
+  known_before_ = session_ids(AppPaths::sessionsDir());
+  process_ = new QProcess(this);
+  process_->setProgram(AppPaths::cliPath());
+  process_->setArguments(cliArguments());
+  process_->setWorkingDirectory(project_);
+  // No terminal: the agent's stdin is empty and its output (and the CLI's refusal line) go to
+  // one file, in the order they are written.
+  process_->setStandardInputFile(QProcess::nullDevice());
+  process_->setStandardOutputFile(output_file_, QIODevice::Append);
+  process_->setStandardErrorFile(output_file_, QIODevice::Append);
+  connect(process_, &QProcess::finished, this, &Launcher::onFinished);
+  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+    if (e == QProcess::FailedToStart) setState(Failed, tr("cannot start %1: %2").arg(AppPaths::cliPath(), process_->errorString()));
+  });
+  last_mode_ = "background";
+  setState(Starting);
+  process_->start();
+  if (!process_->waitForStarted(5000)) return false;
+  find_.start();
+  emit launched(project_, agent_preset_, last_mode_);
+  return true;
+}
+
+void Launcher::findSession() {
+  if (!process_) {
+    find_.stop();
+    return;
+  }
+  const qint64 pid = process_->processId();
+  const QString sessions = AppPaths::sessionsDir();
+  for (const QString& id : session_ids(sessions)) {
+    if (known_before_.contains(id)) continue;
+    const QString dir = sessions + "/" + id;
+    if (!started_by(dir, pid)) continue;
+    find_.stop();
+    session_id_ = id;
+    // The file is renamed under the running agent (its descriptors stay valid): from now on the
+    // session's output is <output>/<id>.log, which the session view reads.
+    const QString named = AppPaths::outputDir() + "/" + id + ".log";
+    if (QFile::rename(output_file_, named)) output_file_ = named;
+    setState(Running);
+    emit sessionStarted(id, dir);
+    return;
+  }
+}
+
+void Launcher::onFinished(int code, QProcess::ExitStatus status) {
+  find_.stop();
+  if (session_id_.isEmpty()) findSession();  // a session that ended at once still started
+  find_.stop();
+  exit_code_ = status == QProcess::NormalExit ? code : 128 + 9;
+  if (process_) {
+    process_->deleteLater();
+    process_ = nullptr;
+  }
+  if (!session_id_.isEmpty()) {
+    setState(Ended, tr("the session ended with exit status %1").arg(exit_code_));
+    return;
+  }
+  diagnose(exit_code_);
+}
+
+Inputs Launcher::engineInputs() const {
+  Inputs in;
+  in.project = project_.toStdString();
+  in.agent = agent_preset_.toStdString();
+  in.profile = profile_.isEmpty() ? "default" : profile_.toStdString();
+  if (!net_mode_.isEmpty()) in.net = net_mode_from_string(net_mode_.toStdString());
+  for (const QString& d : split_domains(extra_domains_)) in.allow_domains.push_back(d.toStdString());
+  if (!limits_.trimmed().isEmpty()) in.limits = limits_.trimmed().toStdString();
+  in.environment = AppPaths::environment();
+  in.resources_dir = AppPaths::resourcesDir().toStdString();
+  in.os = backends::to_string(backends::host_backend());
+  return in;
+}
+
+// What the CLI said (its last line: "paddock: ..."), and the fix for it, worked out from the
+// engine's own answers rather than from the words.
+void Launcher::diagnose(int code) {
+  QString line;
+  QFile f(output_file_);
+  if (f.open(QIODevice::ReadOnly)) {
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+      if (!it->trimmed().isEmpty()) {
+        line = QString::fromUtf8(it->trimmed());
+        break;
+      }
+  }
+  f.remove();  // nothing ran: the file holds the CLI's message only, which is kept in `message`
+  if (line.startsWith("paddock: ")) line = line.mid(9);
+  if (line.isEmpty()) line = tr("paddock run exited with status %1 before the session started").arg(code);
+  const bool refused = code == 2 || code == 103 || code == 125 || code == 126 || code == 127;
+
+  Inputs in = engineInputs();
+  auto ev = evaluate(in);
+  if (ev.ok() && code == 126) {
+    for (const auto& l : ev->layers)
+      if (l.applies && l.approval == ApprovalState::kUnapproved) {
+        fix_kind_ = "approve";
+        fix_target_ = QString::fromStdString(l.file);
+        fix_label_ = tr("Review and approve %1…").arg(QFileInfo(fix_target_).fileName());
+        break;
+      }
+  }
+  if (ev.ok() && code == 125 && fix_kind_.isEmpty() && ev->ir.egress.mode != NetMode::kOff) {
+    // Offered only when the same launch with the network off passes the check here.
+    Inputs off = in;
+    off.net = NetMode::kOff;
+    auto ev_off = evaluate(off);
+    auto layout = session::from_env(in.environment);
+    if (ev_off.ok() && layout.ok()) {
+      const platform::ProbeCache cache(AppPaths::helperPath().toStdString(), layout->probe_cache());
+      auto probe = cache.load();
+      if (probe.ok()) {
+        auto plan = backends::compile(ev_off->ir, backends::host_backend(), probe->probe);
+        if (plan.ok() && backends::check(*plan).ok()) {
+          fix_kind_ = "net-off";
+          fix_label_ = tr("Launch with the network off");
+        }
+      }
+    }
+  }
+  if (ev.ok() && fix_kind_.isEmpty() && !ev->ir.meta.agent_dir.empty() &&
+      !QFileInfo::exists(QString::fromStdString(ev->ir.meta.agent_dir))) {
+    fix_kind_ = "create-agent-dir";
+    fix_target_ = QString::fromStdString(ev->ir.meta.agent_dir);
+    fix_label_ = tr("Create %1 and launch").arg(fix_target_);
+  }
+  setState(refused ? Refused : Failed, line);
+}
+
+QString Launcher::createDirectory(const QString& dir) {
+  if (dir.isEmpty()) return tr("no directory given");
+  if (!QDir().mkpath(dir)) return tr("cannot create %1").arg(dir);
+  ::chmod(QFile::encodeName(dir).constData(), 0700);
+  return {};
+}
+
+bool Launcher::relaunch() { return last_mode_ == "terminal" ? launchInTerminal() : launchInBackground(); }
+
+bool Launcher::applyFix() {
+  if (fix_kind_ == "net-off") {
+    setNetMode("off");
+    return relaunch();
+  }
+  if (fix_kind_ == "create-agent-dir") {
+    if (const QString err = createDirectory(fix_target_); !err.isEmpty()) {
+      setState(Failed, err);
+      return false;
+    }
+    return relaunch();
+  }
+  if (fix_kind_ == "approve") return relaunch();  // approved in the review dialog first
+  return false;
+}
+
+QStringList Launcher::knownTerminals() {
+  return {"x-terminal-emulator", "gnome-terminal", "konsole", "xfce4-terminal", "kitty", "alacritty", "foot", "xterm"};
+}
+
+QStringList Launcher::detectTerminals(const QString& path_env) {
+  QStringList found;
+  const QStringList dirs = path_env.split(':', Qt::SkipEmptyParts);
+  for (const QString& t : knownTerminals())
+    for (const QString& d : dirs)
+      if (QFileInfo fi(d + "/" + t); fi.isFile() && fi.isExecutable()) {
+        found << t;
+        break;
+      }
+  return found;
+}
+
+QStringList Launcher::detectedTerminals() const {
+  return detectTerminals(QProcessEnvironment::systemEnvironment().value("PATH"));
+}
+
+QStringList Launcher::terminalCommand(const QString& terminal, const QStringList& argv) {
+  // The window stays open after a failure, so a refusal's one line can be read.
+  const QStringList wrapped = QStringList{"sh", "-c",
+                                          "\"$@\"; s=$?; if [ \"$s\" -ne 0 ]; then printf '\\n[paddock: exit status %s; "
+                                          "press Enter to close]\\n' \"$s\"; read _; fi",
+                                          "paddock-launch"} + argv;
+  QStringList cmd = QProcess::splitCommand(terminal);
+  const QString name = cmd.isEmpty() ? QString() : QFileInfo(cmd.first()).fileName();
+  if (name == "gnome-terminal") cmd << "--";
+  else if (name == "xfce4-terminal") cmd << "-x";
+  else if (name == "kitty" || name == "foot") {}
+  else cmd << "-e";  // x-terminal-emulator, konsole, alacritty, xterm and most others
+  return cmd + wrapped;
+}
+
+bool Launcher::launchInTerminal() {
+  if (project_.isEmpty() || splitCommandLine(command_).isEmpty()) {
+    setState(Failed, tr("choose a project and an agent first"));
+    return false;
+  }
+  QString term = terminal_.trimmed();
+  if (term.isEmpty()) {
+    const QStringList found = detectedTerminals();
+    if (found.isEmpty()) {
+      setState(Failed, tr("no terminal emulator found (looked for %1); choose one in Settings, or run in the background")
+                           .arg(knownTerminals().join(", ")));
+      return false;
+    }
+    term = found.first();
+  }
+  const QStringList cmd = terminalCommand(term, QStringList{AppPaths::cliPath()} + cliArguments());
+  last_mode_ = "terminal";
+  fix_kind_.clear();
+  fix_label_.clear();
+  fix_target_.clear();
+  qint64 pid = 0;
+  if (!QProcess::startDetached(cmd.first(), cmd.mid(1), project_, &pid)) {
+    setState(Failed, tr("cannot start the terminal %1").arg(term));
+    return false;
+  }
+  setState(Idle, tr("started in %1").arg(term));
+  emit launched(project_, agent_preset_, last_mode_);
+  return true;
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,79 @@
+#include "summary_model.h"
+
+namespace paddock::gui {
+
+int SummaryModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant SummaryModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const SummaryLine& l = rows_[static_cast<size_t>(index.row())];
+  switch (role) {
+    case SectionRole: return QString::fromStdString(l.section);
+    case LabelRole: return QString::fromStdString(l.label);
+    case Qt::DisplayRole:
+    case TextRole: return QString::fromStdString(l.text);
+    case TierRole: return QString::fromStdString(l.tier);
+    case FileRole: return QString::fromStdString(l.file);
+    case RuleRole: return QString::fromStdString(l.rule);
+    case WarnRole: return l.warn;
+    case SubjectRole: return l.paths.empty() ? QString() : QString::fromStdString(l.paths.front());
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> SummaryModel::roleNames() const {
+  return {{SectionRole, "section"}, {LabelRole, "label"}, {TextRole, "text"}, {TierRole, "tier"},
+          {FileRole, "file"},       {RuleRole, "rule"},   {WarnRole, "warn"}, {SubjectRole, "subject"}};
+}
+
+void SummaryModel::setLines(std::vector<SummaryLine> lines) {
+  beginResetModel();
+  rows_ = std::move(lines);
+  endResetModel();
+  emit countChanged();
+  setStatus(ModelStatus::Ready);
+}
+
+void SummaryModel::setError(const QString& e) {
+  beginResetModel();
+  rows_.clear();
+  endResetModel();
+  emit countChanged();
+  setStatus(ModelStatus::Error, e);
+}
+
+QString SummaryModel::enforcement() const {
+  for (const auto& l : rows_)
+    if (l.section == "Enforcement" && l.label == "On this machine") return QString::fromStdString(l.text);
+  return {};
+}
+
+bool SummaryModel::enforcementWarns() const {
+  for (const auto& l : rows_)
+    if (l.section == "Enforcement" && l.warn) return true;
+  return false;
+}
+
+QString SummaryModel::headline() const {
+  QStringList parts;
+  int writes = 0;
+  QString net;
+  for (const auto& l : rows_) {
+    if (l.label == "Can write" && l.text != "nothing") ++writes;
+    if (l.label == "Internet") net = QString::fromStdString(l.text);
+  }
+  parts << (writes == 0 ? tr("writes nothing") : tr("writes %n place(s)", "", writes));
+  if (!net.isEmpty()) parts << tr("network: %1").arg(net.section(';', 0, 0));
+  return parts.join(" · ");
+}
+
+QString SummaryModel::asText() const {
+  QStringList out;
+  for (const auto& l : rows_)
+    out << QString::fromStdString(l.section + " · " + l.label + ": " + l.text);
+  return out.join('\n');
+}
+
+}  // namespace paddock::gui

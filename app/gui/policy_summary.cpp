@@ -1,0 +1,364 @@
+#include "policy_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "engine/env_policy.h"
+
+namespace paddock::gui {
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::size_t max_shown) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size() && i < max_shown; ++i) out += (i ? ", " : "") + v[i];
+  if (v.size() > max_shown) out += " and " + std::to_string(v.size() - max_shown) + " more";
+  return out;
+}
+
+bool under(const std::string& path, const std::string& dir) {
+  return !dir.empty() && (path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                                          (dir.back() == '/' || path[dir.size()] == '/')));
+}
+
+// The first contribution that added `key`, from the provenance `explain --json` prints.
+const nlohmann::json* first_added(const nlohmann::json& provenance, const std::string& key) {
+  auto it = provenance.find(key);
+  if (it == provenance.end() || !it->is_array()) return nullptr;
+  for (const auto& c : *it)
+    if (c.value("action", "") != "removed") return &c;
+  return nullptr;
+}
+
+// The built-in list a deny entry was expanded from: the builder names it in the rule,
+// "filesystem.deny_preset[1] (aws) '~/.aws' at 25:22".
+std::string list_of(const nlohmann::json* contribution) {
+  if (!contribution) return {};
+  static const std::regex kList(R"(deny(?:_write)?_preset\[\d+\] \(([A-Za-z0-9_-]+)\))");
+  std::smatch m;
+  const std::string rule = contribution->value("rule", "");
+  return std::regex_search(rule, m, kList) ? m[1].str() : std::string();
+}
+
+// Plain words for the built-in lists (resources/lists); a list not named here is shown by name.
+std::string list_words(const std::string& list) {
+  static const std::map<std::string, std::string> kWords{
+      {"ssh", "SSH keys and config"},
+      {"aws", "AWS credentials"},
+      {"gcp", "Google Cloud credentials"},
+      {"azure", "Azure credentials"},
+      {"kube", "Kubernetes config"},
+      {"docker", "Docker and container registry logins"},
+      {"gnupg", "GnuPG keys"},
+      {"credentials", "credential stores, password managers, browser profiles and tool logins"},
+      {"histories", "shell and tool histories"},
+      {"agent-logins", "other agents' stored logins"},
+      {"tool-executed", "files your own tools run (git hooks, shell and editor settings)"},
+  };
+  auto it = kWords.find(list);
+  return it == kWords.end() ? "the '" + list + "' list" : it->second;
+}
+
+SummaryLine mk(std::string section, std::string label, std::string text, std::vector<std::string> paths = {},
+               std::string tier = {}, std::string file = {}, std::string rule = {}, bool warn = false) {
+  SummaryLine l;
+  l.section = std::move(section);
+  l.label = std::move(label);
+  l.text = std::move(text);
+  l.paths = std::move(paths);
+  l.tier = std::move(tier);
+  l.file = std::move(file);
+  l.rule = std::move(rule);
+  l.warn = warn;
+  return l;
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+struct Summarizer {
+  const Evaluation& e;
+  const FrozenIr& ir;
+  std::vector<SummaryLine> out;
+
+  std::string show(const std::string& p) const { return display_path(p, ir.meta.project, ir.meta.home); }
+
+  // The line's "why": the engine's own answer for its first subject (what `explain --why` says).
+  void why_of(SummaryLine& l, const std::string& subject) const {
+    const WhyAnswer w = why(e, subject);
+    l.tier = w.tier;
+    l.file = w.file;
+    l.rule = w.rule.empty() ? w.reason : w.rule;
+  }
+  // The "why" of a scalar or of an entry the why() queries do not cover, from provenance.
+  void why_key(SummaryLine& l, const std::string& key) const {
+    if (const auto* c = first_added(e.provenance, key)) {
+      l.tier = c->value("tier", "");
+      l.file = c->value("file", "");
+      l.rule = c->value("rule", "");
+    }
+  }
+
+  void add(SummaryLine l) { out.push_back(std::move(l)); }
+
+  void files() {
+    // The project first: it is what the user launched the agent for.
+    std::vector<std::string> writes = ir.fs.write_roots;
+    std::stable_partition(writes.begin(), writes.end(), [&](const std::string& r) { return r == ir.meta.project; });
+    for (const auto& root : writes) {
+      SummaryLine l = mk("Files", "Can write", show(root), {root});
+      if (root == ir.meta.project) l.text = "the project (" + root + ")";
+      l.warn = root == ir.meta.home || root == "/";
+      why_of(l, root);
+      add(std::move(l));
+    }
+    if (ir.fs.write_roots.empty()) add(mk("Files", "Can write", "nothing"));
+    {
+      std::vector<std::string> shown;
+      for (const auto& r : ir.fs.read_roots) shown.push_back(show(r));
+      SummaryLine l = mk("Files", "Can read", shown.empty() ? "nothing beyond what it can write" : join(shown, 8),
+                    ir.fs.read_roots);
+      l.warn = std::any_of(ir.fs.read_roots.begin(), ir.fs.read_roots.end(),
+                           [&](const std::string& r) { return r == ir.meta.home || r == "/"; });
+      if (!ir.fs.read_roots.empty()) why_of(l, ir.fs.read_roots.front());
+      add(std::move(l));
+    }
+    hidden(ir.fs.deny, "Hidden from the agent", "fs.deny:");
+    hidden(ir.fs.deny_write, "Never writable", "fs.deny_write:");
+    SummaryLine tmp = mk("Files", "Temporary files", ir.fs.tmp_isolated ? "a private /tmp, emptied when the session ends"
+                                                                   : "the machine's shared /tmp");
+    tmp.warn = !ir.fs.tmp_isolated;
+    why_key(tmp, "fs.tmp_isolated");
+    add(std::move(tmp));
+  }
+
+  // One line per built-in list the entries came from, one for the project's secret-shaped files,
+  // one for everything else.
+  void hidden(const std::vector<DenyEntry>& entries, const char* label, const std::string& key_prefix) {
+    std::map<std::string, std::vector<std::string>> by_list;  // list -> paths, in IR order
+    std::vector<std::string> lists_in_order;
+    for (const auto& d : entries) {
+      std::string list = list_of(first_added(e.provenance, key_prefix + d.path));
+      if (list == "project-secrets" || (list.empty() && under(d.path, ir.meta.project) && key_prefix == "fs.deny:"))
+        list = "project-secrets";
+      if (!by_list.count(list)) lists_in_order.push_back(list);
+      by_list[list].push_back(d.path);
+    }
+    std::stable_sort(lists_in_order.begin(), lists_in_order.end(), [](const std::string& a, const std::string& b) {
+      // Named lists first (in their IR order), the rest last.
+      return !a.empty() && b.empty();
+    });
+    for (const auto& list : lists_in_order) {
+      const auto& paths = by_list[list];
+      std::vector<std::string> shown;
+      for (const auto& p : paths) shown.push_back(show(p));
+      SummaryLine l = mk("Files", label, {}, paths);
+      if (list == "project-secrets") {
+        // Counted are the files that are there; a name masked in advance (absent) is not one.
+        std::vector<std::string> present;
+        for (const auto& d : entries)
+          if (!is_absent(d.kind) && std::find(paths.begin(), paths.end(), d.path) != paths.end()) present.push_back(show(d.path));
+        l.text = present.empty() ? "secret-shaped names in the project, masked in advance (none there now)"
+                                 : plural(present.size(), "secret-shaped file", "secret-shaped files") + " in the project (" +
+                                       join(present, 3) + ")";
+      }
+      else if (list.empty())
+        l.text = join(shown, 4);
+      else
+        l.text = list_words(list) + " (" + join(shown, 2) + ")";
+      why_of(l, paths.front());
+      add(std::move(l));
+    }
+  }
+
+  void network() {
+    const auto& g = ir.egress;
+    SummaryLine l = mk("Network", "Internet", {});
+    why_key(l, "egress.mode");
+    std::vector<std::string> domains = g.domains;
+    for (const auto& [d, ports] : g.strict_ports) {
+      std::string s = d + " (port";
+      s += ports.size() == 1 ? " " : "s ";
+      for (std::size_t i = 0; i < ports.size(); ++i) s += (i ? ", " : "") + std::to_string(ports[i]);
+      s += ")";
+      std::replace(domains.begin(), domains.end(), d, s);
+    }
+    switch (g.mode) {
+      case NetMode::kOff:
+        l.text = "none: the agent has no network at all";
+        break;
+      case NetMode::kAllowlist:
+      case NetMode::kStrict:
+        l.text = domains.empty() ? "none: no domain is allowed" : "only " + join(domains, 6);
+        break;
+      case NetMode::kAsk:
+        l.text = (domains.empty() ? std::string("no domain without asking") : "only " + join(domains, 6)) +
+                 "; any other domain waits for your answer (denied after " + std::to_string(g.ask_timeout_secs) + " s)";
+        break;
+    }
+    l.paths = g.domains;
+    add(std::move(l));
+    if (g.mode != NetMode::kOff) {
+      SummaryLine rule = mk("Network", "Always refused",
+                       "local network, loopback and cloud metadata addresses, whatever the domain resolves to");
+      add(std::move(rule));
+    }
+    if (!g.cidr.empty()) add(mk("Network", "IP ranges", join(g.cidr, 6), g.cidr));
+    if (!g.unix_socket_files.empty()) {
+      std::vector<std::string> shown;
+      for (const auto& s : g.unix_socket_files) shown.push_back(show(s));
+      SummaryLine s = mk("Network", "Local sockets", join(shown, 4), g.unix_socket_files);
+      s.warn = true;
+      why_key(s, "egress.unix_socket_files:" + g.unix_socket_files.front());
+      add(std::move(s));
+    }
+    if (!g.quotas.empty()) {
+      std::vector<std::string> q;
+      for (const auto& [d, bytes] : g.quotas) q.push_back(d + " " + human_bytes(bytes));
+      add(mk("Network", "Traffic quotas", join(q, 4)));
+    }
+    if (g.git_ssh) add(mk("Network", "git over SSH", "through the same domain rules"));
+  }
+
+  void environment(const std::vector<std::string>& launch_names) {
+    const auto& env = ir.env;
+    SummaryLine passed = mk("Environment", "Passed", env.passed_names.empty() ? "no variable of yours" : join(env.passed_names, 8),
+                       env.passed_names);
+    if (!env.passed_names.empty()) why_of(passed, env.passed_names.front());
+    add(std::move(passed));
+    std::vector<std::string> set;
+    for (const auto& [k, v] : env.set) set.push_back(k);
+    if (!set.empty()) add(mk("Environment", "Set by Paddock", join(set, 6), set));
+    std::set<std::string> given(env.passed_names.begin(), env.passed_names.end());
+    std::vector<std::string> secrets, others;
+    for (const auto& name : launch_names) {
+      if (given.count(name) || env.set.count(name)) continue;
+      const bool secret = !hard_deny_match(name).empty() ||
+                          std::any_of(env.deny.begin(), env.deny.end(),
+                                      [&](const std::string& p) { return env_pattern_matches(p, name); }) ||
+                          std::find(ir.secrets.brokered_env.begin(), ir.secrets.brokered_env.end(), name) !=
+                              ir.secrets.brokered_env.end();
+      (secret ? secrets : others).push_back(name);
+    }
+    SummaryLine s = mk("Environment", "Secrets stripped",
+                  secrets.empty() ? "none found in your environment"
+                                  : std::to_string(secrets.size()) + " (" + join(secrets, 4) + ")",
+                  secrets);
+    if (!secrets.empty()) why_of(s, secrets.front());
+    add(std::move(s));
+    if (!others.empty())
+      add(mk("Environment", "Not passed", plural(others.size(), "other variable", "other variables") + " of yours", others));
+  }
+
+  void limits() {
+    const auto& r = ir.resources;
+    struct Limit {
+      const char* name;
+      const char* key;
+      const std::optional<std::int64_t>& v;
+      std::string (*fmt)(std::int64_t);
+    };
+    static auto count = [](std::int64_t n) { return std::to_string(n); };
+    const Limit all[] = {
+        {"CPU time", "resources.cpu_seconds", r.cpu_seconds, &human_seconds},
+        {"Memory", "resources.memory_bytes", r.memory_bytes, &human_bytes},
+        {"Processes", "resources.processes", r.processes, +count},
+        {"Open files", "resources.open_files", r.open_files, +count},
+        {"File size", "resources.file_size_bytes", r.file_size_bytes, &human_bytes},
+        {"Run time", "resources.wall_time_secs", r.wall_time_secs, &human_seconds},
+    };
+    std::vector<std::string> unlimited;
+    for (const auto& l : all) {
+      if (!l.v) {
+        unlimited.push_back(l.name);
+        continue;
+      }
+      SummaryLine line = mk("Limits", l.name, l.fmt(*l.v));
+      why_key(line, l.key);
+      add(std::move(line));
+    }
+    if (!unlimited.empty()) {
+      std::string t;
+      for (std::size_t i = 0; i < unlimited.size(); ++i) t += (i ? ", " : "") + unlimited[i];
+      add(mk("Limits", "No limit", t));
+    }
+  }
+
+  void enforcement(const SummaryInputs& in) {
+    SummaryLine l = mk("Enforcement", "On this machine", {});
+    if (!ir.taint.empty()) {
+      add(mk("Enforcement", "Weakened", "an environment switch weakens the boundary: " + join(ir.taint, 3), {}, {}, {}, {},
+           true));
+    }
+    if (!in.plan_error.empty()) {
+      l.text = "cannot run as asked here: " + in.plan_error;
+      l.warn = true;
+    } else if (!in.plan) {
+      l.text = "not checked against this machine yet";
+    } else {
+      std::vector<std::string> partial;
+      for (const auto& c : in.plan->capability_vector)
+        if (c.support == Support::kPartial) partial.push_back(c.loss);
+      if (partial.empty()) {
+        l.text = "everything above is enforced by this machine's kernel";
+      } else {
+        l.text = "enforced by this machine's kernel, except: " + join(partial, 1);
+        l.warn = true;
+      }
+    }
+    add(std::move(l));
+  }
+};
+
+}  // namespace
+
+std::string display_path(const std::string& path, const std::string& project, const std::string& home) {
+  if (under(path, project) && !project.empty()) {
+    if (path == project) return "the project";
+    return "the project/" + path.substr(project.size() + (project.back() == '/' ? 0 : 1));
+  }
+  if (under(path, home) && !home.empty() && home != "/") {
+    if (path == home) return "~ (your home)";
+    return "~/" + path.substr(home.size() + (home.back() == '/' ? 0 : 1));
+  }
+  return path;
+}
+
+std::string human_bytes(std::int64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0 || v == static_cast<double>(static_cast<std::int64_t>(v)))
+    std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(v), kUnits[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+std::string human_seconds(std::int64_t s) {
+  if (s % 3600 == 0 && s >= 3600) return std::to_string(s / 3600) + " h";
+  if (s % 60 == 0 && s >= 60) return std::to_string(s / 60) + " min";
+  if (s >= 3600) return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
+  if (s >= 60) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+  return std::to_string(s) + " s";
+}
+
+std::vector<SummaryLine> summarize_policy(const SummaryInputs& in) {
+  if (!in.evaluation) return {};
+  Summarizer s{*in.evaluation, in.evaluation->ir, {}};
+  s.files();
+  s.network();
+  s.environment(in.environment_names);
+  s.limits();
+  s.enforcement(in);
+  return std::move(s.out);
+}
+
+}  // namespace paddock::gui

@@ -1,0 +1,45 @@
+// The plain-words summary of an effective policy (the Home page and the top of Customize): what
+// the agent can write, read and never see, its network, environment and limits, and whether this
+// machine enforces all of it. Computed from the same Evaluation `paddock explain` prints (and the
+// plan `paddock run` checks), never from a second reading of the layers; every line carries the
+// "why" of its subject (tier, file, rule) from the engine's own why() and provenance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/plan.h"
+
+namespace paddock::gui {
+
+struct SummaryLine {
+  std::string section;   // Files | Network | Environment | Limits | Enforcement
+  std::string label;     // "Can write", "Hidden from the agent", ...
+  std::string text;      // the words shown
+  std::vector<std::string> paths;  // the IR entries the line stands for (paths, domains, names)
+  std::string tier, file, rule;    // why: the deciding tier, file and rule of the line's first entry
+  bool warn = false;     // something the user should look at (partial, refused, a wide grant)
+};
+
+struct SummaryInputs {
+  const Evaluation* evaluation = nullptr;
+  // The plan compiled for this machine (nullptr: not compiled, e.g. no probe yet) and, when it
+  // cannot run here, the check's one line.
+  const BackendPlan* plan = nullptr;
+  std::string plan_error;
+  // The launch environment's variable names: how many of them the agent does not get.
+  std::vector<std::string> environment_names;
+};
+
+std::vector<SummaryLine> summarize_policy(const SummaryInputs& in);
+
+// "~/x" for paths under home, "the project" / "the project/x" under the project.
+std::string display_path(const std::string& path, const std::string& project, const std::string& home);
+// 8 GiB, 512 MiB, 1.5 KiB ...
+std::string human_bytes(std::int64_t bytes);
+// 4 h, 30 min, 45 s ...
+std::string human_seconds(std::int64_t secs);
+
+}  // namespace paddock::gui

@@ -1,0 +1,89 @@
+// The broker's log as a table (time, host:port, decision, rule, pinned IP, bytes), filtered by
+// decision and a search text, and above it the denied hosts, each with its reviewed fix.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Paddock
+
+ColumnLayout {
+    id: tab
+    required property SessionMonitor monitor
+    required property ViolationInbox violations
+    signal fixRequested(int row)
+    spacing: 6
+
+    EventFilterModel {
+        id: filter
+        source: tab.monitor
+        networkOnly: true
+        decision: decisionBox.currentValue
+        search: searchField.text
+    }
+
+    // Denied requests, grouped by host.
+    ColumnLayout {
+        objectName: "deniedHosts"
+        Layout.fillWidth: true
+        visible: tab.violations.count > 0
+        spacing: 2
+        Label {
+            text: qsTr("Denied")
+            font.bold: true
+        }
+        Repeater {
+            model: tab.violations
+            delegate: RowLayout {
+                id: denied
+                required property int index
+                required property string host
+                required property string ports
+                required property int count
+                required property string rule
+                Layout.fillWidth: true
+                Label {
+                    Layout.fillWidth: true
+                    text: qsTr("<b>%1</b>%2 · %n time(s) · %3", "", denied.count).arg(denied.host)
+                          .arg(denied.ports.length > 0 ? ":" + denied.ports : "").arg(denied.rule)
+                    textFormat: Text.StyledText
+                    elide: Text.ElideRight
+                }
+                Button {
+                    text: qsTr("Allow…")
+                    onClicked: tab.fixRequested(denied.index)
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Add %1 to a policy file; you review the change before it is saved").arg(denied.host)
+                }
+            }
+        }
+    }
+
+    RowLayout {
+        Layout.fillWidth: true
+        ComboBox {
+            id: decisionBox
+            objectName: "decisionFilter"
+            textRole: "text"
+            valueRole: "value"
+            model: [{value: "all", text: qsTr("All requests")}, {value: "allow", text: qsTr("Allowed")},
+                    {value: "deny", text: qsTr("Denied")}]
+        }
+        TextField {
+            id: searchField
+            objectName: "networkSearch"
+            Layout.fillWidth: true
+            placeholderText: qsTr("Search host, rule, address…")
+        }
+        Label {
+            text: qsTr("%n row(s)", "", filter.count)
+            opacity: 0.7
+        }
+    }
+
+    EventLog {
+        objectName: "networkLog"
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        model: filter
+        emptyText: tab.monitor.count === 0 ? qsTr("No network activity recorded.") : qsTr("No row matches.")
+    }
+}

@@ -1,0 +1,214 @@
+// Launching from the app against the real paddock-helper: a background launch becomes a session
+// (the same `paddock run`, its output captured into the session's output file) that runs, shows
+// in the sessions list with its project, and stops from the app; a refusal shows the CLI's one
+// line and the fix that makes the next launch work; a helper killed with SIGKILL leaves a row
+// that says "crashed", never "running".
+#include <csignal>
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app_paths.h"
+#include "engine/session/event.h"
+#include "gui_test_env.h"
+#include "launcher.h"
+#include "policy_composer.h"
+#include "session_monitor.h"
+#include "sessions_model.h"
+
+using paddock::gui::AppPaths;
+using paddock::gui::Launcher;
+using paddock::gui::PolicyComposer;
+using paddock::gui::SessionMonitor;
+using paddock::gui::SessionsModel;
+
+namespace {
+
+QString read_all(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+qint64 helper_pid(const QString& session_dir) {
+  QFile f(session_dir + "/events.jsonl");
+  if (!f.open(QIODevice::ReadOnly)) return 0;
+  const QByteArray first = f.readLine();
+  auto ev = paddock::session::decode_event(std::string_view(first.constData(), static_cast<std::size_t>(first.size())));
+  if (!ev.ok()) return 0;
+  auto s = paddock::session::session_started_from(*ev);
+  return s.ok() ? s->helper_pid : 0;
+}
+
+}  // namespace
+
+class LauncherTest : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit LauncherTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
+
+ private slots:
+  void initTestCase() { AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+
+  void the_cli_equivalent_is_the_paddock_run_command_line_with_this_runs_options() {
+    Launcher l;
+    l.setProject("/home/u/my project");
+    l.setAgentPreset("claude-code");
+    l.setCommand("claude --verbose");
+    l.setNetMode("ask");
+    l.setExtraDomains("example.org, pypi.org");
+    l.setLimits("mem=2GiB");
+    l.setTimeout("2h");
+    QCOMPARE(l.cliArguments(),
+             QStringList({"run", "--project", "/home/u/my project", "--agent", "claude-code", "--net", "ask",
+                          "--allow-domain", "example.org", "--allow-domain", "pypi.org", "--limits", "mem=2GiB",
+                          "--timeout", "2h", "--", "claude", "--verbose"}));
+    QCOMPARE(l.cliEquivalent(),
+             QString("paddock run --project '/home/u/my project' --agent claude-code --net ask --allow-domain "
+                     "example.org --allow-domain pypi.org --limits mem=2GiB --timeout 2h -- claude --verbose"));
+  }
+
+  void a_command_line_splits_into_the_words_a_shell_would_give() {
+    QCOMPARE(Launcher::splitCommandLine("sh -c 'echo \"a b\"; x' \"q \\\" z\" back\\ slash"),
+             QStringList({"sh", "-c", "echo \"a b\"; x", "q \" z", "back slash"}));
+    QCOMPARE(Launcher::splitCommandLine("unterminated 'quote"), QStringList());
+  }
+
+  void each_known_terminal_gets_the_argument_that_runs_a_command() {
+    const QStringList argv{"/bin/paddock", "run", "--", "claude"};
+    QCOMPARE(Launcher::terminalCommand("gnome-terminal", argv).mid(0, 2), QStringList({"gnome-terminal", "--"}));
+    QCOMPARE(Launcher::terminalCommand("xfce4-terminal", argv).mid(0, 2), QStringList({"xfce4-terminal", "-x"}));
+    QCOMPARE(Launcher::terminalCommand("kitty", argv).mid(0, 2), QStringList({"kitty", "sh"}));
+    QCOMPARE(Launcher::terminalCommand("xterm", argv).mid(0, 2), QStringList({"xterm", "-e"}));
+    QCOMPARE(Launcher::terminalCommand("xterm", argv).mid(6), argv);
+    QTemporaryDir bin;
+    for (const char* t : {"xterm", "foot"}) {
+      QFile f(bin.path() + "/" + t);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.setPermissions(QFile::ReadOwner | QFile::ExeOwner);
+    }
+    QCOMPARE(Launcher::detectTerminals(bin.path() + ":/nonexistent"), QStringList({"foot", "xterm"}));
+  }
+
+  void a_background_launch_runs_the_real_helper_captures_its_output_and_stops_from_the_app() {
+    const QString project = env_->root() + "/home/bg-project";
+    QVERIFY(QDir().mkpath(project));
+    Launcher l;
+    l.setProject(project);
+    l.setNetMode("off");
+    l.setCommand("sh -c 'echo hello-from-the-agent; exec sleep 60'");
+    QSignalSpy started(&l, &Launcher::sessionStarted);
+    QVERIFY(l.launchInBackground());
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Running || l.state() == Launcher::Refused ||
+                                 l.state() == Launcher::Failed, 20000);
+    QVERIFY2(l.state() == Launcher::Running, qPrintable(l.message()));
+    QCOMPARE(started.size(), 1);
+    const QString dir = started.at(0).at(1).toString();
+    const QString output = AppPaths::outputDir() + "/" + l.sessionId() + ".log";
+    QTRY_COMPARE_WITH_TIMEOUT(read_all(output), QString("hello-from-the-agent\n"), 20000);
+
+    SessionsModel sessions;
+    const int row = sessions.rowOfDir(dir);
+    QVERIFY(row >= 0);
+    QVERIFY2(sessions.get(row).value("state").toString() == "running", qPrintable(read_all(output)));
+    QCOMPARE(sessions.get(row).value("project").toString(), project);
+    QCOMPARE(sessions.get(row).value("outputFile").toString(), output);
+
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QTRY_VERIFY_WITH_TIMEOUT(m.live(), 10000);
+    m.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Ended, 20000);
+    sessions.reload();
+    QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("state").toString(), QString("stopped"));
+    QVERIFY(!sessions.get(sessions.rowOfDir(dir)).value("running").toBool());
+  }
+
+  void a_refused_launch_shows_the_reason_and_its_fix_makes_the_next_launch_run() {
+    // An unapproved repository layer: `paddock run` refuses with 126; the fix is the reviewed
+    // approval, after which the same launch runs.
+    const QString project = env_->root() + "/home/unapproved-project";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    QFile layer(project + "/.paddock/policy.yaml");
+    QVERIFY(layer.open(QIODevice::WriteOnly));
+    layer.write("version: 1\nfilesystem:\n  allow_read: [$PROJECT]\n");
+    layer.close();
+    Launcher l;
+    l.setProject(project);
+    l.setNetMode("off");
+    l.setCommand("true");
+    QVERIFY(l.launchInBackground());
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Refused || l.state() == Launcher::Failed ||
+                                 l.state() == Launcher::Ended, 20000);
+    QCOMPARE(l.state(), Launcher::Refused);
+    QCOMPARE(l.exitCode(), 126);
+    QVERIFY2(l.message().contains("is not approved"), qPrintable(l.message()));
+    QVERIFY2(!l.message().startsWith("paddock:"), qPrintable(l.message()));
+    QCOMPARE(l.fixKind(), QString("approve"));
+    QCOMPARE(l.fixTarget(), project + "/.paddock/policy.yaml");
+
+    PolicyComposer composer;
+    composer.setDebounceMs(0);
+    composer.setProject(project);
+    composer.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(!composer.busy() && composer.rowOfLayer(l.fixTarget()) >= 0, 20000);
+    QVERIFY(composer.approve(composer.rowOfLayer(l.fixTarget())));
+    QVERIFY(l.applyFix());
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Ended || l.state() == Launcher::Refused, 20000);
+    QVERIFY2(l.state() == Launcher::Ended, qPrintable(l.message()));
+    QCOMPARE(l.exitCode(), 0);
+  }
+
+  void a_helper_killed_with_sigkill_leaves_a_crashed_session_never_a_running_one() {
+    const QString project = env_->root() + "/home/kill-project";
+    QVERIFY(QDir().mkpath(project));
+    Launcher l;
+    l.setProject(project);
+    l.setNetMode("off");
+    l.setCommand("sleep 60");
+    QSignalSpy started(&l, &Launcher::sessionStarted);
+    QVERIFY(l.launchInBackground());
+    QTRY_VERIFY_WITH_TIMEOUT(started.size() == 1, 20000);
+    const QString dir = started.at(0).at(1).toString();
+    SessionsModel sessions;
+    QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("state").toString(), QString("running"));
+    QCOMPARE(sessions.runningCount(), 1);
+    const qint64 pid = helper_pid(dir);
+    QVERIFY(pid > 0);
+    QSignalSpy failed(&sessions, &SessionsModel::sessionFailed);
+    QCOMPARE(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    // No file changes when a helper dies: the model's own liveness check notices.
+    QTRY_VERIFY_WITH_TIMEOUT(sessions.get(sessions.rowOfDir(dir)).value("state").toString() == "abandoned", 20000);
+    QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("stateWords").toString(), QString("crashed"));
+    QCOMPARE(sessions.runningCount(), 0);
+    QCOMPARE(failed.size(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Ended, 20000);
+  }
+
+  void the_sessions_directory_is_watched_before_it_exists() {
+    paddock::gui::test::GuiTestEnv fresh;  // nothing under state/ yet
+    SessionsModel sessions;
+    sessions.setDirectory(fresh.state() + "/paddock/sessions");
+    QCOMPARE(sessions.count(), 0);
+    QVERIFY(QDir().mkpath(fresh.state() + "/paddock/sessions/20260101-000000-abcd"));
+    QFile ev(fresh.state() + "/paddock/sessions/20260101-000000-abcd/events.jsonl");
+    QVERIFY(ev.open(QIODevice::WriteOnly));
+    ev.close();
+    // state/paddock/ appearing is seen from state/, then sessions/ from paddock/.
+    QTRY_COMPARE_WITH_TIMEOUT(sessions.count(), 1, 10000);
+  }
+
+ private:
+  paddock::gui::test::GuiTestEnv* env_;
+};
+
+int main(int argc, char** argv) {
+  paddock::gui::test::GuiTestEnv env;  // before the app: Qt reads XDG_* once
+  qputenv("HOME", (env.root() + "/home").toUtf8());
+  QGuiApplication app(argc, argv);
+  LauncherTest t(&env);
+  return QTest::qExec(&t, argc, argv);
+}
+
+#include "launcher_test.moc"

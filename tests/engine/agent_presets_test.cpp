@@ -1,0 +1,172 @@
+// The agent presets (resources/agents) as the engine resolves them: their state directories are
+// named for `run` to create and granted once they exist, their settings variables are set, their
+// own credentials reach only their own session and only under the user's opt-in, and loopback
+// binds are the sandbox's own unless a layer forbids them.
+#include <QtTest>
+
+#include <filesystem>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "tests/engine/engine_test_env.h"
+
+using namespace paddock;
+using paddock::test::contains;
+using paddock::test::EngineEnv;
+using paddock::test::has_deny;
+namespace fs = std::filesystem;
+
+namespace {
+Evaluation eval_ok(const Inputs& in) {
+  auto r = evaluate(in);
+  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
+  return std::move(*r);
+}
+const std::vector<std::string> kAgents = {"claude-code", "codex", "gemini-cli", "opencode", "copilot", "aider", "custom"};
+}  // namespace
+
+class AgentPresetsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void every_preset_names_its_state_dirs_and_grants_them_once_they_exist() {
+    for (const auto& agent : kAgents) {
+      EngineEnv env;
+      auto in = env.inputs();
+      in.agent = agent;
+      auto dirs = agent_state_dirs(in);
+      QVERIFY2(dirs.ok(), agent.c_str());
+      QVERIFY2(!dirs->empty(), agent.c_str());
+      // Absent: not granted (a missing path never is), and explain says run creates it.
+      const auto before = eval_ok(in);
+      for (const auto& d : *dirs) QVERIFY2(!contains(before.ir.fs.write_roots, d), d.c_str());
+      for (const auto& d : *dirs) fs::create_directories(d);
+      const auto after = eval_ok(in);
+      for (const auto& d : *dirs) {
+        QVERIFY2(d.rfind(env.home + "/", 0) == 0, d.c_str());
+        QVERIFY2(contains(after.ir.fs.write_roots, d), (agent + ": " + d).c_str());
+      }
+    }
+  }
+
+  void the_presets_name_the_directories_each_agent_writes() {
+    EngineEnv env;
+    auto in = env.inputs();
+    auto names = [&](const std::string& agent) {
+      in.agent = agent;
+      auto d = agent_state_dirs(in);
+      return d.ok() ? *d : std::vector<std::string>{};
+    };
+    for (const char* d : {"/.local/share/opencode", "/.config/opencode", "/.cache/opencode", "/.local/state/opencode"})
+      QVERIFY2(contains(names("opencode"), env.home + d), d);
+    QVERIFY(contains(names("copilot"), env.home + "/.cache/copilot"));
+    QVERIFY(contains(names("copilot"), env.home + "/.copilot"));
+    QVERIFY(contains(names("codex"), env.home + "/.codex"));
+    QVERIFY(contains(names("gemini-cli"), env.home + "/.gemini"));
+    QVERIFY(contains(names("claude-code"), env.home + "/.claude"));
+  }
+
+  void claude_code_keeps_its_whole_state_in_its_config_dir() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.agent = "claude-code";
+    fs::create_directories(env.home + "/.claude");
+    const auto e = eval_ok(in);
+    QCOMPARE(e.ir.env.set.at("CLAUDE_CONFIG_DIR"), env.home + "/.claude");
+    // Nothing beside it in the home directory is granted: its .claude.json lives inside.
+    for (const auto& w : e.ir.fs.write_roots) QVERIFY2(w.find("/.claude.json") == std::string::npos, w.c_str());
+  }
+
+  void a_gateway_url_passes_when_a_tier_lists_it_while_keys_stay_denied() {
+    EngineEnv env;
+    env.user("version: 1\nenvironment: {pass_through: [ANTHROPIC_BASE_URL, OPENAI_BASE_URL, ANTHROPIC_API_KEY, "
+             "OPENAI_ORG_KEY, GH_TOKEN, MY_DB_PASSWORD]}\n");
+    auto in = env.inputs();
+    for (const char* k : {"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OPENAI_ORG_KEY", "GH_TOKEN", "MY_DB_PASSWORD"})
+      in.environment[k] = "v";
+    const auto e = eval_ok(in);
+    QVERIFY(contains(e.ir.env.passed_names, "ANTHROPIC_BASE_URL"));
+    QVERIFY(contains(e.ir.env.passed_names, "OPENAI_BASE_URL"));
+    for (const char* k : {"ANTHROPIC_API_KEY", "OPENAI_ORG_KEY", "GH_TOKEN", "MY_DB_PASSWORD"})
+      QVERIFY2(!contains(e.ir.env.passed_names, k), k);
+    QCOMPARE(why(e, "OPENAI_ORG_KEY").rule, std::string("hard-deny *_KEY"));
+  }
+
+  void a_withheld_key_is_reported_and_why_names_the_opt_in() {
+    EngineEnv env;
+    auto in = env.inputs();
+    in.agent = "claude-code";
+    in.environment["ANTHROPIC_API_KEY"] = "k";
+    in.environment["OPENAI_API_KEY"] = "k";  // another agent's: not this session's business
+    const auto e = eval_ok(in);
+    QCOMPARE(e.withheld_credentials, std::vector<std::string>{"ANTHROPIC_API_KEY"});
+    const auto w = why(e, "ANTHROPIC_API_KEY");
+    QVERIFY(!w.allowed);
+    QVERIFY2(w.reason.find("environment.agent_credentials: true") != std::string::npos, w.reason.c_str());
+    env.user("version: 1\nenvironment: {agent_credentials: true}\n");
+    const auto opted = eval_ok(in);
+    QVERIFY(opted.withheld_credentials.empty());
+    QVERIFY(why(opted, "ANTHROPIC_API_KEY").allowed);
+  }
+
+  void the_agents_own_login_is_readable_only_in_its_own_session_under_the_opt_in() {
+    EngineEnv env;
+    const std::string claude_login = env.home + "/.claude/.credentials.json";
+    const std::string codex_login = env.home + "/.codex/auth.json";
+    env.write(claude_login, "{}");
+    env.write(codex_login, "{}");
+    auto in = env.inputs();
+    in.agent = "claude-code";
+    // Without the opt-in: both masked, and its own login is reported withheld.
+    const auto e = eval_ok(in);
+    QVERIFY(has_deny(e.ir, claude_login));
+    QVERIFY(has_deny(e.ir, codex_login));
+    QVERIFY(contains(e.withheld_credentials, claude_login));
+    QVERIFY(!contains(e.withheld_credentials, codex_login));
+    // With it: its own login is under its writable data dir, unmasked; codex's stays masked.
+    env.write(env.root + "/creds.yaml", "version: 1\nenvironment: {agent_credentials: true}\n");
+    in.policy_files = {env.root + "/creds.yaml"};
+    const auto opted = eval_ok(in);
+    QVERIFY(!has_deny(opted.ir, claude_login));
+    QVERIFY(has_deny(opted.ir, codex_login));
+    QVERIFY(why(opted, claude_login).access == "write");
+    // Codex's session under the same opt-in gets its own and not Claude's.
+    in.agent = "codex";
+    const auto codex = eval_ok(in);
+    QVERIFY(!has_deny(codex.ir, codex_login));
+    QVERIFY(has_deny(codex.ir, claude_login));
+  }
+
+  void loopback_binds_are_allowed_unless_a_layer_forbids_them() {
+    EngineEnv env;
+    QVERIFY(eval_ok(env.inputs()).ir.egress.loopback_bind);
+    env.repo("version: 1\nnetwork: {loopback_bind: false}\n");
+    env.user("version: 1\nnetwork: {loopback_bind: true}\n");
+    const auto e = eval_ok(env.inputs());
+    QVERIFY(!e.ir.egress.loopback_bind);  // false from any tier wins
+  }
+
+  void the_launch_commands_installation_is_granted_with_its_own_provenance() {
+    EngineEnv env;
+    const std::string install = env.home + "/.npm-global/lib/node_modules";
+    fs::create_directories(install + "/agent");
+    auto in = env.inputs();
+    in.launch_reads = {install};
+    const auto e = eval_ok(in);
+    QVERIFY(contains(e.ir.fs.read_roots, install));
+    QVERIFY2(e.provenance.dump().find("launch-command") != std::string::npos, e.provenance.dump().c_str());
+    // Under the system's lockdown nothing is added (run then refuses, naming the flag).
+    env.system("version: 1\nsecurity: {immutable: true}\n");
+    QVERIFY(!contains(eval_ok(in).ir.fs.read_roots, install));
+  }
+
+  void an_agent_env_key_may_not_set_what_paddock_sets_itself() {
+    auto r = parse_layer("version: 1\nagent: {data_dir: ~/.x, env: {HOME: /tmp}}\n", "agent-preset", "a.yaml");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("a.yaml:2:") == 0, r.error().message.c_str());
+    QVERIFY(!parse_layer("version: 1\nagent: {data_dir: ~/.x, state_dirs: [\"~/.c*\"]}\n", "agent-preset", "a.yaml").ok());
+    QVERIFY(!parse_layer("version: 1\nnetwork: {loopback_bind: maybe}\n", "repository", "b.yaml").ok());
+  }
+};
+
+QTEST_APPLESS_MAIN(AgentPresetsTest)
+#include "agent_presets_test.moc"
