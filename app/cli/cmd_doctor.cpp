@@ -38,7 +38,7 @@ int doctor(CliContext& ctx, bool as_json) {
   auto probe = linux_backend::probe_from_json(probe_json);
   if (!probe.ok()) {
     print_error(probe.error().message);
-    return 125;
+    return static_cast<int>(ErrorCode::kRefused);
   }
   // `doctor` is also how to refresh what `run` caches.
   if (auto layout = ctx.layout(); layout.ok())

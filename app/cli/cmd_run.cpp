@@ -59,7 +59,7 @@ int exec_helper(const std::string& helper, const std::vector<std::string>& args)
   const int err = errno;
   std::cerr << "paddock: cannot start " << helper << ": " << std::strerror(err) << "\n";
   errno = err;
-  return 125;
+  return static_cast<int>(ErrorCode::kRefused);
 }
 
 // A readable, not close-on-exec memory file holding `text`: it survives the exec, so the helper

@@ -94,7 +94,7 @@ struct SeccompRule {
   int errno_value = 1;         // EPERM unless stated (EAFNOSUPPORT for socket families)
   // Optional argument filter: deny only when arg[arg_index] <op> value.
   int arg_index = -1;          // -1 = unconditional
-  std::string arg_op;          // "eq" | "ne" | "masked_eq"
+  std::string arg_op;          // "masked_eq" (the one comparison compiled; others are refused)
   std::uint64_t arg_value = 0;
   std::uint64_t arg_mask = 0;  // for masked_eq
   bool operator==(const SeccompRule&) const = default;
@@ -106,11 +106,11 @@ struct Rlimit {
   bool operator==(const Rlimit&) const = default;
 };
 
+// CPU time is RLIMIT_CPU's (the rlimits step), never the cgroup's.
 struct CgroupPlan {
   std::string mechanism = "none";  // none | v2 | v1
   std::optional<std::int64_t> memory_max;
   std::optional<std::int64_t> pids_max;
-  std::optional<std::int64_t> cpu_max_usec_per_sec;  // reserved; cpu time uses RLIMIT_CPU
   bool operator==(const CgroupPlan&) const = default;
 };
 

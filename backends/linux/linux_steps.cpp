@@ -40,9 +40,7 @@ void mounts(CanonicalWriter& w, const std::vector<MountStep>& list) {
 }
 
 void cgroup(CanonicalWriter& w, const CgroupPlan& c) {
-  w.begin_object().key("cpu_max_usec_per_sec");
-  opt(w, c.cpu_max_usec_per_sec);
-  w.key("mechanism").value(c.mechanism).key("memory_max");
+  w.begin_object().key("mechanism").value(c.mechanism).key("memory_max");
   opt(w, c.memory_max);
   w.key("pids_max");
   opt(w, c.pids_max);

@@ -177,7 +177,8 @@ static int program_main(int argc, char** argv) {
   std::memcpy(&sin.sin_addr, addr->bytes.data(), 4);
   if (!fd.valid() || bind(fd.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 ||
       ::listen(fd.get(), SOMAXCONN) != 0)
-    return fail("--listen " + listen + ": " + std::strerror(errno), 125);
+    return fail("--listen " + listen + ": " + std::strerror(errno),
+                static_cast<int>(paddock::ErrorCode::kRefused));
   socklen_t len = sizeof sin;
   getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sin), &len);
 

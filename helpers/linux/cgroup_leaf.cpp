@@ -119,9 +119,6 @@ Result<CgroupLeaf> CgroupLeaf::create(const linux_backend::CgroupPlan& plan, con
     }
     if (plan.pids_max)
       if (auto s = write_value(dir + "/pids.max", std::to_string(*plan.pids_max)); !s) return s.error();
-    if (plan.cpu_max_usec_per_sec)
-      if (auto s = write_value(dir + "/cpu.max", std::to_string(*plan.cpu_max_usec_per_sec) + " 1000000"); !s)
-        return s.error();
     return leaf;
   }
   if (plan.mechanism != "v1") return refused("unknown cgroup mechanism '" + plan.mechanism + "' in the plan");
@@ -143,13 +140,6 @@ Result<CgroupLeaf> CgroupLeaf::create(const linux_backend::CgroupPlan& plan, con
     auto mem = make("memory");
     if (!mem) return mem.error();
     if (auto s = write_value(*mem + "/memory.limit_in_bytes", std::to_string(*plan.memory_max)); !s)
-      return s.error();
-  }
-  if (plan.cpu_max_usec_per_sec) {
-    auto cpu = make("cpu");
-    if (!cpu) return cpu.error();
-    if (auto s = write_value(*cpu + "/cpu.cfs_period_us", "1000000"); !s) return s.error();
-    if (auto s = write_value(*cpu + "/cpu.cfs_quota_us", std::to_string(*plan.cpu_max_usec_per_sec)); !s)
       return s.error();
   }
   return leaf;

@@ -1,5 +1,5 @@
-// A per-session cgroup leaf (v2, or v1 memory/pids/cpu hierarchies) carrying the plan's memory,
-// process and CPU limits, and the kill switch for the whole tree: cgroup.kill on v2, SIGKILL of
+// A per-session cgroup leaf (v2, or the v1 pids and memory hierarchies) carrying the plan's memory
+// and process limits (CPU time is RLIMIT_CPU's), and the kill switch for the whole tree: cgroup.kill on v2, SIGKILL of
 // every pid in cgroup.procs until empty on v1. Removed when the session ends.
 #pragma once
 

@@ -22,6 +22,7 @@
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/probe.h"
+#include "helpers/linux/session_end.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
 #include "helpers/linux/terminal_modes.h"
@@ -104,7 +105,7 @@ int helper_run_main(int argc, char** argv) {
   const auto env = environment();
   auto finish = [&](int code) {
     terminal.restore();
-    if ((code == 103 || code == 125) && probe_cached)
+    if ((code == exit_code(ErrorCode::kVerifyMismatch) || code == exit_code(ErrorCode::kRefused)) && probe_cached)
       if (auto layout = session::from_env(env); layout.ok()) platform::drop_probe_cache(layout->probe_cache());
     return code;
   };
@@ -144,8 +145,6 @@ int helper_run_main(int argc, char** argv) {
   if (!bplan.taint.empty() && !args->allow_tainted)
     return fail(refused("the plan is tainted (" + bplan.taint.front() +
                         "); rerun with --allow-tainted to accept a weakened boundary"));
-  if (ir->egress.mode != NetMode::kOff && !relay_available())
-    return fail(refused("egress relay not built into this helper; run with --net off"));
   linux_backend::LinuxPlan& lplan = compiled->linux_plan;
 
   Attestation att;

@@ -32,6 +32,7 @@
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
 #include "helpers/linux/seccomp_apply.h"
+#include "helpers/linux/session_end.h"
 #include "helpers/linux/sys_error.h"
 #include "platform/fd_passing.h"
 #include "platform/read_file.h"
@@ -47,7 +48,7 @@ void send_msg(int fd, const InitMessage& msg, int pass_fd = -1) {
 
 [[noreturn]] void die_setup(int report_fd, const Error& e) {
   send_msg(report_fd, InitMessage::setup_failed(e.message));
-  _exit(125);
+  _exit(exit_code(ErrorCode::kRefused));
 }
 
 // The sandbox's network namespace, made on a second thread of init while init's main thread
@@ -298,11 +299,11 @@ Result<std::vector<sock_filter>> receive_filter(int fd) {
   char stored = 0;
   ssize_t got;
   while ((got = ::read(report_fd, &stored, 1)) < 0 && errno == EINTR) {}
-  if (got != 1 || stored != session::kStoredAnswer) _exit(125);  // the helper reports why (or is gone)
+  // The helper reports why (or is gone).
+  if (got != 1 || stored != session::kStoredAnswer) _exit(exit_code(ErrorCode::kRefused));
   int err = exec_agent(spec.argv, env);
-  int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
   send_msg(report_fd, InitMessage::exec_failed(err, spec.argv[0] + ": " + std::strerror(err)));
-  _exit(code);
+  _exit(exec_failure_code(err));
 }
 
 // Only stdin, stdout and stderr cross into the sandbox (plus this process's own channels to the
@@ -372,7 +373,8 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   char go = 0;
   ssize_t got;
   while ((got = ::read(sync_fd, &go, 1)) < 0 && errno == EINTR) {}
-  if (got != 1) _exit(125);  // the helper is gone (or failed to map ids): nothing may start
+  // The helper is gone (or failed to map ids): nothing may start.
+  if (got != 1) _exit(exit_code(ErrorCode::kRefused));
   ::close(sync_fd);
   // Only now: the helper had to open /proc/<this pid>/uid_map, which a non-dumpable process's
   // owner (root) would have kept from an unprivileged helper.
@@ -522,9 +524,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   for (int fd : cgroup.leave) left = ::write(fd, "0", 1) == 1 && left;
   exit_msg.left_cgroup = left;
   send_msg(report_fd, exit_msg);
-  if (timed_out) _exit(124);
-  if (WIFEXITED(agent_status)) _exit(WEXITSTATUS(agent_status));
-  _exit(128 + WTERMSIG(agent_status));
+  _exit(timed_out ? exit_code(ErrorCode::kTimeout) : exit_code_of_wait_status(agent_status));
 }
 
 }  // namespace paddock::helper

@@ -7,9 +7,6 @@ namespace paddock::helper {
 
 using nlohmann::json;
 
-#ifdef PADDOCK_HAVE_EGRESS_RELAY
-bool relay_available() { return true; }
-
 Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress) {
   EventSink sink = [this](json e) { events_.emit(std::move(e)); };
   AskHandler ask = [this](const std::string& id, const std::string& host, int port,
@@ -28,13 +25,6 @@ Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress)
   relay_ = std::move(relay.value());
   return Status::Ok();
 }
-#else
-bool relay_available() { return false; }
-
-Status SessionRelay::start(platform::UniqueFd /*listen_fd*/, const IrEgress& /*egress*/) {
-  return refused("egress relay not built into this helper; run with --net off");
-}
-#endif
 
 SessionRelay::~SessionRelay() { stop(); }
 

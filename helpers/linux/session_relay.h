@@ -1,7 +1,6 @@
 // The helper's side of the egress relay seam (egress_relay.h): starts the broker on the listening
 // socket passed out of the sandbox, routes its events into the session log, and keeps the pending
-// `ask` prompts until the control socket answers them. Without the broker built in, the helper
-// refuses every network mode but off (relay_available() is false) before anything starts.
+// `ask` prompts until the control socket answers them.
 #pragma once
 
 #include <functional>
@@ -18,8 +17,6 @@
 #include "helpers/linux/egress_relay.h"
 
 namespace paddock::helper {
-
-bool relay_available();
 
 class SessionRelay {
  public:

@@ -38,6 +38,9 @@ void sandbox_free_error(char* errorbuf);
 namespace {
 
 using nlohmann::json;
+using paddock::ErrorCode;
+
+constexpr int kRefused = static_cast<int>(ErrorCode::kRefused);
 
 int fail(int code, const std::string& line) {
   std::fprintf(stderr, "paddock-helper: %s\n", line.c_str());
@@ -72,8 +75,8 @@ int rlimit_id(const std::string& name) {
     const rlim_t v = r["value"].get<rlim_t>();
     struct rlimit rl = {v, v};
     if (id < 0 || setrlimit(id, &rl) != 0) {
-      fail(125, "setrlimit " + r["resource"].get<std::string>() + ": " + std::strerror(errno));
-      _exit(125);
+      fail(kRefused, "setrlimit " + r["resource"].get<std::string>() + ": " + std::strerror(errno));
+      _exit(kRefused);
     }
   }
   std::vector<std::string> kv;
@@ -89,9 +92,9 @@ int rlimit_id(const std::string& name) {
   char* error = nullptr;
   const std::string profile = seatbelt["profile"].get<std::string>();
   if (sandbox_init_with_parameters(profile.c_str(), 0, params.data(), &error) != 0) {
-    fail(125, std::string("sandbox_init_with_parameters: ") + (error ? error : "failed"));
+    fail(kRefused, std::string("sandbox_init_with_parameters: ") + (error ? error : "failed"));
     if (error) sandbox_free_error(error);
-    _exit(125);
+    _exit(kRefused);
   }
   std::vector<std::string> envs;
   for (auto it = env["set"].begin(); it != env["set"].end(); ++it)
@@ -125,8 +128,9 @@ int rlimit_id(const std::string& name) {
     }
     errno = err;
   }
-  fail(errno == ENOENT ? 127 : 126, "cannot execute " + command[0] + ": " + std::strerror(errno));
-  _exit(errno == ENOENT ? 127 : 126);
+  const int code = static_cast<int>(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kPolicyBlocked);
+  fail(code, "cannot execute " + command[0] + ": " + std::strerror(errno));
+  _exit(code);
 }
 
 }  // namespace
@@ -139,24 +143,24 @@ static int program_main(int argc, char** argv) {
   std::stringstream text;
   text << in.rdbuf();
   json j = json::parse(text.str(), nullptr, false);
-  if (!in || j.is_discarded()) return fail(125, "cannot read the plan " + args[2]);
+  if (!in || j.is_discarded()) return fail(kRefused, "cannot read the plan " + args[2]);
   auto plan = paddock::plan_from_json(j);
-  if (!plan.ok()) return fail(125, plan.error().message);
-  if (plan->backend != "macos") return fail(125, "the plan is for " + plan->backend + ", not macos");
-  if (auto s = paddock::backends::check(*plan); !s.ok()) return fail(125, s.error().message);
+  if (!plan.ok()) return fail(kRefused, plan.error().message);
+  if (plan->backend != "macos") return fail(kRefused, "the plan is for " + plan->backend + ", not macos");
+  if (auto s = paddock::backends::check(*plan); !s.ok()) return fail(kRefused, s.error().message);
   const json* seatbelt = step(plan->steps, "seatbelt");
   const json* rlimits = step(plan->steps, "rlimits");
   const json* env = step(plan->steps, "env");
   const json* wall = step(plan->steps, "wall_time_secs");
-  if (!seatbelt || !rlimits || !env || !wall) return fail(125, "the plan lacks a macOS step");
+  if (!seatbelt || !rlimits || !env || !wall) return fail(kRefused, "the plan lacks a macOS step");
 
   char tmpl[] = "/private/tmp/paddock-session.XXXXXX";
-  if (!mkdtemp(tmpl)) return fail(125, std::string("mkdtemp: ") + std::strerror(errno));
+  if (!mkdtemp(tmpl)) return fail(kRefused, std::string("mkdtemp: ") + std::strerror(errno));
   const std::string tmpdir = tmpl;
   std::vector<std::string> command(args.begin() + 4, args.end());
 
   const pid_t pid = fork();
-  if (pid < 0) return fail(125, std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) return fail(kRefused, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) child(*seatbelt, *rlimits, *env, tmpdir, command);
   setpgid(pid, pid);
 
@@ -166,11 +170,11 @@ static int program_main(int argc, char** argv) {
   for (;;) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
-    if (r < 0 && errno != EINTR) return fail(125, std::string("waitpid: ") + std::strerror(errno));
+    if (r < 0 && errno != EINTR) return fail(kRefused, std::string("waitpid: ") + std::strerror(errno));
     if (std::chrono::steady_clock::now() >= deadline) {
       killpg(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      return 124;
+      return static_cast<int>(ErrorCode::kTimeout);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

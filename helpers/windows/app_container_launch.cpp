@@ -250,7 +250,8 @@ LaunchResult run_in_app_container(const WindowsSpec& spec, const std::vector<std
   if (!CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE,
                       EXTENDED_STARTUPINFO_PRESENT | CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT,
                       env.data(), nullptr, &si.StartupInfo, &pi)) {
-    r.exit_code = GetLastError() == ERROR_FILE_NOT_FOUND ? 127 : 125;
+    r.exit_code = static_cast<int>(GetLastError() == ERROR_FILE_NOT_FOUND ? ErrorCode::kNotFound
+                                                                       : ErrorCode::kRefused);
     r.error = last_error("CreateProcessW");
     return r;
   }
@@ -259,7 +260,7 @@ LaunchResult run_in_app_container(const WindowsSpec& spec, const std::vector<std
   thread.h = pi.hThread;
   if (!AssignProcessToJobObject(job.h, pi.hProcess)) {
     r.error = last_error("AssignProcessToJobObject");
-    TerminateProcess(pi.hProcess, 125);
+    TerminateProcess(pi.hProcess, static_cast<int>(ErrorCode::kRefused));
     return r;
   }
   ResumeThread(pi.hThread);
@@ -267,9 +268,9 @@ LaunchResult run_in_app_container(const WindowsSpec& spec, const std::vector<std
                             ? static_cast<DWORD>(std::min<std::int64_t>(*spec.wall_time_secs * 1000, 0xFFFFFFFE))
                             : INFINITE;
   if (WaitForSingleObject(pi.hProcess, wait_ms) == WAIT_TIMEOUT) {
-    TerminateJobObject(job.h, 124);
+    TerminateJobObject(job.h, static_cast<int>(ErrorCode::kTimeout));
     WaitForSingleObject(pi.hProcess, INFINITE);
-    r.exit_code = 124;
+    r.exit_code = static_cast<int>(ErrorCode::kTimeout);
     return r;
   }
   DWORD code = 0;

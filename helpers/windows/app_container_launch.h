@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "backends/windows/windows_plan.h"
+#include "engine/status.h"
 
 namespace paddock::winhelper {
 
 struct LaunchResult {
-  int exit_code = 125;   // the command's exit code, 124 on wall-time, 125 on setup failure
+  // The command's exit code; the timeout code on wall-time, the refusal code on setup failure.
+  int exit_code = static_cast<int>(ErrorCode::kRefused);
   std::string error;     // one line when setup failed
 };
 

@@ -20,6 +20,8 @@
 
 namespace {
 
+constexpr int kRefused = static_cast<int>(paddock::ErrorCode::kRefused);
+
 int fail(int code, const std::string& line) {
   std::fprintf(stderr, "paddock-helper: %s\n", line.c_str());
   return code;
@@ -35,13 +37,13 @@ static int program_main(int argc, wchar_t** wargv) {
   if (args.size() < 5 || args[0] != "run" || args[1] != "--spec" || args[3] != "--")
     return fail(2, "usage: paddock-helper run --spec SPEC.json -- COMMAND [ARGS...]");
   std::ifstream in(args[2], std::ios::binary);
-  if (!in) return fail(125, "cannot read the spec file " + args[2]);
+  if (!in) return fail(kRefused, "cannot read the spec file " + args[2]);
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return fail(125, "the spec file " + args[2] + " is not JSON");
+  if (j.is_discarded()) return fail(kRefused, "the spec file " + args[2] + " is not JSON");
   auto spec = paddock::windows_backend::spec_from_json(j);
-  if (!spec.ok()) return fail(125, spec.error().message);
+  if (!spec.ok()) return fail(kRefused, spec.error().message);
   std::vector<std::string> command(args.begin() + 4, args.end());
   auto r = paddock::winhelper::run_in_app_container(*spec, command);
   if (!r.error.empty()) return fail(r.exit_code, r.error);

@@ -28,10 +28,12 @@ int count_processes_with(const std::string& marker);
 // arguments, as paddock-helper names the agent's command, does not count).
 int count_processes_running(const std::vector<std::string>& argv);
 
-// The data rows of every boundary test: root, and uid 65534 (our users are not root).
+// The data rows of every boundary test: root, and uid 65534 (our users are not root). A suite
+// run as another user has one row, that uid's, and records the root row as skipped (skip.h).
 void add_uid_rows();  // QTest column "uid" (uint)
 
-// The command prefix that runs a process as `uid` (setpriv, no groups); empty for root.
+// The command prefix that runs a process as `uid` (setpriv, no groups); empty for root and for
+// this process's own uid.
 std::vector<std::string> as_uid(uid_t uid);
 
 // Hands `path` and everything under it to uid:uid (lchown: links are not followed).

@@ -19,6 +19,7 @@
 #include "tests/app/cli/cli_home.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_util.h"
+#include "tests/support/skip.h"
 
 using nlohmann::json;
 using paddock::test::dump;
@@ -149,7 +150,9 @@ class DoctorTest : public QObject {
   }
 
   void doctor_json_as_an_unprivileged_user_still_probes_landlock_and_namespaces() {
-    if (geteuid() != 0) QSKIP("already unprivileged; the other cases covered this uid");
+    if (geteuid() != 0)
+      PADDOCK_SKIP_USER("a case for root running doctor as uid 65534; the suite runs as uid " +
+                        std::to_string(geteuid()) + ", which the other cases cover");
     paddock::test::RunOptions o;
     o.prefix = paddock::test::as_uid(65534);
     o.env_override = {{"HOME", "/tmp"}};
@@ -189,7 +192,8 @@ class DoctorTest : public QObject {
   }
   void doctor_names_a_zero_user_namespace_limit_and_run_refuses_with_the_same_line() {
     QFETCH(uint, uid);
-    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("this process cannot create a user namespace to set the limit in");
+    if (!unshare_in_child(CLONE_NEWUSER))
+      PADDOCK_SKIP_KERNEL("the kernel gives this process no user namespace to set the limit in");
     paddock::test::CliHome h;
     QVERIFY(h.create(uid, "userns-limit", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
     h.chown_all();
@@ -247,7 +251,7 @@ class DoctorTest : public QObject {
   }
 
   void doctor_says_every_required_feature_works_where_namespaces_do() {
-    if (!unshare_in_child(CLONE_NEWUSER)) QSKIP("user namespaces are unavailable to this process");
+    if (!unshare_in_child(CLONE_NEWUSER)) PADDOCK_SKIP_KERNEL("the kernel gives this process no user namespace");
     json d = doctor_json();
     QCOMPARE(d["kernel"]["userns_blocked_by"].get<std::string>(), std::string("none"));
     QVERIFY2(d["refusals"].is_array(), d.dump().c_str());

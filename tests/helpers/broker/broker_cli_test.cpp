@@ -104,7 +104,7 @@ class BrokerCliTest : public QObject {
 
   void curl_works_over_connect_and_socks5h() {
     const QString curl = QStandardPaths::findExecutable("curl");
-    if (curl.isEmpty()) QSKIP("curl not installed");
+    QVERIFY2(!curl.isEmpty(), "curl is not installed; run scripts/bootstrap");
     QTemporaryDir dir;
     QFile page(dir.filePath("index.html"));
     QVERIFY(page.open(QIODevice::WriteOnly));
@@ -114,7 +114,7 @@ class BrokerCliTest : public QObject {
     { paddock::platform::UniqueFd probe = loopback_listener(&web_port); }  // a free port
     QProcess web;
     web.start("python3", {"-m", "http.server", QString::number(web_port), "--bind", "127.0.0.1", "-d", dir.path()});
-    if (!web.waitForStarted(5000)) QSKIP("python3 not available for the loopback web server");
+    QVERIFY2(web.waitForStarted(5000), "python3 (the loopback web server) did not start; run scripts/bootstrap");
     QProcess broker;
     int port = start_broker(broker, {"--allow-domain", "www.example.com", "--resolve", "www.example.com:127.0.0.1",
                                      "--unsafe-allow-loopback-targets"});

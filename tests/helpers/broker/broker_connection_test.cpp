@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tests/helpers/broker/broker_fixture.h"
+#include "tests/support/skip.h"
 
 using namespace paddock;
 using namespace paddock::broker;
@@ -334,7 +335,9 @@ class BrokerConnectionTest : public QObject {
   void a_thousand_concurrent_connections_leave_no_fd_behind() {
     rlimit rl{};
     getrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_max < 10000) QSKIP("RLIMIT_NOFILE hard limit below 10000: cannot hold 1000 tunnels (8 fds each)");
+    if (rl.rlim_max < 10000)
+      PADDOCK_SKIP_KERNEL("the kernel's RLIMIT_NOFILE hard limit for this process is below 10000: cannot hold 1000 "
+                          "tunnels (8 fds each)");
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     EchoServer echo;

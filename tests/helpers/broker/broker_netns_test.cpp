@@ -119,7 +119,7 @@ class BrokerNetnsTest : public QObject {
  private slots:
   void curl_in_an_empty_network_namespace_gets_out_only_through_the_passed_socket() {
     const QString curl = QStandardPaths::findExecutable("curl");
-    if (curl.isEmpty()) QSKIP("curl not installed");
+    QVERIFY2(!curl.isEmpty(), "curl is not installed; run scripts/bootstrap");
     QTemporaryDir dir;
     QFile page(dir.filePath("index.html"));
     QVERIFY(page.open(QIODevice::WriteOnly));
@@ -129,7 +129,7 @@ class BrokerNetnsTest : public QObject {
     { platform::UniqueFd probe = loopback_listener(&web_port); }
     QProcess web;
     web.start("python3", {"-m", "http.server", QString::number(web_port), "--bind", "127.0.0.1", "-d", dir.path()});
-    if (!web.waitForStarted(5000)) QSKIP("python3 not available for the loopback web server");
+    QVERIFY2(web.waitForStarted(5000), "python3 (the loopback web server) did not start; run scripts/bootstrap");
     for (int i = 0; i < 50; ++i) {  // wait until it listens
       Client c;
       if (c.connect(web_port)) break;

@@ -23,6 +23,7 @@
 #include "engine/plan.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
 #include "tests/support/test_util.h"
+#include "tests/support/skip.h"
 
 using namespace paddock;
 using namespace paddock::test;
@@ -159,7 +160,7 @@ class HelperLimitsTest : public QObject {
     FrozenIr ir = base_ir(fixture_);
     ir.resources.processes = 64;
     const std::string via = mechanism_of(fixture_, ir, "processes");
-    if (via.rfind("cgroup_", 0) != 0) QSKIP(("no cgroup for this uid here: processes via " + via).c_str());
+    if (via.rfind("cgroup_", 0) != 0) PADDOCK_SKIP_KERNEL("the probe finds no cgroup for this uid: processes via " + via);
     auto r = run_helper(fixture_, ir, {"/bin/cat", "/proc/self/cgroup"});
     QVERIFY2(r.exit_code == 0, dump(r));
     bool inside = false;
@@ -200,7 +201,7 @@ class HelperLimitsTest : public QObject {
     ir.resources.processes = 16;
     const std::string via = mechanism_of(fixture_, ir, "processes");
     if (fixture_.uid != 0) QCOMPARE(via, std::string("rlimit_nproc"));
-    else if (via == "none") QSKIP("root has no writable cgroup with the pids controller on this machine");
+    else if (via == "none") PADDOCK_SKIP_KERNEL("the probe finds no writable cgroup with the pids controller for root");
     else QVERIFY2(via.rfind("cgroup_", 0) == 0, via.c_str());
 
     HelperInvocation h = prepare_helper(fixture_, ir, {fixture_.probe_tool(), "forks", "200"});
@@ -224,7 +225,7 @@ class HelperLimitsTest : public QObject {
 
   // Root's processes are exempt from RLIMIT_NPROC, so without a cgroup nothing would hold.
   void as_root_a_process_limit_without_a_cgroup_is_refused_before_anything_runs() {
-    if (::geteuid() != 0) QSKIP("needs root");
+    if (::geteuid() != 0) PADDOCK_SKIP_USER("a case about root; the suite runs as uid " + std::to_string(::geteuid()));
     QVERIFY2(setup_for(0), "fixture/probe failed");
     forget_cgroups();
     FrozenIr ir = base_ir(fixture_);
@@ -262,7 +263,8 @@ class HelperLimitsTest : public QObject {
   // under the memory limit as enforced (RLIMIT_DATA here) all eight succeed.
   void node_can_reserve_wasm_memories_under_the_default_memory_limit_data() { add_uid_rows(); }
   void node_can_reserve_wasm_memories_under_the_default_memory_limit() {
-    if (::access("/usr/bin/node", X_OK) != 0) QSKIP("node is not installed at /usr/bin/node; nothing to run");
+    // node is a hard requirement (scripts/bootstrap installs nodejs): its absence is a failure.
+    QVERIFY2(::access("/usr/bin/node", X_OK) == 0, "node is not installed at /usr/bin/node; run scripts/bootstrap");
     QVERIFY2(setup_row(), "fixture/probe failed");
     forget_cgroups();
     FrozenIr ir = base_ir(fixture_);
@@ -277,13 +279,13 @@ class HelperLimitsTest : public QObject {
   // With a cgroup the limit is the tree's memory: the big allocation never completes, and the
   // reservation is not charged either.
   void with_a_cgroup_memory_is_the_trees_and_reservations_are_not_charged() {
-    if (::geteuid() != 0) QSKIP("needs root");
+    if (::geteuid() != 0) PADDOCK_SKIP_USER("a case about root; the suite runs as uid " + std::to_string(::geteuid()));
     QVERIFY2(setup_for(0), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     ir.resources.memory_bytes = 256ll << 20;
     const std::string via = mechanism_of(fixture_, ir, "memory_bytes");
     if (via.rfind("cgroup_", 0) != 0)
-      QSKIP(("root has no writable cgroup with the memory controller here (" + via + ")").c_str());
+      PADDOCK_SKIP_KERNEL("the probe finds no writable cgroup with the memory controller for root (" + via + ")");
     auto big = run_helper(fixture_, ir, {fixture_.probe_tool(), "alloc", "1024"});
     QVERIFY2(big.out.find("alloc:ok") == std::string::npos, dump(big));
     auto reserve = run_helper(fixture_, ir, {fixture_.probe_tool(), "reserve", "65536"});
@@ -298,7 +300,7 @@ class HelperLimitsTest : public QObject {
     FrozenIr ir = base_ir(fixture_);
     ir.resources.processes = 64;
     const std::string via = mechanism_of(fixture_, ir, "processes");
-    if (via.rfind("cgroup_", 0) != 0) QSKIP(("no cgroup for this uid here: processes via " + via).c_str());
+    if (via.rfind("cgroup_", 0) != 0) PADDOCK_SKIP_KERNEL("the probe finds no cgroup for this uid: processes via " + via);
     auto first = run_helper(fixture_, ir, {"/bin/cat", "/proc/self/cgroup"});
     QVERIFY2(first.exit_code == 0, dump(first));
     const std::string leaf = pids_leaf_dir(first.out);
