@@ -152,6 +152,9 @@ const std::vector<std::string>& capability_fields() {
           for (std::string_view row : info.gate.rows) out.push_back(path + "." + std::string(row));
           break;
         case Request::kValueUnlessDefault:
+          // A switch: its other value is the one row a backend must describe.
+          if constexpr (std::is_same_v<T, bool>) out.push_back(path + "=" + row_value(!v));
+          break;
         case Request::kNever: break;
       }
     });

@@ -214,6 +214,7 @@ bool Launcher::launchInBackground() {
   setState(Starting);
   process_->start();
   if (!process_->waitForStarted(5000)) return false;
+  pid_ = process_->processId();
   find_.start();
   emit launched(project_, agent_preset_, last_mode_);
   return true;
@@ -224,7 +225,7 @@ void Launcher::findSession() {
     find_.stop();
     return;
   }
-  const qint64 pid = process_->processId();
+  const qint64 pid = pid_;
   const QString sessions = AppPaths::sessionsDir();
   for (const QString& id : session_ids(sessions)) {
     if (known_before_.contains(id)) continue;

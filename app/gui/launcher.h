@@ -135,6 +135,9 @@ class Launcher : public QObject {
   QString fix_kind_, fix_label_, fix_target_;
   QString session_id_;
   QString output_file_;
+  // The CLI's pid, kept: once it has exited, QProcess reports 0, and a session that ended before
+  // the first look must still be matched to it.
+  qint64 pid_ = 0;
   QProcess* process_ = nullptr;  // released, never killed, when the app quits (see ~Launcher)
   QTimer find_;                  // looks for the session the process became
   QStringList known_before_;     // session ids that existed before this launch

@@ -21,10 +21,11 @@ namespace {
 
 struct Explain {
   std::vector<std::string> write, read, deny, domains, env_passed;
-  std::string network, limits;
+  std::string network, memory, processes;
 };
 
-// The sections of `paddock explain`'s text (app/cli/policy_output.cpp).
+// `paddock explain`'s text: one "section.field: value" line per IR field, a list's items
+// indented below "section.field:" (app/cli/policy_output.cpp).
 Explain parse_explain(const QString& text) {
   Explain e;
   std::vector<std::string>* list = nullptr;
@@ -37,13 +38,14 @@ Explain parse_explain(const QString& text) {
       continue;
     }
     list = nullptr;
-    if (line == "write:") list = &e.write;
-    else if (line == "read:") list = &e.read;
-    else if (line == "deny:") list = &e.deny;
-    else if (line == "domains:") list = &e.domains;
-    else if (line == "environment passed:") list = &e.env_passed;
-    else if (line.rfind("network: ", 0) == 0) e.network = line.substr(9);
-    else if (line.rfind("limits: ", 0) == 0) e.limits = line;
+    if (line == "fs.write_roots:") list = &e.write;
+    else if (line == "fs.read_roots:") list = &e.read;
+    else if (line == "fs.deny:") list = &e.deny;
+    else if (line == "egress.domains:") list = &e.domains;
+    else if (line == "env.passed_names:") list = &e.env_passed;
+    else if (line.rfind("egress.mode: ", 0) == 0) e.network = line.substr(13);
+    else if (line.rfind("resources.memory_bytes: ", 0) == 0) e.memory = line.substr(24);
+    else if (line.rfind("resources.processes: ", 0) == 0) e.processes = line.substr(21);
   }
   return e;
 }
@@ -153,7 +155,8 @@ class PolicySummaryTest : public QObject {
     QCOMPARE(paths_of(lines, "Secrets stripped"), (std::set<std::string>{"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"}));
     QVERIFY(paths_of(lines, "Not passed").count("SOMETHING_ELSE"));
     // Limits: explain prints bytes, the summary units
-    QVERIFY2(x.limits.find("memory 2147483648 B, processes 256") != std::string::npos, x.limits.c_str());
+    QCOMPARE(x.memory, std::string("2147483648"));
+    QCOMPARE(x.processes, std::string("256"));
     QCOMPARE(find(lines, "Memory")->text, std::string("2 GiB"));
     QCOMPARE(find(lines, "Memory")->tier, std::string("repository"));
     QCOMPARE(find(lines, "Processes")->text, std::string("256"));
