@@ -15,6 +15,8 @@ case "$cache_line" in
   skip:*) echo "SKIP real agents: ${cache_line#skip: }"; exit 77 ;;
 esac
 bin="$cache_line/node_modules/.bin"
+# A build tree under /tmp (a clone made there) cannot hold the fresh homes: /var/tmp can.
+case "$work_root" in /tmp/*) work_root="/var/tmp/paddock-real-agents" ;; esac
 mkdir -p "$work_root"
 work="$(mktemp -d "$work_root/real-agents.XXXXXX")"
 case "$work" in /tmp/*) echo "work dir $work is under /tmp"; exit 1 ;; esac
