@@ -249,6 +249,31 @@ long CgroupLeaf::process_count() const {
   return n;
 }
 
+CgroupLeaf::Counters CgroupLeaf::counters() const {
+  Counters c;
+  // One number in a file ("max" or an absent file: none).
+  auto number = [](const std::string& path) -> std::optional<std::int64_t> {
+    auto text = platform::read_file(path);
+    if (!text) return std::nullopt;
+    std::istringstream in(*text);
+    std::int64_t v = 0;
+    if (in >> v) return v;
+    return std::nullopt;
+  };
+  for (const auto& dir : dirs_) {
+    if (v2_) {
+      std::istringstream stat(slurp(dir + "/cpu.stat"));  // core file of every v2 cgroup
+      std::string k;
+      std::int64_t v = 0;
+      while (stat >> k >> v)
+        if (k == "usage_usec") c.cpu_usec = v;
+    }
+    if (!c.memory_bytes) c.memory_bytes = number(dir + (v2_ ? "/memory.current" : "/memory.usage_in_bytes"));
+    if (!c.tasks) c.tasks = number(dir + "/pids.current");
+  }
+  return c;
+}
+
 void CgroupLeaf::remove() {
   if (dirs_.empty()) return;
   kill_all();

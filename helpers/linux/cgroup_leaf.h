@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,12 @@ class CgroupLeaf {
   // Limit hits observed in the controllers' event counters ("memory", "processes").
   std::vector<std::string> limits_hit() const;
   long process_count() const;  // live pids now (0 when inactive)
+  // The leaf's own counters, where its controllers keep them (std::nullopt where not: v1 has no
+  // CPU counter in the leaf, a controller the parent does not delegate has no files).
+  struct Counters {
+    std::optional<std::int64_t> cpu_usec, memory_bytes, tasks;
+  };
+  Counters counters() const;
   void remove();
 
  private:

@@ -88,6 +88,7 @@ void ControlServer::on_line(int fd, const std::string& line) {
       if (msg.contains(key) && msg[key].is_string()) cmd = msg[key].get<std::string>();
   }
   bool subscribe = false;
+  std::string answer;  // an answer encoded by its owner (engine/session), else reply's
   if (cmd == "stop") {
     handlers_.stop();
   } else if (cmd == "subscribe") {
@@ -98,10 +99,12 @@ void ControlServer::on_line(int fd, const std::string& line) {
       reply = {{"ok", false}, {"error", "decision must be allow_once, allow_session or deny"}};
     else if (!handlers_.ask_reply || !handlers_.ask_reply(id, decision))
       reply = {{"ok", false}, {"error", "no pending ask with id '" + id + "'"}};
+  } else if (cmd == "usage" && handlers_.usage) {
+    answer = handlers_.usage();
   } else {
-    reply = {{"ok", false}, {"error", "unknown command; expected stop, subscribe or ask_reply"}};
+    reply = {{"ok", false}, {"error", "unknown command; expected stop, subscribe, ask_reply or usage"}};
   }
-  std::string out = reply.dump() + "\n";
+  std::string out = (answer.empty() ? reply.dump() : answer) + "\n";
   (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (subscribe) {
     // Subscribe first, then replay: an ask raised in between may arrive twice (same id), but

@@ -2,6 +2,8 @@
 //   {"cmd":"stop"}                                       -> {"ok":true}; the session is stopped
 //   {"cmd":"subscribe"}                                  -> {"ok":true}; pending asks, then every event
 //   {"cmd":"ask_reply","id":ID,"decision":"allow_once|allow_session|deny"} -> {"ok":true|false}
+//   {"cmd":"usage"}                                      -> the tree's usage now and its limits
+//                                                           (engine/session/usage_message.h)
 // Anything else gets {"ok":false,"error":...}. Served from the helper's poll loop (one thread).
 #pragma once
 
@@ -27,6 +29,8 @@ class ControlServer {
     std::function<bool(const std::string& id, const std::string& decision)> ask_reply;
     // Events a new subscriber gets first (pending asks); may be empty.
     std::function<std::vector<nlohmann::json>()> replay;
+    // The usage answer's line (session::encode_usage_reply).
+    std::function<std::string()> usage;
   };
 
   ControlServer(EventLog& events, Handlers handlers) : events_(events), handlers_(std::move(handlers)) {}

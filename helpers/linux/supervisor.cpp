@@ -34,6 +34,7 @@
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
 #include "helpers/linux/session_relay.h"
+#include "helpers/linux/tree_usage.h"
 #include "platform/atomic_file.h"
 #include "platform/unique_fd.h"
 
@@ -250,7 +251,8 @@ class Supervisor {
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), relay_(events),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, const std::string& d) { return relay_.answer(id, d); },
-                          [this] { return relay_.pending_asks(); }}),
+                          [this] { return relay_.pending_asks(); },
+                          [this] { return session::encode_usage_reply(measure_usage(host_.leaf, init_pid_, spec_.plan)); }}),
         files_(o.session_dir) {}
 
   ControlServer& control() { return control_; }
@@ -275,6 +277,7 @@ class Supervisor {
   SessionFiles files_;
   InitOutcome out_;
   json attestation_;
+  pid_t init_pid_ = -1;  // on the host, for the usage answer
   bool stop_requested_ = false, timed_out_ = false, stopping_ = false, init_done_ = false, init_reaped_ = true;
 };
 
@@ -393,6 +396,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
 
 int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const std::string& filter_error,
                     long* reaped) {
+  init_pid_ = pid;
   loop(init, pid, pidfd, sigfd);
   int init_status = 0;
   rusage ru{};

@@ -210,6 +210,22 @@ static int cmd_alloc(long mib) {
   return 0;
 }
 
+// Allocates and touches mib MiB, says so, then spins until killed: a process whose memory and
+// CPU time are both in use while the session runs.
+static int cmd_hold(long mib) {
+  std::size_t size = static_cast<std::size_t>(mib) << 20;
+  char* p = static_cast<char*>(malloc(size));
+  if (!p) {
+    printf("hold:failed\n");
+    return 1;
+  }
+  for (std::size_t i = 0; i < size; i += 4096) p[i] = 1;
+  printf("hold:ok\n");
+  fflush(stdout);
+  volatile unsigned long sink = 0;
+  for (;;) sink = sink + 1;
+}
+
 // Reserves address space the way V8 does (PROT_NONE, never touched), then makes one MiB of it
 // usable: an address-space cap would refuse this, a memory limit must not.
 static int cmd_reserve(long mib) {
@@ -328,6 +344,7 @@ int main(int argc, char** argv) {
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
   if (cmd == "alloc" && argc == 3) return cmd_alloc(atol(argv[2]));
+  if (cmd == "hold" && argc == 3) return cmd_hold(atol(argv[2]));
   if (cmd == "spin" && argc == 3) return cmd_spin(atol(argv[2]));
   if (cmd == "threads" && argc == 3) return cmd_threads(atoi(argv[2]));
   if (cmd == "reserve" && argc == 3) return cmd_reserve(atol(argv[2]));

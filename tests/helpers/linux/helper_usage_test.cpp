@@ -1,0 +1,147 @@
+// A running session's usage on its control socket ({"cmd":"usage"}), from the real helper, as
+// root and as uid 65534: while the agent's tree holds memory and burns CPU, the answer shows the
+// memory and the processes, its CPU time grows from one answer to the next, and it names the
+// limits of the plan. Once from the session's cgroup leaf where the probe finds one, once with
+// the cgroups forgotten (the probe handed to the helper is stripped of them), where it is read
+// from /proc over the sandbox's processes.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/session/usage_message.h"
+#include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/skip.h"
+#include "tests/support/test_util.h"
+
+using namespace paddock;
+using namespace paddock::test;
+using nlohmann::json;
+
+namespace {
+
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      ::dup2(fileno(f), 1);
+      ::dup2(fileno(f), 2);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// One request line, one answer line ("" when the socket does not answer).
+std::string ask(const std::string& socket_path, const std::string& request) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval patience{20, 0};
+  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
+  std::string answer;
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    const std::string line = request + "\n";
+    (void)::write(s, line.data(), line.size());
+    char c;
+    while (::read(s, &c, 1) == 1 && c != '\n') answer += c;
+  }
+  ::close(s);
+  return answer;
+}
+
+}  // namespace
+
+class HelperUsageTest : public QObject {
+  Q_OBJECT
+
+  SandboxFixture fixture_;
+  pid_t helper_ = -1;
+
+  void forget_cgroups() {
+    json p = json::parse(slurp(fixture_.probe_file));
+    p["cgroup"]["v2_delegated_writable"] = false;
+    p["cgroup"]["v2_controllers"] = json::array();
+    p["cgroup"]["v1_writable"] = false;
+    std::ofstream(fixture_.probe_file) << p.dump();
+  }
+
+  // Runs two processes that each hold 24 MiB and spin, and reads the usage while they do.
+  void usage_grows_and_names_the_limits(bool with_cgroups) {
+    QFETCH(uint, uid);
+    remove_fixture(fixture_);
+    fixture_ = make_fixture(uid);
+    QVERIFY2(!fixture_.root.empty(), "fixture/probe failed");
+    if (!with_cgroups) forget_cgroups();
+    FrozenIr ir = base_ir(fixture_);
+    ir.resources.cpu_seconds = 600;
+    ir.resources.memory_bytes = 512ll << 20;
+    ir.resources.processes = 64;
+    const std::string probe = fixture_.probe_tool();
+    HelperInvocation h =
+        prepare_helper(fixture_, ir, {"/bin/sh", "-c", probe + " hold 24 & exec " + probe + " hold 24"});
+    const std::string log = fixture_.root + "/log";
+    helper_ = spawn(h.argv(), log);
+
+    session::LiveUsage first;
+    std::string last;
+    // Both holders have touched their memory: the answer counts it (and init, the two of them).
+    QVERIFY2(eventually([&] {
+               last = ask(h.control_socket, session::encode_usage_request());
+               auto u = session::decode_usage_reply(last);
+               if (!u.ok()) return false;
+               first = *u;
+               return u->memory_bytes >= (40ll << 20) && u->processes >= 3;
+             }),
+             (last + "\n" + slurp(log)).c_str());
+    QCOMPARE(first.limits.cpu_ms, std::optional<std::int64_t>(600000));
+    QCOMPARE(first.limits.memory_bytes, std::optional<std::int64_t>(512ll << 20));
+    QCOMPARE(first.limits.processes, std::optional<std::int64_t>(64));
+    // They spin: the tree's CPU time grows from one answer to the next.
+    QVERIFY2(eventually([&] {
+               last = ask(h.control_socket, session::encode_usage_request());
+               auto u = session::decode_usage_reply(last);
+               return u.ok() && u->cpu_ms >= first.cpu_ms + 300;
+             }),
+             last.c_str());
+
+    QCOMPARE(ask(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
+    int st = 0;
+    while (::waitpid(helper_, &st, 0) < 0 && errno == EINTR) {}
+    helper_ = -1;
+    QVERIFY(slurp(h.session_dir + "/report.json").find("\"stopped\"") != std::string::npos);
+  }
+
+ private slots:
+  void cleanup() {
+    if (helper_ > 0) {
+      ::kill(helper_, SIGKILL);  // a helper killed so leaves no process behind (helper_lifecycle_test)
+      ::waitpid(helper_, nullptr, 0);
+      helper_ = -1;
+    }
+    remove_fixture(fixture_);
+    fixture_ = {};
+  }
+
+  void the_usage_answer_grows_while_the_agent_works_and_names_the_limits_data() { add_uid_rows(); }
+  void the_usage_answer_grows_while_the_agent_works_and_names_the_limits() { usage_grows_and_names_the_limits(true); }
+
+  void without_a_cgroup_the_usage_is_read_from_the_sandboxs_processes_data() { add_uid_rows(); }
+  void without_a_cgroup_the_usage_is_read_from_the_sandboxs_processes() { usage_grows_and_names_the_limits(false); }
+};
+
+QTEST_GUILESS_MAIN(HelperUsageTest)
+#include "helper_usage_test.moc"
