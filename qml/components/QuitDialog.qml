@@ -27,6 +27,7 @@ Dialog {
     onAccepted: dialog.confirmed()
 
     Label {
+        objectName: "quitText"
         width: parent.width
         wrapMode: Text.Wrap
         text: qsTr("%n session(s) are running. They keep running after Paddock quits: each one belongs to its "

@@ -1,8 +1,14 @@
 // Qt Quick Test runner for the Paddock QML module: a private XDG tree with one demo project
-// (remembered in gui.json, so the real Workspace loads it), offscreen, Fusion, and any QML
-// warning fails the run.
+// (remembered in gui.json, so the real Workspace loads it) and one running session whose helper
+// is played by `fakeHelper` (it has one pending ask and records what it is sent), offscreen,
+// Fusion, and any QML warning fails the run.
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QQmlContext>
 #include <QQmlEngine>
 #include <QQuickStyle>
 #include <QTemporaryDir>
@@ -29,6 +35,50 @@ void write(const QString& path, const QByteArray& bytes) {
   if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
   f.write(bytes);
 }
+
+// The helper's side of a running session's control socket: {"ok":true} to every command; on
+// subscribe, one ask. QML reads what it was sent (`received`, one compact JSON line each).
+class FakeHelper : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(QString sessionDir MEMBER dir_ CONSTANT)
+  Q_PROPERTY(QStringList received MEMBER received_ NOTIFY receivedChanged)
+
+ public:
+  FakeHelper(const QString& dir, QObject* parent) : QObject(parent), dir_(dir) {
+    const QString path = paddock::gui::AppPaths::controlSocketPath(dir);
+    QDir().mkpath(QFileInfo(path).path());
+    if (!server_.listen(path)) qFatal("cannot listen on %s", qPrintable(path));
+    connect(&server_, &QLocalServer::newConnection, this, [this] {
+      while (QLocalSocket* c = server_.nextPendingConnection()) {
+        connect(c, &QLocalSocket::readyRead, this, [this, c] {
+          while (c->canReadLine()) {
+            const QByteArray line = c->readLine().trimmed();
+            received_ << QString::fromUtf8(line);
+            emit receivedChanged();
+            c->write("{\"ok\":true}\n");
+            if (QJsonDocument::fromJson(line).object().value("cmd") == "subscribe")
+              c->write(R"({"event":"ask","id":"ask-1","host":"api.example.test","port":443})" "\n");
+            c->flush();
+          }
+        });
+      }
+    });
+  }
+  // A file's text, for a test to see what a save wrote ("" when it does not read).
+  Q_INVOKABLE QString readFile(const QString& path) const {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+  }
+
+ signals:
+  void receivedChanged();
+
+ private:
+  QString dir_;
+  QStringList received_;
+  QLocalServer server_;
+};
+
 }  // namespace
 
 class Setup : public QObject {
@@ -36,6 +86,8 @@ class Setup : public QObject {
  public:
   Setup() {
     const QString root = dir_.path();
+    session_dir_ = root + "/state/paddock/sessions/20260101T000000Z-qmltest";
+    QDir().mkpath(session_dir_);
     for (const char* d : {"runtime", "config/paddock", "state", "project/.paddock", "project/build", "project/dist"})
       QDir(root).mkpath(d);
     QFile::setPermissions(root + "/runtime", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
@@ -56,9 +108,13 @@ class Setup : public QObject {
     paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN);
     QQuickStyle::setStyle("Fusion");
     g_previous = qInstallMessageHandler(capture);
+    helper_ = new FakeHelper(session_dir_, this);
   }
   // The module's qmldir is at qrc:/Paddock/qmldir.
-  void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath("qrc:/"); }
+  void qmlEngineAvailable(QQmlEngine* engine) {
+    engine->addImportPath("qrc:/");
+    engine->rootContext()->setContextProperty("fakeHelper", helper_);
+  }
   void cleanupTestCase() {
     if (g_qml_warnings.isEmpty()) return;
     std::fprintf(stderr, "FAIL: %d QML warning(s):\n%s\n", static_cast<int>(g_qml_warnings.size()),
@@ -69,6 +125,8 @@ class Setup : public QObject {
 
  private:
   QTemporaryDir dir_;
+  QString session_dir_;
+  FakeHelper* helper_ = nullptr;
 };
 
 QUICK_TEST_MAIN_WITH_SETUP(paddock_qml, Setup)
