@@ -74,6 +74,10 @@ SummaryLine mk(std::string section, std::string label, std::string text, std::ve
   return l;
 }
 
+// The Internet line's words for no network and for asking; the project card reads them back.
+constexpr const char* kNoNetwork = "none: the agent has no network at all";
+constexpr const char* kAsks = "; any other domain waits for your answer";
+
 std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -187,7 +191,7 @@ struct Summarizer {
     }
     switch (g.mode) {
       case NetMode::kOff:
-        l.text = "none: the agent has no network at all";
+        l.text = kNoNetwork;
         break;
       case NetMode::kAllowlist:
       case NetMode::kStrict:
@@ -195,7 +199,7 @@ struct Summarizer {
         break;
       case NetMode::kAsk:
         l.text = (domains.empty() ? std::string("no domain without asking") : "only " + join(domains, 6)) +
-                 "; any other domain waits for your answer (denied after " + std::to_string(g.ask_timeout_secs) + " s)";
+                 kAsks + " (denied after " + std::to_string(g.ask_timeout_secs) + " s)";
         break;
     }
     l.paths = g.domains;
@@ -359,6 +363,32 @@ std::vector<SummaryLine> summarize_policy(const SummaryInputs& in) {
   s.limits();
   s.enforcement(in);
   return std::move(s.out);
+}
+
+std::string card_line(const std::vector<SummaryLine>& lines, const std::string& project) {
+  std::size_t writes = 0, hidden = 0;
+  bool writes_project = false;
+  std::string net;
+  for (const auto& l : lines) {
+    if (l.section == "Files" && l.label == "Can write" && !l.paths.empty()) {
+      ++writes;
+      writes_project = writes_project || l.paths.front() == project;
+    }
+    if (l.section == "Files" && l.label == "Hidden from the agent") ++hidden;
+    if (l.section == "Network" && l.label == "Internet") {
+      if (l.text == kNoNetwork) net = "no network";
+      else net = l.paths.empty() ? "no domains" : plural(l.paths.size(), "domain", "domains");
+      if (l.text.find(kAsks) != std::string::npos) net += ", asks for others";
+    }
+  }
+  std::string files = writes == 0       ? "writes nothing"
+                      : !writes_project ? "writes " + plural(writes, "folder", "folders")
+                      : writes == 1     ? "writes this folder"
+                                        : "writes this folder and " + plural(writes - 1, "other", "others");
+  std::string out = files;
+  if (!net.empty()) out += " · " + net;
+  if (hidden > 0) out += " · secrets hidden";
+  return out;
 }
 
 }  // namespace paddock::gui

@@ -35,6 +35,10 @@ struct SummaryInputs {
 
 std::vector<SummaryLine> summarize_policy(const SummaryInputs& in);
 
+// One short line for a project card, from its summary: "writes this folder · 3 domains · secrets
+// hidden" (what it may write, its network, whether anything is hidden from it).
+std::string card_line(const std::vector<SummaryLine>& lines, const std::string& project);
+
 // "~/x" for paths under home, "the project" / "the project/x" under the project.
 std::string display_path(const std::string& path, const std::string& project, const std::string& home);
 // 8 GiB, 512 MiB, 1.5 KiB ...

@@ -20,6 +20,16 @@ Pane {
         id: customAgentDialog
         workspace: page.workspace
     }
+    // Every other card's line, evaluated off the UI thread and kept; the chosen project's card
+    // reads the live summary. Coming back to Home (after Customize, say) evaluates them again.
+    ProjectSummaries {
+        id: cardSummaries
+    }
+    onVisibleChanged: if (visible) cardSummaries.refresh()
+    function agentPresetOf(path) {
+        const agents = page.workspace.agents
+        return agents.presetAt(agents.indexOfName(page.workspace.agentOf(path) || page.workspace.currentAgent))
+    }
 
     RowLayout {
         anchors.fill: parent
@@ -100,6 +110,19 @@ Pane {
                             text: card.exists ? (page.workspace.agentOf(card.path) || page.workspace.currentAgent)
                                               : qsTr("folder missing")
                             color: card.exists ? palette.windowText : "#c62828"
+                            opacity: 0.75
+                            font.pixelSize: 12
+                            elide: Text.ElideRight
+                        }
+                        Label {
+                            objectName: "cardSummary"
+                            Layout.fillWidth: true
+                            visible: card.exists && text.length > 0
+                            text: !card.exists ? ""
+                                // (generation and revision: the bindings' dependencies on a new result)
+                                : card.highlighted && page.composer.status === ModelStatus.Ready && page.composer.generation >= 0
+                                    ? page.composer.summary.cardLine(card.path)
+                                    : cardSummaries.revision >= 0 ? cardSummaries.lineFor(card.path, page.agentPresetOf(card.path)) : ""
                             opacity: 0.75
                             font.pixelSize: 12
                             elide: Text.ElideRight

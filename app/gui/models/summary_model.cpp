@@ -56,17 +56,8 @@ bool SummaryModel::enforcementWarns() const {
   return false;
 }
 
-QString SummaryModel::headline() const {
-  QStringList parts;
-  int writes = 0;
-  QString net;
-  for (const auto& l : rows_) {
-    if (l.label == "Can write" && l.text != "nothing") ++writes;
-    if (l.label == "Internet") net = QString::fromStdString(l.text);
-  }
-  parts << (writes == 0 ? tr("writes nothing") : tr("writes %n place(s)", "", writes));
-  if (!net.isEmpty()) parts << tr("network: %1").arg(net.section(';', 0, 0));
-  return parts.join(" · ");
+QString SummaryModel::cardLine(const QString& project) const {
+  return QString::fromStdString(card_line(rows_, project.toStdString()));
 }
 
 QString SummaryModel::asText() const {

@@ -16,8 +16,6 @@ class SummaryModel : public StatusListModel {
   // The Enforcement line's words and whether it warns (shown on its own under the summary).
   Q_PROPERTY(QString enforcement READ enforcement NOTIFY countChanged)
   Q_PROPERTY(bool enforcementWarns READ enforcementWarns NOTIFY countChanged)
-  // One line for a project card: "writes the project · net: 2 domains · 3 secrets stripped".
-  Q_PROPERTY(QString headline READ headline NOTIFY countChanged)
 
  public:
   enum Role { SectionRole = Qt::UserRole + 1, LabelRole, TextRole, TierRole, FileRole, RuleRole, WarnRole,
@@ -36,7 +34,8 @@ class SummaryModel : public StatusListModel {
   const std::vector<SummaryLine>& lines() const { return rows_; }
   QString enforcement() const;
   bool enforcementWarns() const;
-  QString headline() const;
+  // The project card's line (card_line): "writes this folder · 3 domains · secrets hidden".
+  Q_INVOKABLE QString cardLine(const QString& project) const;
   // Every line as "Section · Label: text" (tests, and the text copied with Copy).
   Q_INVOKABLE QString asText() const;
   Q_INVOKABLE QString labelAt(int row) const {
