@@ -4,6 +4,8 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -66,8 +68,8 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     case ProjectRole: return r.project;
     case ProjectNameRole: return r.project.isEmpty() ? QString() : QFileInfo(r.project).fileName();
     case AgentRole: return r.agent;
-    case RequestsRole: return t == tallies_.end() ? 0 : t->second.requests;
-    case DeniedRole: return t == tallies_.end() ? 0 : t->second.denied;
+    case RequestsRole: return t == tallies_.end() ? 0 : t->second.count.requests;
+    case DeniedRole: return t == tallies_.end() ? 0 : t->second.count.denied;
     case OutputFileRole: {
       const QString f = AppPaths::outputDir() + "/" + r.id + ".log";
       return QFileInfo::exists(f) ? f : QString();
@@ -138,27 +140,63 @@ QStringList SessionsModel::runningDirs() const {
   return out;
 }
 
-// Requests and denials so far: only the bytes appended since the last look are read.
-void SessionsModel::tally(const QString& dir) {
-  Tally& t = tallies_[dir];
-  QFile f(dir + "/events.jsonl");
-  if (!f.open(QIODevice::ReadOnly)) return;
-  if (f.size() < t.offset) t = Tally{};
-  if (f.size() == t.offset || !f.seek(t.offset)) return;
-  const QByteArray chunk = f.read(std::min<qint64>(f.size() - t.offset, qint64{64} << 20));
-  t.offset += chunk.size();
-  t.partial += chunk;
-  qsizetype start = 0, nl;
-  while ((nl = t.partial.indexOf('\n', start)) >= 0) {
-    const std::string_view line(t.partial.constData() + start, static_cast<std::size_t>(nl - start));
-    start = nl + 1;
-    auto ev = session::decode_event(line);
-    if (!ev.ok() || ev->type != session::EventType::kNetRequest) continue;
-    const int n = static_cast<int>(ev->count);
-    t.requests += n;
-    if (ev->fields.value("decision", "") == "deny") t.denied += n;
+SessionsModel::Count SessionsModel::countRequests(const QString& file, Count t) {
+  QFile f(file);
+  if (!f.open(QIODevice::ReadOnly)) return t;
+  if (f.size() < t.offset) t = Count{};
+  if (f.size() == t.offset || !f.seek(t.offset)) return t;
+  // Slices of 4 MiB: the memory a huge log costs here stays bounded.
+  for (QByteArray chunk; !(chunk = f.read(qint64{4} << 20)).isEmpty();) {
+    t.offset += chunk.size();
+    t.partial += chunk;
+    qsizetype start = 0, nl;
+    while ((nl = t.partial.indexOf('\n', start)) >= 0) {
+      const std::string_view line(t.partial.constData() + start, static_cast<std::size_t>(nl - start));
+      start = nl + 1;
+      auto ev = session::decode_event(line);
+      if (!ev.ok() || ev->type != session::EventType::kNetRequest) continue;
+      const int n = static_cast<int>(ev->count);
+      t.requests += n;
+      if (ev->fields.value("decision", "") == "deny") t.denied += n;
+    }
+    t.partial.remove(0, start);
   }
-  t.partial.remove(0, start);
+  return t;
+}
+
+// Requests and denials so far: only the bytes appended since the last look are read, on a worker.
+void SessionsModel::tally(const QString& dir, bool notify) {
+  Tally& t = tallies_[dir];
+  if (t.generation == 0) t.generation = ++tally_generations_;
+  t.notify = t.notify || notify;
+  // Nothing new (a stat, the common case for every ended session at each reload): no worker.
+  if (!t.counting && QFileInfo(dir + "/events.jsonl").size() == t.count.offset) return;
+  if (t.counting) {
+    t.again = true;
+    return;
+  }
+  t.counting = true;
+  t.again = false;
+  const bool report = std::exchange(t.notify, false);
+  const int generation = t.generation;
+  auto* watcher = new QFutureWatcher<Count>(this);  // this object's child: no late delivery
+  connect(watcher, &QFutureWatcher<Count>::finished, this, [this, watcher, dir, report, generation] {
+    watcher->deleteLater();
+    auto it = tallies_.find(dir);
+    if (it == tallies_.end() || it->second.generation != generation) return;  // removed meanwhile
+    Tally& t = it->second;
+    const int denied_before = t.count.denied;
+    t.count = watcher->result();
+    t.counting = false;
+    if (const int row = rowOfDir(dir); row >= 0) {
+      emit dataChanged(index(row), index(row), {RequestsRole, DeniedRole});
+      const int more = t.count.denied - denied_before;
+      if (report && more > 0 && rows_[static_cast<size_t>(row)].state == "running")
+        emit denialsSeen(rows_[static_cast<size_t>(row)].id, more);
+    }
+    if (t.again) tally(dir);
+  });
+  watcher->setFuture(QtConcurrent::run(&SessionsModel::countRequests, dir + "/events.jsonl", t.count));
 }
 
 void SessionsModel::watch() {
@@ -240,9 +278,7 @@ void SessionsModel::recheckRunning() {
     if (r.state != "running") continue;
     SessionRecord now = read_session_dir(r.dir, AppPaths::controlSocketPath(r.dir));
     copy_meta(r, now);
-    const int denied_before = tallies_[r.dir].denied;
-    tally(r.dir);
-    if (const int more = tallies_[r.dir].denied - denied_before; more > 0) emit denialsSeen(r.id, more);
+    tally(r.dir, /*notify=*/true);
     if (now.state != r.state) ended = true;
     else {
       r = std::move(now);

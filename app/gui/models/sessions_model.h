@@ -3,7 +3,9 @@
 // does not exist yet) so new and ending sessions show up by themselves. A running session is
 // re-checked every few seconds: a helper that died without a report (SIGKILL, a crash) has a
 // control socket that no longer answers, and the row turns to "crashed" rather than staying
-// "running". Request and denial counts are read from events.jsonl incrementally.
+// "running". Request and denial counts are read from events.jsonl incrementally, on a worker
+// thread (a log of a million lines is counted without stalling the UI): a row's counts arrive
+// after the row.
 #pragma once
 
 #include <map>
@@ -73,13 +75,30 @@ class SessionsModel : public StatusListModel {
   void denialsSeen(const QString& id, int newDenials);
 
  private:
-  struct Tally {
+  // What has been counted of a session's events.jsonl: up to `offset`, with the start of a line
+  // not yet complete.
+ public:
+  struct Count {
     qint64 offset = 0;
     int requests = 0, denied = 0;
     QByteArray partial;
   };
+  // Counts the lines appended to `file` since `from` (from the start when the file shrank: it
+  // was replaced). Pure; runs on a worker.
+  static Count countRequests(const QString& file, Count from);
+
+ private:
+  struct Tally {
+    Count count;
+    bool counting = false;  // a worker is counting for this session
+    bool again = false;     // asked again meanwhile: count once more when it is done
+    bool notify = false;    // new denials of a running session are reported (denialsSeen)
+    int generation = 0;     // a removed session's late result is dropped
+  };
+  int tally_generations_ = 0;
   void watch();
-  void tally(const QString& dir);
+  // Counts on a worker what was appended; notify: report new denials when the count arrives.
+  void tally(const QString& dir, bool notify = false);
   void noteTransitions(const std::vector<SessionRecord>& before);
 
   QString dir_;

@@ -1,0 +1,94 @@
+// The sessions list's request and denial counts: read from events.jsonl on a worker (the list is
+// there before its counts: nothing is decoded while the UI waits), complete for a large log,
+// then only what was appended; new denials of a running session are reported once each.
+#include <QDir>
+#include <QLocalServer>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app_paths.h"
+#include "gui_test_env.h"
+#include "sessions_model.h"
+
+using paddock::gui::AppPaths;
+using paddock::gui::SessionsModel;
+
+namespace {
+
+QByteArray requestLine(int i, bool deny) {
+  return "{\"ts\":\"2026-12-01T00:00:00.000Z\",\"event\":\"net_request\",\"host\":\"h" + QByteArray::number(i % 97) +
+         ".example\",\"port\":443,\"protocol\":\"connect\",\"decision\":\"" + (deny ? "deny" : "allow") +
+         "\",\"rule\":\"r\",\"reason\":\"\"}\n";
+}
+
+void append(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::Append));
+  f.write(bytes);
+}
+
+}  // namespace
+
+class SessionsModelTest : public QObject {
+  Q_OBJECT
+  paddock::gui::test::GuiTestEnv env_;
+
+  int requests(const SessionsModel& m, int row) const { return m.data(m.index(row), SessionsModel::RequestsRole).toInt(); }
+  int denied(const SessionsModel& m, int row) const { return m.data(m.index(row), SessionsModel::DeniedRole).toInt(); }
+
+ private slots:
+  void a_large_log_is_counted_off_the_ui_thread_then_only_what_is_appended() {
+    const QString dir = AppPaths::sessionsDir() + "/20261201T000000Z-count";
+    QDir().mkpath(dir);
+    QByteArray log;
+    constexpr int kLines = 200000;  // ~30 MiB, more than one slice of the counter
+    for (int i = 0; i < kLines; ++i) log += requestLine(i, i % 5 == 0);
+    append(dir + "/events.jsonl", log);
+
+    SessionsModel m;
+    QCOMPARE(m.rowCount(), 1);
+    QCOMPARE(requests(m, 0), 0);  // the row is listed before its log is read
+    QSignalSpy changed(&m, &SessionsModel::dataChanged);
+    QTRY_COMPARE_WITH_TIMEOUT(requests(m, 0), kLines, 60000);
+    QCOMPARE(denied(m, 0), kLines / 5);
+    QVERIFY(!changed.isEmpty());
+
+    // A half-written line waits for its end.
+    const QByteArray more = requestLine(1, true);
+    append(dir + "/events.jsonl", requestLine(0, false) + more.left(20));
+    m.reload();
+    QTRY_COMPARE(requests(m, 0), kLines + 1);
+    append(dir + "/events.jsonl", more.mid(20));
+    m.reload();
+    QTRY_COMPARE(requests(m, 0), kLines + 2);
+    QCOMPARE(denied(m, 0), kLines / 5 + 1);
+  }
+
+  void new_denials_of_a_running_session_are_reported_once() {
+    const QString dir = AppPaths::sessionsDir() + "/20261201T000001Z-live";
+    QDir().mkpath(dir);
+    QLocalServer helper;  // a control socket that accepts: the session runs
+    const QString socket = AppPaths::controlSocketPath(dir);
+    QDir().mkpath(QFileInfo(socket).path());
+    QVERIFY(helper.listen(socket));
+    append(dir + "/events.jsonl", requestLine(0, true));
+
+    SessionsModel m;
+    const int row = m.rowOfDir(dir);
+    QVERIFY(row >= 0);
+    QCOMPARE(m.data(m.index(row), SessionsModel::StateRole).toString(), QString("running"));
+    QTRY_COMPARE(denied(m, row), 1);
+    QSignalSpy seen(&m, &SessionsModel::denialsSeen);
+    append(dir + "/events.jsonl", requestLine(1, true) + requestLine(2, false) + requestLine(3, true));
+    m.recheckRunning();
+    QTRY_COMPARE(seen.count(), 1);
+    QCOMPARE(seen.at(0).at(1).toInt(), 2);
+    QCOMPARE(denied(m, m.rowOfDir(dir)), 3);
+    m.recheckRunning();  // nothing new: nothing reported
+    QCoreApplication::processEvents();
+    QCOMPARE(seen.count(), 1);
+  }
+};
+
+QTEST_MAIN(SessionsModelTest)
+#include "sessions_model_test.moc"
