@@ -55,10 +55,17 @@ ApplicationWindow {
     AskInbox {
         id: askInbox
         sessionDirs: sessionsModel.runningDirs
-        onAskRaised: (sessionId, host, port) => tray.notify(
-            qsTr("Paddock: an agent asks for %1:%2").arg(host).arg(port),
-            qsTr("Session %1. Answer in Paddock's Sessions page, or it is denied.").arg(sessionId))
         onSessionClosed: (dir) => sessionsModel.reload()
+    }
+
+    // Each ask as a desktop notification, with Allow and Deny where the desktop supports them.
+    AskNotifier {
+        inbox: askInbox
+        tray: tray
+        onShowRequested: {
+            window.showAndRaise()
+            nav.currentIndex = 1
+        }
     }
 
     TrayMenuModel {

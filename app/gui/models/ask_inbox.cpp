@@ -1,5 +1,7 @@
 #include "ask_inbox.h"
 
+#include <algorithm>
+
 namespace paddock::gui {
 
 AskInbox::AskInbox(QObject* parent) : QAbstractListModel(parent) {}
@@ -43,7 +45,9 @@ void AskInbox::setSessionDirs(const QStringList& dirs) {
     connect(m.get(), &SessionMonitor::pendingAsksChanged, this, &AskInbox::rebuild);
     SessionMonitor* raw = m.get();
     connect(m.get(), &SessionMonitor::askRaised, this,
-            [this, raw](const QString&, const QString& host, int port) { emit askRaised(raw->sessionId(), host, port); });
+            [this, raw](const QString& id, const QString& host, int port) {
+              emit askRaised(raw->sessionId(), host, port, raw->sessionDir(), id, raw->askTimeoutSecs());
+            });
     connect(m.get(), &SessionMonitor::liveChanged, this, [this, raw] {
       if (!raw->live()) emit sessionClosed(raw->sessionDir());
     });
@@ -58,6 +62,19 @@ void AskInbox::answer(int row, const QString& decision) {
   if (row < 0 || row >= rowCount()) return;
   const Entry e = rows_[static_cast<size_t>(row)];
   e.monitor->answerAsk(e.ask.value("id").toString(), decision);
+}
+
+bool AskInbox::answerAsk(const QString& sessionDir, const QString& askId, const QString& decision) {
+  if (!isPending(sessionDir, askId)) return false;
+  monitors_.at(sessionDir)->answerAsk(askId, decision);
+  return true;
+}
+
+bool AskInbox::isPending(const QString& sessionDir, const QString& askId) const {
+  auto it = monitors_.find(sessionDir);
+  if (it == monitors_.end()) return false;
+  const QVariantList asks = it->second->pendingAsks();
+  return std::any_of(asks.begin(), asks.end(), [&](const QVariant& a) { return a.toMap().value("id") == askId; });
 }
 
 bool AskInbox::stopSession(const QString& dir) {

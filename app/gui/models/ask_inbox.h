@@ -41,13 +41,19 @@ class AskInbox : public QAbstractListModel {
   // Stops a running session through its control socket (the tray's Stop); false when the
   // session is not one this inbox watches.
   Q_INVOKABLE bool stopSession(const QString& dir);
+  // Answers an ask by its session and id (a notification's answer: rows move as asks come and
+  // go); false when that ask is no longer pending.
+  Q_INVOKABLE bool answerAsk(const QString& sessionDir, const QString& askId, const QString& decision);
+  // Whether that ask still waits for an answer.
+  bool isPending(const QString& sessionDir, const QString& askId) const;
   // The host and port of the ask at `row` (the "add to a tier" answer reads them).
   Q_INVOKABLE QVariantMap askAt(int row) const;
 
  signals:
   void sessionDirsChanged();
   void countChanged();
-  void askRaised(const QString& sessionId, const QString& host, int port);
+  void askRaised(const QString& sessionId, const QString& host, int port, const QString& sessionDir,
+                 const QString& askId, int timeoutSecs);
   // A watched session's control socket closed: its helper ended or died (re-read the list).
   void sessionClosed(const QString& dir);
 
