@@ -1,8 +1,9 @@
 // Launching from the app against the real paddock-helper: a background launch becomes a session
 // (the same `paddock run`, its output captured into the session's output file) that runs, shows
 // in the sessions list with its project, and stops from the app; a refusal shows the CLI's one
-// line and the fix that makes the next launch work; a helper killed with SIGKILL leaves a row
-// that says "crashed", never "running".
+// line and the fix that makes the next launch work; a launch into the terminal chosen in Settings
+// (a script that acts as a terminal emulator) runs the session there; a helper killed with
+// SIGKILL leaves a row that says "crashed", never "running".
 #include <csignal>
 
 #include <QProcess>
@@ -16,12 +17,14 @@
 #include "policy_composer.h"
 #include "session_monitor.h"
 #include "sessions_model.h"
+#include "workspace.h"
 
 using paddock::gui::AppPaths;
 using paddock::gui::Launcher;
 using paddock::gui::PolicyComposer;
 using paddock::gui::SessionMonitor;
 using paddock::gui::SessionsModel;
+using paddock::gui::Workspace;
 
 namespace {
 
@@ -160,6 +163,73 @@ class LauncherTest : public QObject {
     QVERIFY2(l.state() == Launcher::Ended,
              qPrintable(l.message() + " | sessions: " + QDir(AppPaths::sessionsDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).join(",")));
     QCOMPARE(l.exitCode(), 0);
+  }
+
+  // The terminal from Settings is a script that does what an emulator does with `-e`: runs the
+  // command it is given (here with no window, its output into a file). The session it starts is
+  // the real `paddock run` under the real helper: it shows as running, and ends when its agent
+  // is done.
+  void a_launch_into_the_terminal_from_settings_runs_the_session_there() {
+    const QString project = env_->root() + "/home/term-project";
+    QVERIFY(QDir().mkpath(project));
+    const QString log = env_->root() + "/terminal.log";
+    const QString script = env_->root() + "/fake-terminal";
+    {
+      QFile f(script);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(("#!/bin/sh
+"
+               "# A terminal emulator without a window: `-e COMMAND ARGS...` runs COMMAND.
+"
+               "[ \"$1\" = -e ] || { echo \"fake-terminal: expected -e, got $1\" >> '" + log + "'; exit 64; }
+"
+               "shift
+"
+               "echo \"terminal-started\" >> '" + log + "'
+"
+               "\"$@\" >> '" + log + "' 2>&1 < /dev/null
+"
+               "echo \"terminal-closed:$?\" >> '" + log + "'
+").toUtf8());
+      f.close();
+      QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    }
+    Workspace settings;
+    settings.setTerminal(script);
+    QCOMPARE(Workspace().terminal(), script);  // remembered, as the Settings page leaves it
+
+    Launcher l;
+    l.setProject(project);
+    l.setNetMode("off");
+    l.setTerminal(settings.terminal());
+    // The agent runs until the test lets it finish: it is seen running first.
+    l.setCommand("sh -c 'echo agent-in-terminal; while [ ! -e go ]; do sleep 0.1; done; echo agent-done'");
+    QVERIFY2(l.launchInTerminal(), qPrintable(l.message()));
+    QVERIFY2(l.message().contains(script), qPrintable(l.message()));
+
+    SessionsModel sessions;
+    int row = -1;
+    const auto running = [&] {
+      sessions.reload();
+      row = -1;
+      for (int i = 0; i < sessions.rowCount(); ++i)
+        if (sessions.get(i).value("project").toString() == project) row = i;
+      return row >= 0 && sessions.get(row).value("state").toString() == "running";
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(running(), qPrintable(read_all(log)), 20000);
+    const QString dir = sessions.dirAt(row);
+    QTRY_VERIFY_WITH_TIMEOUT(read_all(log).contains("agent-in-terminal"), 10000);
+
+    QFile go(project + "/go");
+    QVERIFY(go.open(QIODevice::WriteOnly));
+    go.close();
+    QTRY_VERIFY2_WITH_TIMEOUT(read_all(log).contains("terminal-closed:"), qPrintable(read_all(log)), 20000);
+    const QString out = read_all(log);
+    QVERIFY2(out.startsWith("terminal-started\n") && out.contains("agent-done\n") && out.endsWith("terminal-closed:0\n"),
+             qPrintable(out));
+    sessions.reload();
+    QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("state").toString(), QString("exited"));
+    QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("exitCode").toInt(), 0);
   }
 
   void a_helper_killed_with_sigkill_leaves_a_crashed_session_never_a_running_one() {
