@@ -184,17 +184,17 @@ void SessionsModel::tally(const QString& dir, bool notify) {
     watcher->deleteLater();
     auto it = tallies_.find(dir);
     if (it == tallies_.end() || it->second.generation != generation) return;  // removed meanwhile
-    Tally& t = it->second;
-    const int denied_before = t.count.denied;
-    t.count = watcher->result();
-    t.counting = false;
+    Tally& done = it->second;
+    const int denied_before = done.count.denied;
+    done.count = watcher->result();
+    done.counting = false;
     if (const int row = rowOfDir(dir); row >= 0) {
       emit dataChanged(index(row), index(row), {RequestsRole, DeniedRole});
-      const int more = t.count.denied - denied_before;
+      const int more = done.count.denied - denied_before;
       if (report && more > 0 && rows_[static_cast<size_t>(row)].state == "running")
         emit denialsSeen(rows_[static_cast<size_t>(row)].id, more);
     }
-    if (t.again) tally(dir);
+    if (done.again) tally(dir);
   });
   watcher->setFuture(QtConcurrent::run(&SessionsModel::countRequests, dir + "/events.jsonl", t.count));
 }
