@@ -203,7 +203,7 @@ class LauncherTest : public QObject {
     l.setNetMode("off");
     l.setTerminal(settings.terminal());
     // The agent runs until the test lets it finish: it is seen running first.
-    l.setCommand("sh -c 'echo agent-in-terminal; while [ ! -e go ]; do sleep 0.1; done; echo agent-done'");
+    l.setCommand("sh -c 'echo agent-in-terminal; while [ ! -e " + project + "/go ]; do sleep 0.1; done; echo agent-done'");
     QVERIFY2(l.launchInTerminal(), qPrintable(l.message()));
     QVERIFY2(l.message().contains(script), qPrintable(l.message()));
 
