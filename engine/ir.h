@@ -48,6 +48,18 @@ struct DenyEntry {
   auto operator<=>(const DenyEntry& o) const { return path <=> o.path; }
 };
 
+// A settings file of an agent that names commands its CLI runs on the host (the agent-config
+// list), where the session can write it: the helper compares the keys before and after the
+// session (engine/session/config_watch.h). The path is the one the CLI opens: its directory
+// resolved, the file itself not (what is there, a symlink too, is what is compared).
+struct WatchedConfig {
+  std::string path;
+  std::string format;             // json | jsonc | toml
+  std::vector<std::string> keys;  // dot-separated key paths; "*" stands for any one key at that level
+  bool operator==(const WatchedConfig&) const = default;
+  auto operator<=>(const WatchedConfig& o) const { return path <=> o.path; }
+};
+
 struct IrFs {
   std::vector<std::string> write_roots;  // read + write (+ exec)
   std::vector<std::string> read_roots;   // read (+ exec), never write
@@ -57,6 +69,7 @@ struct IrFs {
   std::string symlink_policy = "resolve_parent_then_prefix";
   std::string mount_semantics = "no_host_mounts";
   std::vector<std::string> host_mounted_paths;  // empty by default; any entry needs host_component
+  std::vector<WatchedConfig> watched_configs;   // compared before and after the session
   bool operator==(const IrFs&) const = default;
 };
 

@@ -407,6 +407,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = add_sockets(); !s.ok()) return s.error();
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
+  if (auto s = add_watched_configs(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
   if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();

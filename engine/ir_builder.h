@@ -69,6 +69,8 @@ class IrBuilder {
   Status add_list(const Item& name, PathUse use);
   // filesystem.protect_agent_config: the agent-config list's settings files as deny_write.
   Status add_agent_config_protection(const Origin& at);
+  // After every grant and mask: the agent-config list's files the session can write.
+  Status add_watched_configs();
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();

@@ -468,6 +468,49 @@ void IrBuilder::add_paddock_dirs() {
   }
 }
 
+// Every agent's settings files, whichever agent is selected (a layer's grant may make another
+// agent's writable too), where the session can write them: inside a write root and under no mask
+// or write protection (filesystem.protect_agent_config keeps them read-only, and a protected
+// absent file's placeholder is no change). Watched at the path the agent's CLI opens: its
+// directory resolved, the name itself not, so that a file the agent replaces with a symlink is
+// seen as replaced; a symlink's target the session can write is watched too.
+Status IrBuilder::add_watched_configs() {
+  auto cached = lists_.find("agent-config");
+  if (cached == lists_.end()) {
+    auto l = load_builtin_list(in_.resources_dir, "agent-config");
+    if (!l.ok()) return l.error();
+    cached = lists_.emplace("agent-config", std::move(*l)).first;
+  }
+  const BuiltinList* list = &cached->second;
+  auto under = [](const std::string& p, const std::vector<DenyEntry>& v) {
+    return std::any_of(v.begin(), v.end(), [&](const DenyEntry& d) { return path_within(p, d.path); });
+  };
+  auto writable = [&](const std::string& p) {
+    return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                       [&](const std::string& w) { return path_within(p, w); }) &&
+           !under(p, ir_.fs.deny) && !under(p, ir_.fs.deny_write);
+  };
+  for (const auto& e : list->entries)
+    for (const auto& item : e.paths) {
+      auto abs = expand_vars(item.text, ctx_, list->file);
+      if (!abs.ok()) return abs.error();
+      const fs::path lexical = fs::path(*abs).lexically_normal();
+      std::string dir = canonical(*ctx_.paths, lexical.parent_path().string());
+      if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      const std::string at_name = (dir == "/" ? "" : dir) + "/" + lexical.filename().string();
+      std::vector<std::string> paths = {at_name};
+      if (std::string target = canonical(*ctx_.paths, at_name); target != at_name) paths.push_back(std::move(target));
+      for (const std::string& p : paths) {
+        if (!writable(p)) continue;
+        ir_.fs.watched_configs.push_back({p, e.format, e.keys});
+        prov_.add_raw(prov_key<&IrFs::watched_configs>(p),
+                      Contribution{"invariant", list->file, "added",
+                                   item.text + " lies where the session can write: " + e.why});
+      }
+    }
+  return {};
+}
+
 Status IrBuilder::add_hardlinks() {
   // A hard link shares the inode of a masked file: masking one name and granting another would
   // leak it. Only files with more than one link can have such twins: they are looked for among

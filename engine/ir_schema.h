@@ -141,6 +141,14 @@ struct Schema<DenyEntry> {
 };
 
 template <>
+struct Schema<WatchedConfig> {
+  static constexpr auto fields = std::make_tuple(
+      field("path", &WatchedConfig::path, no_enforcement),
+      field("format", &WatchedConfig::format, no_enforcement),
+      field("keys", &WatchedConfig::keys, no_enforcement));  // the list's order: not a set
+};
+
+template <>
 struct Schema<IrFs> {
   static constexpr auto fields = std::make_tuple(
       field("write_roots", &IrFs::write_roots, when_set, kSet),
@@ -150,7 +158,8 @@ struct Schema<IrFs> {
       field("tmp_isolated", &IrFs::tmp_isolated, when_set),
       field("symlink_policy", &IrFs::symlink_policy, by_value),
       field("mount_semantics", &IrFs::mount_semantics, by_value),
-      field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet));
+      field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet),
+      field("watched_configs", &IrFs::watched_configs, when_set, kSet));
 };
 
 template <>
@@ -364,7 +373,7 @@ void for_each_ir_field(const FrozenIr& a, const FrozenIr& b, F&& f) {
   });
 }
 
-static_assert(gates_fit<SourceLayer>() && gates_fit<IrMeta>() && gates_fit<DenyEntry>() && gates_fit<IrFs>() &&
+static_assert(gates_fit<SourceLayer>() && gates_fit<IrMeta>() && gates_fit<DenyEntry>() && gates_fit<WatchedConfig>() && gates_fit<IrFs>() &&
                   gates_fit<IrEgress>() && gates_fit<IrProcess>() && gates_fit<IrSecrets>() && gates_fit<IrEnv>() &&
                   gates_fit<IrResources>() && gates_fit<IrLifecycle>() && gates_fit<FrozenIr>(),
               "a field's request does not fit its type (when_set needs a flag, limit, string, list or map; "

@@ -3,9 +3,14 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "platform/unique_fd.h"
@@ -15,13 +20,29 @@ namespace {
 
 Error read_error(const std::string& path, const std::string& why) { return bad_input("cannot read " + path + ": " + why); }
 
+int open_for_read(const std::string& path, int flags, bool no_symlinks) {
+  if (!no_symlinks) return ::open(path.c_str(), flags);
+#ifdef __linux__
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags);
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+#elif defined(O_NOFOLLOW_ANY)
+  return ::open(path.c_str(), flags | O_NOFOLLOW_ANY);
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 }  // namespace
 
 Result<std::optional<std::string>> read_file_if_exists(const std::string& path, const ReadOptions& o) {
   const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (o.no_follow ? O_NOFOLLOW : 0);
-  UniqueFd fd(::open(path.c_str(), flags));
+  UniqueFd fd(open_for_read(path, flags, o.no_symlinks));
   if (!fd.valid()) {
     if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::string>();
+    if (errno == ELOOP && o.no_symlinks) return read_error(path, "a symlink is in its path");
     if (errno == ELOOP && o.no_follow) return read_error(path, "it is a symlink");
     return read_error(path, std::strerror(errno));
   }

@@ -16,6 +16,9 @@ struct ReadOptions {
   std::size_t max_bytes = std::size_t{64} << 20;
   bool prefix = false;        // read at most max_bytes and return them, whatever the file's size
   bool no_follow = false;     // the file itself must not be a symlink
+  // No symlink anywhere in the path, the directories' included: for a file someone else may have
+  // arranged (the helper reading what an agent could write).
+  bool no_symlinks = false;
   bool private_only = false;  // owned by this process's euid and writable by nobody else
 };
 

@@ -183,6 +183,10 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                           "paddock-helper never mounts host paths into the view on request; "
                           "remove the host-mounted paths from the policy",
                           Needs::kHostComponent));
+  m.push_back(exact("fs.watched_configs",
+                    "paddock-helper reads each file on the host before the sandbox exists and again once "
+                    "it is gone (bounded, no symlink followed), compares the listed keys by digest and "
+                    "reports each change (agent_config_changed event, report.json)"));
   m.push_back(net(exact("egress.mode=off",
                         abi >= 4 ? "empty network namespace (loopback only) + Landlock TCP deny"
                                  : "empty network namespace (loopback only)")));

@@ -55,6 +55,10 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the macOS helper never mounts host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(partial("fs.watched_configs", "filesystem.protect_agent_config, when set (Seatbelt deny file-write*)",
+                      "the macOS helper does not compare the agents' settings before and after a "
+                      "session, so a hook or MCP server the agent adds is not reported; set "
+                      "filesystem.protect_agent_config: true to keep those files read-only"));
   m.push_back(partial("egress.mode=off", "Seatbelt (deny network*) with the unix-socket exception",
                       "outbound connections to UNIX-domain socket files stay allowed (system "
                       "services need them): a socket the agent can reach by path, such as a "

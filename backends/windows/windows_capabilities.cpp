@@ -57,6 +57,10 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the Windows helper never maps host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(partial("fs.watched_configs", "none: the files are written as the grants allow",
+                      "the Windows helper does not compare the agents' settings before and after a "
+                      "session, so a hook or MCP server the agent adds is not reported; review the "
+                      "files of the agent-config list (docs/credentials.md) after a session"));
   m.push_back(exact("egress.mode=off",
                     "AppContainer without network capabilities (loopback blocked too)"));
   for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",

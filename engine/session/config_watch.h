@@ -1,9 +1,11 @@
 // Agent configuration that runs on the host: an agent's own settings can name commands its CLI
 // runs later, outside Paddock (Claude Code's hooks and status line, the MCP servers of every
 // agent, Codex's notify program, ...). A session whose agent may write those files changes what
-// runs on the host next time. A snapshot of the keys that name such commands, taken before the
-// session and after it, names each key that changed; the report carries the changes to
-// `paddock sessions`. (The helper does not take the snapshots yet: docs/trust-posture.md.)
+// runs on the host next time. The IR lists the files the session can write (fs.watched_configs,
+// built from the agent-config list); the helper reads each one before the sandbox exists and
+// again once it is gone (helpers/linux/agent_config_watch.h), and this snapshot of the keys that
+// name such commands names each key that changed: one agent_config_changed event per change, and
+// the report's config_changes, which `paddock sessions` and the app show (docs/trust-posture.md).
 //
 // A snapshot keeps digests, never values: an MCP server's entry may hold a token.
 #pragma once
@@ -13,17 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir.h"
+
 namespace paddock::session {
 
-// One watched file, as the IR lists it: the path, its format ("json", "jsonc" or "toml") and the
-// key paths to compare. A key path is dot-separated; "*" stands for any one key at that level
-// ("projects.*.mcpServers": every project's MCP servers).
-struct WatchedConfig {
-  std::string path;
-  std::string format;
-  std::vector<std::string> keys;
-  bool operator==(const WatchedConfig&) const = default;
-};
+// One watched file, as the IR lists it (engine/ir.h): the path, its format ("json", "jsonc" or
+// "toml") and the key paths to compare. A key path is dot-separated; "*" stands for any one key
+// at that level ("projects.*.mcpServers": every project's MCP servers).
+using WatchedConfig = paddock::WatchedConfig;
 
 struct ConfigSnapshot {
   bool exists = false;

@@ -19,11 +19,13 @@
 #include <cstdio>
 #include <string_view>
 
+#include "engine/json_text.h"
 #include "engine/session/event.h"
 #include "engine/session/init_message.h"
 #include "engine/session/record_json.h"
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
+#include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/idmapped_grants.h"
@@ -107,12 +109,14 @@ struct HostSide {
   // A root caller's read-only grants are idmapped (root's files show as nobody's), which only
   // this process, before the sandbox exists, may do.
   std::vector<platform::UniqueFd> prepared_trees;
+  // The agents' settings as they are before the agent can write them.
+  AgentConfigWatch configs;
 };
 
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs)};
   const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
@@ -413,6 +417,18 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   host_.leaf.kill_all();
   relay_.stop();
   control_.close_all();
+  // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
+  // Each change is said on stderr too, where `paddock run` was started.
+  std::vector<session::ConfigChange> config_changes = host_.configs.changes();
+  for (const auto& c : config_changes) {
+    events_.emit(make_event(EventType::kConfigChanged, {{"file", encode_json_text(c.file)},
+                                                        {"key", c.key},
+                                                        {"change", c.change},
+                                                        {"severity", "high"}}));
+    report_error_line(c.file + ": " + c.key + " " + c.change +
+                      " during the session; the agent's CLI runs what it names on this machine, outside "
+                      "Paddock: review it before you start that agent again");
+  }
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -448,6 +464,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   r.ended = utc_timestamp();
   if (!out_.setup_error.empty()) r.error = out_.setup_error;
   else if (!out_.exec_error.empty()) r.error = out_.exec_error;
+  r.config_changes = std::move(config_changes);
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
   record_placeholders();  // a sandbox that never reached its agent made them too

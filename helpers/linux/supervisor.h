@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@ struct SessionOptions {
   std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
+  std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
   // (the bytes the helper read and verified; see --record-session).

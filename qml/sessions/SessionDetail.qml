@@ -95,6 +95,15 @@ Pane {
         }
 
         Label {
+            objectName: "configChangesLabel"
+            Layout.fillWidth: true
+            visible: text.length > 0
+            text: detail.info.configChanges || ""
+            color: "#c62828"
+            wrapMode: Text.Wrap
+        }
+
+        Label {
             Layout.fillWidth: true
             visible: text.length > 0
             text: monitor.lastError.length > 0 ? monitor.lastError : detail.verifyText

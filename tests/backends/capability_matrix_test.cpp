@@ -57,6 +57,7 @@ std::vector<FrozenIr> irs() {
   x.fs.deny.push_back({"/home/dev/proj/new.pem", PathKind::kAbsent});
   x.fs.deny_write.push_back({"/home/dev/proj/Makefile.local", PathKind::kAbsent});
   x.fs.host_mounted_paths = {"/mnt"};
+  x.fs.watched_configs = {{"/home/dev/.claude/settings.json", "json", {"hooks"}}};
   x.egress.mode = NetMode::kStrict;
   x.egress.strict_ports["github.com"] = {443};
   x.egress.cidr = {"10.0.0.0/8"};

@@ -32,6 +32,12 @@ const DenyEntry* protected_entry(const FrozenIr& ir, const std::string& path) {
   return nullptr;
 }
 
+const WatchedConfig* watched(const FrozenIr& ir, const std::string& path) {
+  for (const auto& w : ir.fs.watched_configs)
+    if (w.path == path) return &w;
+  return nullptr;
+}
+
 const DenyEntry* denied_entry(const FrozenIr& ir, const std::string& path) {
   for (const auto& d : ir.fs.deny)
     if (d.path == path) return &d;
@@ -67,6 +73,48 @@ class EvaluateProtectionTest : public QObject {
     QVERIFY(settings && settings->kind == PathKind::kFile);
     QVERIFY(!protected_entry(e.ir, env.home + "/.claude.json"));  // Claude Code's state: watched only
     QVERIFY(contains(e.ir.fs.write_roots, env.home + "/.claude"));
+  }
+
+  // The helper compares the agents' settings that name host commands before and after a session,
+  // wherever the session can write them (whichever agent runs), and nowhere else: not outside the
+  // write roots, not once protect_agent_config keeps them read-only.
+  void the_agents_settings_the_session_can_write_are_watched_and_no_others() {
+    EngineEnv env;
+    env.write(env.home + "/.claude/settings.json", "{}");
+    env.write(env.home + "/.claude.json", "{}");
+    env.write(env.home + "/.codex/config.toml", "");
+    env.write(env.home + "/dotfiles/claude-settings.json", "{}");
+    Inputs in = env.inputs();
+    in.agent = "claude-code";
+    auto e = eval_ok(in);
+    const auto* settings = watched(e.ir, env.home + "/.claude/settings.json");
+    QVERIFY(settings && settings->format == "json");
+    QVERIFY(contains(settings->keys, "hooks") && contains(settings->keys, "statusLine"));
+    QVERIFY(e.provenance.contains("fs.watched_configs:" + env.home + "/.claude/settings.json"));
+    const auto* state = watched(e.ir, env.home + "/.claude/.claude.json");  // absent now, creatable
+    QVERIFY(state && contains(state->keys, "projects.*.mcpServers"));
+    QVERIFY(!watched(e.ir, env.home + "/.claude.json"));         // read-only to the session
+    QVERIFY(!watched(e.ir, env.home + "/.codex/config.toml"));   // not in the view at all
+    QCOMPARE(e.ir.fs.watched_configs.size(), std::size_t(2));
+
+    // Another agent's settings under a grant: watched too. A settings file that is a symlink is
+    // watched at its name and, where the session can write it, at its target.
+    std::filesystem::remove(env.home + "/.claude/settings.json");
+    std::filesystem::create_symlink(env.home + "/dotfiles/claude-settings.json", env.home + "/.claude/settings.json");
+    in.allow_writes = {env.home + "/.codex", env.home + "/dotfiles"};
+    e = eval_ok(in);
+    QVERIFY(watched(e.ir, env.home + "/.codex/config.toml"));
+    QVERIFY(watched(e.ir, env.home + "/.claude/settings.json"));
+    QVERIFY(watched(e.ir, env.home + "/dotfiles/claude-settings.json"));
+
+    std::filesystem::remove(env.home + "/.claude/settings.json");
+    env.write(env.home + "/.claude/settings.json", "{}");
+    env.repo("version: 1\nfilesystem:\n  protect_agent_config: true\n");
+    in = env.inputs();
+    in.agent = "claude-code";
+    e = eval_ok(in);
+    QVERIFY(!watched(e.ir, env.home + "/.claude/settings.json"));  // read-only: it cannot change
+    QVERIFY(watched(e.ir, env.home + "/.claude/.claude.json"));    // the state file stays writable
   }
 
   void a_repositorys_config_and_hooks_are_protected_and_its_objects_stay_writable() {

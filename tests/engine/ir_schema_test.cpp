@@ -67,6 +67,7 @@ class IrSchemaTest : public QObject {
     expect_declared<SourceLayer>("SourceLayer");
     expect_declared<IrFs>("IrFs");
     expect_declared<DenyEntry>("DenyEntry");
+    expect_declared<WatchedConfig>("WatchedConfig");
     expect_declared<IrEgress>("IrEgress");
     expect_declared<IrProcess>("IrProcess");
     expect_declared<IrSecrets>("IrSecrets");

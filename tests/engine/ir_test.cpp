@@ -74,6 +74,8 @@ class IrTest : public QObject {
     ir.fs.deny_write = {{"/p/.git/hooks", PathKind::kDir}};
     ir.fs.tmp_isolated = false;
     ir.fs.host_mounted_paths = {"/mnt/a"};
+    ir.fs.watched_configs = {{"/home/u/.claude/settings.json", "json", {"hooks", "projects.*.mcpServers"}},
+                             {"/home/u/.codex/config.toml", "toml", {}}};
     ir.egress.mode = NetMode::kStrict;
     ir.egress.domains = {"*.example.com", "github.com"};
     ir.egress.strict_ports["github.com"] = {22, 443};

@@ -345,7 +345,8 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
   r.port = ev.value("port").toInt();
   const auto type = type_of(ev);
   r.alert = type == EventType::kLimitHit || type == EventType::kQuotaExceeded ||
-            ev.value("decision").toString() == "deny" || ev.value("level").toString() == "error";
+            ev.value("decision").toString() == "deny" || ev.value("level").toString() == "error" ||
+            ev.value("severity").toString() == "high";
   if (type == EventType::kNetRequest) {
     r.decision = ev.value("decision").toString();
     r.rule = ev.value("rule").toString();

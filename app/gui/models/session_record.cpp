@@ -1,6 +1,7 @@
 #include "session_record.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QStringList>
@@ -45,6 +46,16 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
     r.maxRss = s.report->usage.max_rss;
     r.pids = s.report->usage.pids;
     if (s.report->error) r.error = QString::fromStdString(*s.report->error);
+    QStringList changed;
+    const QString home = QDir::homePath();
+    for (const auto& c : s.report->config_changes) {
+      QString file = QFile::decodeName(QByteArray::fromStdString(c.file));
+      if (file.startsWith(home + '/')) file = "~" + file.mid(home.size());
+      changed << (c.key == "(file)" ? file : file + ' ' + QString::fromStdString(c.key));
+    }
+    if (!changed.isEmpty())
+      r.configChanges = QCoreApplication::translate("SessionRecord", "Changed settings that run on your machine: %1 (review them before you start that agent outside Paddock)")
+                            .arg(changed.join(", "));
   }
   return r;
 }

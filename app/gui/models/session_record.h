@@ -21,6 +21,9 @@ struct SessionRecord {
   int exitCode = -1;       // -1 = none
   QString problem;   // with state unreadable: which file, and what is wrong with it
   QString error;     // the report's error (why a failed session did not run)
+  // The report's changes to agents' settings that run on the host, in one line of plain words
+  // ("" when none): said with the session each time it is shown, as `paddock sessions` does.
+  QString configChanges;
   QString project;   // from ir.json's meta ("" when it does not read)
   QString agent;
   qint64 cpuMs = -1, maxRss = -1, pids = -1;  // usage from the report

@@ -81,6 +81,7 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     case MemoryLimitRole: return r.memoryLimit;
     case ProcessLimitRole: return r.processLimit;
     case WallLimitRole: return r.wallLimitSecs;
+    case ConfigChangesRole: return r.configChanges;
     case AttentionRole: return r.state == "abandoned" || r.state == "unreadable" || !r.problem.isEmpty();
     default: return {};
   }
@@ -95,7 +96,8 @@ QHash<int, QByteArray> SessionsModel::roleNames() const {
           {DeniedRole, "denied"},    {ExitCodeRole, "exitCode"},   {ErrorRole, "error"},
           {OutputFileRole, "outputFile"}, {RunningRole, "running"}, {CpuMsRole, "cpuMs"},
           {MaxRssRole, "maxRss"},    {PidsRole, "pids"},           {CpuLimitRole, "cpuLimitSecs"},
-          {MemoryLimitRole, "memoryLimit"}, {ProcessLimitRole, "processLimit"}, {WallLimitRole, "wallLimitSecs"}};
+          {MemoryLimitRole, "memoryLimit"}, {ProcessLimitRole, "processLimit"}, {WallLimitRole, "wallLimitSecs"},
+          {ConfigChangesRole, "configChanges"}};
 }
 
 void SessionsModel::setDirectory(const QString& dir) {

@@ -38,7 +38,7 @@ class SessionsModel : public StatusListModel {
               DirRole, ProblemRole, AttentionRole, ProjectRole, ProjectNameRole, AgentRole, StateWordsRole,
               StartedMsRole, DurationMsRole, RequestsRole, DeniedRole, ExitCodeRole, ErrorRole, OutputFileRole,
               RunningRole, CpuMsRole, MaxRssRole, PidsRole, CpuLimitRole, MemoryLimitRole, ProcessLimitRole,
-              WallLimitRole };
+              WallLimitRole, ConfigChangesRole };
   Q_ENUM(Role)
 
   explicit SessionsModel(QObject* parent = nullptr);

@@ -523,6 +523,63 @@ class RunSessionTest : public QObject {
              events.c_str());
   }
 
+  // An agent preset's data directory is writable, and with it the settings whose commands the
+  // agent's CLI runs on the host: a hook the agent adds is named when its session ends, on stderr
+  // and under the session in `paddock sessions` each time; a session that leaves it alone has no
+  // such line; filesystem.protect_agent_config keeps the file read-only instead.
+  void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out_data() { add_uid_rows(); }
+  void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out() {
+    setup_row();
+    const std::string settings = h_.home + "/.claude/settings.json";
+    const std::string before = R"({"theme":"dark"})";
+    fs::create_directories(h_.home + "/.claude");
+    put(settings, before);
+    chown_all();
+    const std::vector<std::string> claude = {"run", "--agent", "claude-code", "--net", "off", "--", "sh", "-c"};
+    auto with = [&](const std::string& script) {
+      std::vector<std::string> a = claude;
+      a.push_back(script);
+      return a;
+    };
+    const std::string add_hook = R"(printf '%s' '{"theme":"dark","hooks":{"Stop":[{"hooks":[{"type":"command",)"
+                                 R"("command":"touch /tmp/pwned"}]}]}}' > "$HOME/.claude/settings.json" && echo wrote)";
+    auto quiet = paddock(with(R"(cat "$HOME/.claude/settings.json")"));
+    QVERIFY2(quiet.exit_code == 0 && quiet.out.find("dark") != std::string::npos, dump(quiet));
+    QVERIFY2(quiet.err.find("hooks") == std::string::npos, dump(quiet));
+    auto hooked = paddock(with(add_hook));
+    QVERIFY2(hooked.exit_code == 0 && hooked.out.find("wrote") != std::string::npos, dump(hooked));
+    QVERIFY2(hooked.err.find(settings + ": hooks added") != std::string::npos, dump(hooked));
+
+    auto list = paddock({"sessions"});
+    QVERIFY2(list.exit_code == 0, dump(list));
+    const std::string line = "  ! " + settings + ": hooks added by the agent";
+    QVERIFY2(list.out.find(line) != std::string::npos, dump(list));
+    std::size_t marks = 0;
+    for (std::size_t at = list.out.find("  ! "); at != std::string::npos; at = list.out.find("  ! ", at + 1)) ++marks;
+    QVERIFY2(marks == 1, dump(list));  // the hook's session only
+    auto listed = paddock({"sessions", "--json"});
+    QVERIFY2(listed.exit_code == 0, dump(listed));
+    int with_changes = 0;
+    for (const auto& s : json::parse(listed.out)) {
+      if (!s.contains("config_changes")) continue;
+      ++with_changes;
+      QCOMPARE(s["config_changes"], json::parse(R"([{"file":")" + settings + R"(","key":"hooks","change":"added"}])"));
+    }
+    QCOMPARE(with_changes, 1);
+
+    put(settings, before);
+    put(h_.root + "/config/paddock/policy.yaml", "version: 1\nfilesystem:\n  protect_agent_config: true\n");
+    chown_all();
+    auto kept = paddock(with(add_hook + " || echo refused"));
+    QVERIFY2(kept.exit_code == 0 && kept.out.find("refused") != std::string::npos, dump(kept));
+    QVERIFY2(kept.err.find("Read-only file system") != std::string::npos ||
+                 kept.err.find("Permission denied") != std::string::npos,
+             dump(kept));
+    QCOMPARE(slurp(settings), before);
+    auto again = paddock({"sessions"});
+    QVERIFY2(again.out.find(line) == again.out.rfind(line), dump(again));  // still the one session
+  }
+
   void a_missing_helper_is_one_line_and_exit_125_data() { add_uid_rows(); }
   void a_missing_helper_is_one_line_and_exit_125() {
     setup_row();

@@ -183,6 +183,45 @@ class SessionMonitorTest : public QObject {
     QCOMPARE(m.lastError(), QString("the session is not running"));
   }
 
+  // A report that names changed agent settings is said in the row, in one line of plain words,
+  // as `paddock sessions` says it under the session; a report without any says nothing.
+  void a_sessions_changed_agent_settings_are_one_line_of_its_row() {
+    const QString root = env_->root() + "/config-sessions";
+    const QByteArray started =
+        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","command":["sh"],"ir_hash":"sha256:1"})" "\n";
+    for (const char* id : {"s-changed", "s-plain"}) {
+      QVERIFY(QDir().mkpath(root + "/" + id));
+      QFile events(root + "/" + id + "/events.jsonl");
+      QVERIFY(events.open(QIODevice::WriteOnly));
+      events.write(started);
+    }
+    const QString settings = QDir::homePath() + "/.claude/settings.json";
+    QFile changed(root + "/s-changed/report.json");
+    QVERIFY(changed.open(QIODevice::WriteOnly));
+    changed.write(QString(R"({"session_id":"s-changed","status":"exited","exit_code":0,"config_changes":[)"
+                          R"({"file":"%1","key":"hooks","change":"added"},{"file":"/p/x.json","key":"(file)","change":"unparseable"}]})")
+                      .arg(settings).toUtf8());
+    changed.close();
+    QFile plain(root + "/s-plain/report.json");
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.write(R"({"session_id":"s-plain","status":"exited","exit_code":0})");
+    plain.close();
+    SessionsModel sessions;
+    sessions.setDirectory(root);
+    QCOMPARE(sessions.rowCount(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const QString id = sessions.data(sessions.index(i), SessionsModel::IdRole).toString();
+      const QString line = sessions.get(i).value("configChanges").toString();
+      if (id == "s-plain") {
+        QVERIFY2(line.isEmpty(), qPrintable(line));
+        continue;
+      }
+      QVERIFY2(line.startsWith("Changed settings that run on your machine: ~/.claude/settings.json hooks, /p/x.json"),
+               qPrintable(line));
+      QVERIFY2(!line.contains('\n'), qPrintable(line));
+    }
+  }
+
   // The app reads sessions with the CLI's reader: whatever a session's files hold, the list shows
   // a row (unreadable, the file named) and the log shows every line (unreadable, with its
   // number and why), and neither crashes.
