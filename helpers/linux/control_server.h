@@ -1,8 +1,6 @@
-// The session's live control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, mode 0600): JSON lines.
-//   {"cmd":"stop"}                                       -> {"ok":true}; the session is stopped
-//   {"cmd":"subscribe"}                                  -> {"ok":true}; pending asks, then every event
-//   {"cmd":"ask_reply","id":ID,"decision":"allow_once|allow_session|deny"} -> {"ok":true|false}
-// Anything else gets {"ok":false,"error":...}. Served from the helper's poll loop (one thread).
+// The session's live control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, mode 0600), served from
+// the helper's poll loop (one thread). The protocol, its requests and replies, is
+// engine/session/control.h.
 #pragma once
 
 #include <poll.h>
@@ -14,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/control.h"
 #include "engine/status.h"
 #include "helpers/common/event_log.h"
 
@@ -23,10 +22,10 @@ class ControlServer {
  public:
   struct Handlers {
     std::function<void()> stop;
-    // Returns false when no pending ask has that id.
-    std::function<bool(const std::string& id, const std::string& decision)> ask_reply;
-    // Events a new subscriber gets first (pending asks); may be empty.
-    std::function<std::vector<nlohmann::json>()> replay;
+    // An error (sent to the client as it is) when no pending ask has that id.
+    std::function<Status(const std::string& id, session::AskAnswer answer)> ask_reply;
+    // The asks waiting for an answer: the reply to `asks`, and what a new subscriber gets first.
+    std::function<std::vector<session::PendingAsk>()> pending;
   };
 
   ControlServer(EventLog& events, Handlers handlers) : events_(events), handlers_(std::move(handlers)) {}
