@@ -1,4 +1,4 @@
-// run, sessions, stop, verify (docs/cli.md). `run` refuses everything it can before any fork
+// run, sessions, stop, ask, verify (docs/cli.md). `run` refuses everything it can before any fork
 // (bad input 2, unapproved or dangerous layers 126, tainted plans and plans the kernel cannot
 // enforce 125), then records the session's IR and plan and hands over to paddock-helper, which
 // recompiles and verifies the plan itself before it applies anything.
@@ -10,7 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,7 @@
 #include "engine/engine.h"
 #include "engine/env_policy.h"
 #include "engine/plan.h"
+#include "engine/session/control.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
@@ -257,17 +260,41 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   return code;
 }
 
+// The asks a running session waits on, from its control socket.
+Result<std::vector<session::PendingAsk>> pending_asks(const session::Layout& layout, const std::string& id) {
+  auto reply = control_request(layout.control_socket(id), session::request_of(session::ControlCommand::kAsks));
+  if (!reply.ok()) return reply.error();
+  if (!reply->ok) return internal_error("session " + id + ": " + reply->error);
+  return std::move(reply->asks);
+}
+
+std::string ask_line(const session::PendingAsk& a) {
+  return a.id + "  " + a.host + ":" + std::to_string(a.port) + "  waiting since " + a.ts;
+}
+
 // One line per session, oldest first; an unreadable session says which file and why, and the
-// listing goes on (its exit code stays 0: the listing itself worked).
+// listing goes on (its exit code stays 0: the listing itself worked). Under a running session,
+// one line per ask it waits on (`paddock ask` answers them).
 int sessions(bool as_json, CliContext& ctx) {
   auto layout = ctx.layout();
   if (!layout.ok()) return fail(layout.error());
   SessionStore store(*layout);
   std::vector<session::SessionSummary> all;
   for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
+  std::map<std::string, Result<std::vector<session::PendingAsk>>> asks;
+  for (const auto& s : all)
+    if (s.state == session::SessionState::kRunning) asks.emplace(s.id, pending_asks(*layout, s.id));
   if (as_json) {
     json out = json::array();
-    for (const auto& s : all) out.push_back(session::summary_json(s));
+    for (const auto& s : all) {
+      json j = session::summary_json(s);
+      if (auto it = asks.find(s.id); it != asks.end() && it->second.ok()) {
+        j["asks"] = json::array();
+        for (const auto& a : *it->second)
+          j["asks"].push_back({{"id", a.id}, {"host", a.host}, {"port", a.port}, {"ts", a.ts}});
+      }
+      out.push_back(std::move(j));
+    }
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     return 0;
   }
@@ -278,6 +305,14 @@ int sessions(bool as_json, CliContext& ctx) {
     std::cout << s.id << "  " << session::to_string(s.state) << "  "
               << (s.exit_code ? std::to_string(*s.exit_code) : std::string("-")) << "  "
               << (s.problem.empty() ? cmd : s.problem) << "\n";
+    if (auto it = asks.find(s.id); it != asks.end()) {
+      if (!it->second.ok())
+        std::cout << "  ? pending asks unknown: " << it->second.error().message << "\n";
+      else
+        for (const auto& a : *it->second)
+          std::cout << "  ? ask " << ask_line(a) << "  (paddock ask " << s.id << " " << a.id
+                    << " allow-once|allow-session|deny)\n";
+    }
     // Said under the session each time it is listed: the change outlives the session.
     if (s.report)
       for (const auto& c : s.report->config_changes)
@@ -287,14 +322,57 @@ int sessions(bool as_json, CliContext& ctx) {
   return 0;
 }
 
+Error not_running(const std::string& id) {
+  return bad_input("session " + id + " is not running (see 'paddock sessions')");
+}
+
 int stop(const std::string& id, CliContext& ctx) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
   auto layout = ctx.layout();
   if (!layout.ok()) return fail(layout.error());
-  auto reply = control_request(layout->control_socket(id), {{"cmd", "stop"}});
-  if (!reply.ok()) return fail(bad_input("session " + id + " is not running (see 'paddock sessions')"));
-  if (!reply->value("ok", false)) return fail(internal_error("session " + id + " refused stop: " + reply->dump()));
+  auto reply = control_request(layout->control_socket(id), session::request_of(session::ControlCommand::kStop));
+  if (!reply.ok()) return fail(reply.error().code == ErrorCode::kBadInput ? not_running(id) : reply.error());
+  if (!reply->ok) return fail(internal_error("session " + id + " refused stop: " + reply->error));
   std::cout << "stopping session " << id << "\n";
+  return 0;
+}
+
+// The words `paddock ask` takes; the protocol's are the same with '_'.
+std::optional<session::AskAnswer> parse_cli_answer(const std::string& word) {
+  if (word == "allow-once") return session::AskAnswer::kAllowOnce;
+  if (word == "allow-session") return session::AskAnswer::kAllowSession;
+  if (word == "deny") return session::AskAnswer::kDeny;
+  return std::nullopt;
+}
+
+// paddock ask SESSION [ASK] allow-once|allow-session|deny: the same ask_reply the app sends.
+// Without ASK it answers the session's only pending ask; with several it lists them and asks
+// for one (exit 2).
+int ask(const std::string& id, const std::vector<std::string>& words, CliContext& ctx) {
+  if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
+  auto layout = ctx.layout();
+  if (!layout.ok()) return fail(layout.error());
+  const auto answer = parse_cli_answer(words.back());
+  if (!answer) return fail(bad_input("'" + words.back() + "' is not an answer: use allow-once, allow-session or deny"));
+  std::error_code ec;
+  if (!std::filesystem::is_directory(layout->session_dir(id), ec))
+    return fail(bad_input("no session " + id + " (see 'paddock sessions')"));
+  std::string ask_id = words.size() == 2 ? words.front() : "";
+  if (ask_id.empty()) {
+    auto asks = pending_asks(*layout, id);
+    if (!asks.ok()) return fail(asks.error().code == ErrorCode::kBadInput ? not_running(id) : asks.error());
+    if (asks->empty()) return fail(bad_input("session " + id + " has no pending ask"));
+    if (asks->size() > 1) {
+      for (const auto& a : *asks) std::cout << ask_line(a) << "\n";
+      return fail(bad_input("session " + id + " has " + std::to_string(asks->size()) +
+                            " pending asks; name one: paddock ask " + id + " ASK " + words.back()));
+    }
+    ask_id = asks->front().id;
+  }
+  auto reply = control_request(layout->control_socket(id), session::ask_reply_request(ask_id, *answer));
+  if (!reply.ok()) return fail(reply.error().code == ErrorCode::kBadInput ? not_running(id) : reply.error());
+  if (!reply->ok) return fail(bad_input("session " + id + ": " + reply->error));
+  std::cout << "answered " << ask_id << " of session " << id << ": " << words.back() << "\n";
   return 0;
 }
 
@@ -370,6 +448,16 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
   auto stop_id = std::make_shared<std::string>();
   stop_cmd->add_option("id", *stop_id, "Session id")->required();
   stop_cmd->callback([&ctx, stop_id] { ctx.exit_code = stop(*stop_id, ctx); });
+
+  auto* ask_cmd = app.add_subcommand("ask", "Answer a pending network ask of a running session (--net ask)");
+  auto ask_id = std::make_shared<std::string>();
+  auto ask_words = std::make_shared<std::vector<std::string>>();
+  ask_cmd->add_option("id", *ask_id, "Session id")->required();
+  ask_cmd->add_option("answer", *ask_words, "[ASK] allow-once|allow-session|deny (ASK: the ask's id, as 'paddock sessions' shows it)")
+      ->required()
+      ->expected(1, 2)
+      ->type_name("[ASK] ANSWER");
+  ask_cmd->callback([&ctx, ask_id, ask_words] { ctx.exit_code = ask(*ask_id, *ask_words, ctx); });
 
   auto* verify_cmd = app.add_subcommand("verify", "Recompute a session's hashes and compare with its attestation");
   auto verify_id = std::make_shared<std::string>();

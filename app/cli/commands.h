@@ -12,7 +12,7 @@ void add_version_and_doctor(CLI::App& app, CliContext& ctx);  // cmd_doctor.cpp
 void add_policy_commands(CLI::App& app, CliContext& ctx);     // cmd_policy.cpp: explain hash lint approve
 void add_signing_commands(CLI::App& app, CliContext& ctx);    // cmd_signing.cpp: keygen sign verify-signature
 void add_plan_command(CLI::App& app, CliContext& ctx);        // cmd_plan.cpp: plan
-void add_session_commands(CLI::App& app, CliContext& ctx);    // cmd_run.cpp: run sessions stop verify
+void add_session_commands(CLI::App& app, CliContext& ctx);    // cmd_run.cpp: run sessions stop ask verify
 void add_run_command(CLI::App& app, CliContext& ctx);         // cmd_run.cpp: run alone
 void add_generate_command(CLI::App& app, CliContext& ctx);    // cmd_generate.cpp: __generate (hidden)
 

@@ -17,8 +17,6 @@
 
 namespace paddock::cli {
 
-using nlohmann::json;
-
 Result<std::string> SessionStore::new_id() {
   unsigned char rnd[6];
   int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -87,7 +85,7 @@ session::SessionSummary SessionStore::summary(const std::string& id) const {
   return session::summarize(id, files);
 }
 
-Result<json> control_request(const std::string& socket_path, const json& request) {
+Result<session::ControlReply> control_request(const std::string& socket_path, const session::ControlRequest& request) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof addr.sun_path) return bad_input("control socket path too long: " + socket_path);
@@ -100,15 +98,22 @@ Result<json> control_request(const std::string& socket_path, const json& request
   }
   timeval tv{5, 0};
   ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  std::string line = request.dump() + "\n";
+  std::string line = session::encode_control_request(request) + "\n";
   (void)::send(s, line.data(), line.size(), MSG_NOSIGNAL);
   std::string reply;
-  char c;
-  while (::read(s, &c, 1) == 1 && c != '\n') reply += c;
+  char buf[4096];
+  // One reply line; a helper never sends one longer than a MiB.
+  while (reply.find('\n') == std::string::npos && reply.size() < (std::size_t{1} << 20)) {
+    ssize_t n = ::read(s, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buf, static_cast<std::size_t>(n));
+  }
   ::close(s);
-  json j = json::parse(reply, nullptr, false);
-  if (!j.is_object()) return internal_error("no answer from the session's control socket " + socket_path);
-  return j;
+  const auto nl = reply.find('\n');
+  if (nl == std::string::npos) return internal_error("no answer from the session's control socket " + socket_path);
+  reply.resize(nl);
+  return session::decode_control_reply(reply, "the control socket " + socket_path);
 }
 
 }  // namespace paddock::cli

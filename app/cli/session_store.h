@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/control.h"
 #include "engine/session/layout.h"
 #include "engine/session/summary.h"
 #include "engine/status.h"
@@ -38,7 +39,8 @@ class SessionStore {
   session::Layout layout_;
 };
 
-// Sends one JSON line to a session's control socket and returns the first reply line.
-Result<nlohmann::json> control_request(const std::string& socket_path, const nlohmann::json& request);
+// Sends one request to a session's control socket and returns its reply (engine/session/control.h).
+// When nothing accepts on the socket the error is kBadInput: the session is not running.
+Result<session::ControlReply> control_request(const std::string& socket_path, const session::ControlRequest& request);
 
 }  // namespace paddock::cli

@@ -35,8 +35,8 @@ void ControlClient::close() {
   if (socket_.state() != QLocalSocket::UnconnectedState) socket_.abort();
 }
 
-void ControlClient::send(const QJsonObject& command) {
-  QByteArray line = QJsonDocument(command).toJson(QJsonDocument::Compact) + '\n';
+void ControlClient::send(const session::ControlRequest& command) {
+  QByteArray line = QByteArray::fromStdString(session::encode_control_request(command)) + '\n';
   if (isOpen()) {
     socket_.write(line);
     socket_.flush();  // an answer must not wait for the next event-loop turn

@@ -1,7 +1,7 @@
-// A client of one session's control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, DESIGN §9):
-// JSON lines both ways. The helper answers every command with {"ok":...}; after `subscribe` it
-// also sends every event as it happens ({"event":...}). Lines that do not parse are reported,
-// never guessed at.
+// A client of one session's control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock): JSON lines
+// both ways, encoded by engine/session/control.h. The helper answers every command with
+// {"ok":...}; after `subscribe` it also sends every event as it happens ({"event":...}). Lines
+// that do not parse are reported, never guessed at.
 #pragma once
 
 #include <QByteArray>
@@ -9,6 +9,8 @@
 #include <QLocalSocket>
 #include <QObject>
 #include <QString>
+
+#include "engine/session/control.h"
 
 namespace paddock::gui {
 
@@ -23,7 +25,7 @@ class ControlClient : public QObject {
   void close();
   bool isOpen() const { return socket_.state() == QLocalSocket::ConnectedState; }
   // Queued until the socket is connected; dropped (with `failed`) if it never connects.
-  void send(const QJsonObject& command);
+  void send(const session::ControlRequest& command);
 
  signals:
   void connected();

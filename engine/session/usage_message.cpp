@@ -18,7 +18,6 @@ bool read_count(StrictJsonReader& r, const json& j, const std::string& path, std
 
 }  // namespace
 
-std::string encode_usage_request() { return json{{"cmd", "usage"}}.dump(); }
 
 std::string encode_usage_reply(const LiveUsage& u) {
   const json j = {{"ok", true},

@@ -1,4 +1,5 @@
-// The session's usage while it runs, on its control socket (helpers/linux/control_server.h):
+// The session's usage while it runs, the answer to the control socket's usage request
+// (engine/session/control.h):
 //
 //   -> {"cmd":"usage"}
 //   <- {"ok":true,"usage":{"cpu_ms":N,"memory_bytes":N,"processes":N,
@@ -30,8 +31,6 @@ struct LiveUsage {
   bool operator==(const LiveUsage&) const = default;
 };
 
-// The request line's JSON (without its newline).
-std::string encode_usage_request();
 // The answer line's JSON (without its newline).
 std::string encode_usage_reply(const LiveUsage& usage);
 // From an answer line: an error names the field when it is not a usage answer

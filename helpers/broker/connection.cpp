@@ -305,9 +305,12 @@ void Connection::start_tunnel() {
 
 nlohmann::json Connection::request_event(const char* decision, const std::string& rule,
                                          const std::string& reason) const {
-  return session::event_json(EventType::kNetRequest,
-                             {{"host", host_}, {"port", port_}, {"protocol", protocol_ == Protocol::kSocks5 ? "socks5" : "connect"},
-                              {"decision", decision}, {"rule", rule}, {"reason", reason}});
+  nlohmann::json fields = {{"host", host_}, {"port", port_}, {"protocol", protocol_ == Protocol::kSocks5 ? "socks5" : "connect"},
+                           {"decision", decision}, {"rule", rule}, {"reason", reason}};
+  // Names the ask this connection raised, so that its settling (by an answer or the timeout)
+  // can be matched to it.
+  if (!ask_id_.empty()) fields["ask_id"] = ask_id_;
+  return session::event_json(EventType::kNetRequest, std::move(fields));
 }
 
 void Connection::refuse(const std::string& rule, const std::string& reason, bool emit_request) {

@@ -8,12 +8,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/session/record_json.h"
 #include "helpers/linux/sys_error.h"
 #include "platform/atomic_file.h"
 
 namespace paddock::helper {
-
-using nlohmann::json;
 
 ControlServer::~ControlServer() { close_all(); }
 
@@ -80,39 +79,49 @@ void ControlServer::handle(const std::vector<pollfd>& fds) {
 }
 
 void ControlServer::on_line(int fd, const std::string& line) {
-  json reply = {{"ok", true}};
-  json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  std::string cmd;
-  if (msg.is_object()) {
-    for (const char* key : {"cmd", "type"})
-      if (msg.contains(key) && msg[key].is_string()) cmd = msg[key].get<std::string>();
-  }
+  session::ControlReply reply;
+  auto request = session::decode_control_request(line);
   bool subscribe = false;
-  std::string answer;  // an answer encoded by its owner (engine/session), else reply's
-  if (cmd == "stop") {
-    handlers_.stop();
-  } else if (cmd == "subscribe") {
-    subscribe = true;
-  } else if (cmd == "ask_reply") {
-    std::string id = msg.value("id", ""), decision = msg.value("decision", "");
-    if (decision != "allow_once" && decision != "allow_session" && decision != "deny")
-      reply = {{"ok", false}, {"error", "decision must be allow_once, allow_session or deny"}};
-    else if (!handlers_.ask_reply || !handlers_.ask_reply(id, decision))
-      reply = {{"ok", false}, {"error", "no pending ask with id '" + id + "'"}};
-  } else if (cmd == "usage" && handlers_.usage) {
-    answer = handlers_.usage();
+  std::string answer;  // an answer encoded by its own owner, else reply's
+  if (!request.ok()) {
+    reply.ok = false;
+    reply.error = request.error().message;
   } else {
-    reply = {{"ok", false}, {"error", "unknown command; expected stop, subscribe, ask_reply or usage"}};
+    switch (request->cmd) {
+      case session::ControlCommand::kStop:
+        handlers_.stop();
+        break;
+      case session::ControlCommand::kSubscribe:
+        subscribe = true;
+        break;
+      case session::ControlCommand::kAsks:
+        if (handlers_.pending) reply.asks = handlers_.pending();
+        break;
+      case session::ControlCommand::kUsage:
+        // Its answer has its own encoder (engine/session/usage_message.h).
+        if (handlers_.usage) answer = handlers_.usage();
+        else reply = {false, "this session does not report its usage", {}};
+        break;
+      case session::ControlCommand::kAskReply: {
+        Status s = handlers_.ask_reply ? handlers_.ask_reply(request->ask_id, request->answer)
+                                       : Status(bad_input("this session asks nothing: its network mode is not ask"));
+        if (!s.ok()) {
+          reply.ok = false;
+          reply.error = s.error().message;
+        }
+        break;
+      }
+    }
   }
-  std::string out = (answer.empty() ? reply.dump() : answer) + "\n";
+  std::string out = (answer.empty() ? session::encode_control_reply(reply) : answer) + "\n";
   (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (subscribe) {
     // Subscribe first, then replay: an ask raised in between may arrive twice (same id), but
     // never not at all.
     events_.add_subscriber(fd);
-    if (handlers_.replay)
-      for (const auto& e : handlers_.replay()) {
-        std::string l = e.dump() + "\n";
+    if (handlers_.pending)
+      for (const auto& a : handlers_.pending()) {
+        std::string l = session::dump_record(session::ask_event(a)) + "\n";
         (void)::send(fd, l.data(), l.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       }
   }

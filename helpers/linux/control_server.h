@@ -1,10 +1,6 @@
-// The session's live control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, mode 0600): JSON lines.
-//   {"cmd":"stop"}                                       -> {"ok":true}; the session is stopped
-//   {"cmd":"subscribe"}                                  -> {"ok":true}; pending asks, then every event
-//   {"cmd":"ask_reply","id":ID,"decision":"allow_once|allow_session|deny"} -> {"ok":true|false}
-//   {"cmd":"usage"}                                      -> the tree's usage now and its limits
-//                                                           (engine/session/usage_message.h)
-// Anything else gets {"ok":false,"error":...}. Served from the helper's poll loop (one thread).
+// The session's live control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, mode 0600), served from
+// the helper's poll loop (one thread). The protocol, its requests and replies, is
+// engine/session/control.h.
 #pragma once
 
 #include <poll.h>
@@ -16,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/control.h"
 #include "engine/status.h"
 #include "helpers/common/event_log.h"
 
@@ -25,11 +22,11 @@ class ControlServer {
  public:
   struct Handlers {
     std::function<void()> stop;
-    // Returns false when no pending ask has that id.
-    std::function<bool(const std::string& id, const std::string& decision)> ask_reply;
-    // Events a new subscriber gets first (pending asks); may be empty.
-    std::function<std::vector<nlohmann::json>()> replay;
-    // The usage answer's line (session::encode_usage_reply).
+    // An error (sent to the client as it is) when no pending ask has that id.
+    std::function<Status(const std::string& id, session::AskAnswer answer)> ask_reply;
+    // The asks waiting for an answer: the reply to `asks`, and what a new subscriber gets first.
+    std::function<std::vector<session::PendingAsk>()> pending;
+    // The usage request's answer line (session::encode_usage_reply).
     std::function<std::string()> usage;
   };
 

@@ -254,7 +254,7 @@ class Supervisor {
              HostSide& host)
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), relay_(events),
         control_(events, {[this] { stop_requested_ = true; },
-                          [this](const std::string& id, const std::string& d) { return relay_.answer(id, d); },
+                          [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
                           [this] { return session::encode_usage_reply(measure_usage(host_.leaf, init_pid_, spec_.plan)); }}),
         files_(o.session_dir) {}

@@ -6,7 +6,8 @@
 # work, and a non-interactive prompt reaches the broker and is refused there (a 403 for a model
 # host the policy does not list, set with the agent's own base-URL setting where it has one)
 # rather than crashing on a read-only or missing directory; what the first session wrote in the
-# agent's state directories is there for the second.
+# agent's state directories is there for the second. All of it as root and again as uid 65534.
+# Claude Code and Codex also run against a fake model API whose tool call probes the sandbox.
 # Usage: real_agents_test.sh PADDOCK_BIN SOURCE_DIR WORK_DIR. Exit 77 = skipped (npm unreachable).
 set -uo pipefail
 paddock="$1" src="$2" work_root="$3"
@@ -21,16 +22,23 @@ mkdir -p "$work_root"
 work="$(mktemp -d "$work_root/real-agents.XXXXXX")"
 case "$work" in /tmp/*) echo "work dir $work is under /tmp"; exit 1 ;; esac
 # The runtime dir holds the control sockets, whose paths must fit in sun_path: a short one.
-runtime="$(mktemp -d /tmp/paddock-rt.XXXXXX)"
-trap 'rm -rf "$work" "$runtime"' EXIT
+runtime="$(mktemp -d /tmp/paddock-rt.XXXXXX)" runtime_user="$(mktemp -d /tmp/paddock-rt.XXXXXX)"
+chown 65534:65534 "$runtime_user"
+# uid 65534 runs the agents too: it must reach its homes under the work directory.
+chmod 755 "$work"
+trap 'rm -rf "$work" "$runtime" "$runtime_user"' EXIT
 failures=0
 fail() { echo "FAIL [$agent]: $*"; failures=$((failures + 1)); }
 
-# Runs paddock in a fresh network namespace with only loopback up, with a clean environment.
+# Runs paddock in a fresh network namespace with only loopback up, with a clean environment, as
+# root or (run_uid=65534) as an ordinary user with its own runtime directory.
+run_uid=0
 in_empty_netns() {
-  unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh env -i \
+  local as=() rt="$runtime"
+  if [ "$run_uid" != 0 ]; then as=(setpriv --reuid="$run_uid" --regid="$run_uid" --clear-groups); rt="$runtime_user"; fi
+  unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh "${as[@]}" env -i \
     HOME="$home" PATH="$bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 TERM=dumb \
-    XDG_RUNTIME_DIR="$runtime" XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" \
+    XDG_RUNTIME_DIR="$rt" XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" \
     "${extra_env[@]}" "$paddock" "$@"
 }
 
@@ -46,13 +54,15 @@ latest_events() { ls -td "$home/.local/state/paddock/sessions"/*/ 2>/dev/null | 
 
 check_agent() {
   agent="$1" cmd="$2" version_re="$3" state="$4" check_model="$5" prompt_timeout="$6"; shift 6
-  local prompt=("$@")
-  home="$work/$agent/home"; local project="$work/$agent/project"
+  local prompt=("$@") dir="$work/$agent"
+  [ "$run_uid" = 0 ] || dir="$work/$agent-uid$run_uid"
+  home="$dir/home"; local project="$dir/project"
   mkdir -p "$home" "$project"
+  [ "$run_uid" = 0 ] || chown -R "$run_uid:$run_uid" "$dir"
   local failed_before=$failures
   cd "$project" || return
-  echo "== $agent"
-  local out="$work/$agent/out"
+  echo "== $agent (uid $run_uid)"
+  local out="$dir/out"
   extra_env=()
   in_empty_netns run --agent "$agent" --project "$project" --timeout 120s -- "$cmd" --version >"$out" 2>&1
   local rc=$?
@@ -65,10 +75,13 @@ check_agent() {
   no_setup_crash "$out" "--help"
 
   # Gemini CLI asks which login to use unless settings name one (an API key here).
-  if [ "$agent" = gemini-cli ]; then mkdir -p "$home/.gemini"; echo "$gemini_settings" >"$home/.gemini/settings.json"; fi
+  if [ "$agent" = gemini-cli ]; then
+    mkdir -p "$home/.gemini"; echo "$gemini_settings" >"$home/.gemini/settings.json"
+    [ "$run_uid" = 0 ] || chown -R "$run_uid:$run_uid" "$home/.gemini"
+  fi
   # The prompt, with a fake key under the user's opt-in and the model host pointed at a name
   # the policy does not list.
-  cat >"$work/$agent/creds.yaml" <<'YAML'
+  cat >"$dir/creds.yaml" <<'YAML'
 version: 1
 environment:
   agent_credentials: true
@@ -80,7 +93,7 @@ YAML
   # Session 1: the prompt. Agents retry a refused model host with backoff (Codex waits for the
   # network indefinitely): the wall-time limit ends those, and the run counts when the broker
   # refused the request and nothing crashed.
-  in_empty_netns run --agent "$agent" --project "$project" --policy "$work/$agent/creds.yaml" --timeout "$prompt_timeout" -- \
+  in_empty_netns run --agent "$agent" --project "$project" --policy "$dir/creds.yaml" --timeout "$prompt_timeout" -- \
     "$cmd" "${prompt[@]}" </dev/null >"$out" 2>&1
   rc=$?
   no_setup_crash "$out" "prompt"
@@ -96,41 +109,50 @@ YAML
   echo "   hosts it asked for: $(grep -o '"host":"[^"]*"' "$events" | sort -u | sed 's/"host"://; s/"//g' | tr '\n' ' ')"
   [ -n "$(find "$home/$state" -type f 2>/dev/null | head -n 1)" ] || fail "nothing kept in ~/$state after a session"
   # Session 2 starts on what the first one kept (locks and temp files are the agent's to remove).
-  find "$home/$state" -type f ! -name '*.lock' ! -path '*/tmp/*' | sort >"$work/$agent/state1"
+  find "$home/$state" -type f ! -name '*.lock' ! -path '*/tmp/*' | sort >"$dir/state1"
   in_empty_netns run --agent "$agent" --project "$project" --timeout 120s -- "$cmd" --help >"$out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || { fail "second session exited $rc"; sed -n 1,40p "$out"; }
   no_setup_crash "$out" "second session"
-  while read -r f; do [ -e "$f" ] || fail "~/$state lost ${f#"$home"/} between sessions"; done <"$work/$agent/state1"
+  while read -r f; do [ -e "$f" ] || fail "~/$state lost ${f#"$home"/} between sessions"; done <"$dir/state1"
   [ $failures -ne $failed_before ] || echo "   ok"
 }
 
 # Each agent's model host is pointed at model.paddock.test (not listed) with its own setting:
 # ANTHROPIC_BASE_URL, a Codex provider, GOOGLE_GEMINI_BASE_URL. OpenCode and Copilot reach the
 # broker for their listed hosts, which fail to resolve in the empty namespace.
+# Every agent runs as root and as uid 65534 (users are not root).
 # PADDOCK_REAL_AGENTS=fake runs only the fake-API check (when working on it).
+gemini_settings='{"security":{"auth":{"selectedType":"gemini-api-key"}}}'
+for run_uid in 0 65534; do
 if [ "${PADDOCK_REAL_AGENTS:-all}" != fake ]; then
 check_agent claude-code claude '[0-9]+\.[0-9]+\.[0-9]+' .claude yes 45s -p "say hi"
 check_agent codex codex 'codex-cli [0-9]+\.' .codex yes 45s exec --skip-git-repo-check \
   -c model_provider=paddock -c 'model_providers.paddock.name="paddock"' \
   -c 'model_providers.paddock.base_url="https://model.paddock.test/v1"' -c 'model_providers.paddock.env_key="OPENAI_API_KEY"' \
   -c 'model_providers.paddock.wire_api="responses"' "say hi"
-gemini_settings='{"security":{"auth":{"selectedType":"gemini-api-key"}}}'
 check_agent gemini-cli gemini '^[0-9]+\.[0-9]+\.[0-9]+' .gemini yes 60s --skip-trust -p "say hi"
 check_agent opencode opencode '^[0-9]+\.[0-9]+\.[0-9]+' .local/share/opencode no 45s run "say hi"
 check_agent copilot copilot '[0-9]+\.[0-9]+\.[0-9]+' .copilot no 45s -p "say hi" --allow-all-tools
 fi
+done
+run_uid=0
 
-# Claude Code against a fake model API (TLS on this namespace's loopback, a throwaway CA made
-# now, reached through the broker's PADDOCK_DEBUG_RESOLVE seam, which taints the run): the model
-# answers with a tool call that tries to read ~/.ssh/id_rsa and .env, write outside the project
-# and reach an unlisted host. Each must be denied, and the agent's next turn must carry the
-# denials back to the model.
+# Claude Code and Codex against a fake model API (TLS on this namespace's loopback, a throwaway
+# CA made now, reached through the broker's PADDOCK_DEBUG_RESOLVE seam, which taints the run):
+# the model answers with a tool call that tries to read ~/.ssh/id_rsa and .env, write outside
+# the project and reach an unlisted host. Each must be denied, and the agent's next turn must
+# carry the denials back to the model. Claude Code speaks Anthropic's Messages API and trusts
+# the CA through NODE_EXTRA_CA_CERTS; Codex speaks OpenAI's Responses API (a provider whose
+# base_url is the fake host) and trusts it through CODEX_CA_CERTIFICATE. Codex's own sandbox is
+# switched off (danger-full-access), so every denial seen is Paddock's; its model is named
+# (gpt-5-codex), because the default one is offered a JavaScript tool that calls the shell tool
+# rather than the shell tool itself.
 fake_api_check() {
-  agent=claude-code; local d="$work/fake"; home="$d/home"; local project="$d/project" ca="$d/ca"
+  agent="$1"; local d="$work/fake-$agent"; home="$d/home"; local project="$d/project" ca="$d/ca"
   mkdir -p "$home/.ssh" "$project" "$ca"
   local failed_before=$failures
-  echo "== claude-code against a fake model API"
+  echo "== $agent against a fake model API"
   echo "PADDOCK-TEST-PRIVATE-KEY" >"$home/.ssh/id_rsa"
   echo "PADDOCK_TEST_SECRET=PADDOCK-TEST-DOTENV" >"$project/.env"
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$ca/ca.pem" -days 2 -subj "/CN=Paddock test CA" \
@@ -143,20 +165,31 @@ fake_api_check() {
 version: 1
 environment:
   agent_credentials: true
-  pass_through: [ANTHROPIC_BASE_URL, NODE_EXTRA_CA_CERTS]
+  pass_through: [ANTHROPIC_BASE_URL, NODE_EXTRA_CA_CERTS, CODEX_CA_CERTIFICATE]
 YAML
   local probe='cat ~/.ssh/id_rsa; echo "ssh:$?"; cat .env; echo "env:$?"; echo x > "$HOME/outside-home"; echo "home:$?"; echo x > '"$d"'/outside-project; echo "outside:$?"; curl -sS --max-time 20 https://unlisted.paddock.test/; echo "curl:$?"'
+  local seam=PADDOCK_DEBUG_RESOLVE=model.paddock.test=127.0.0.1,unlisted.paddock.test=127.0.0.1 agent_cmd
+  case "$agent" in
+    claude-code)
+      extra_env=(ANTHROPIC_API_KEY=sk-ant-paddock-test ANTHROPIC_BASE_URL=https://model.paddock.test:8443
+                 NODE_EXTRA_CA_CERTS="$ca/ca.pem" "$seam")
+      agent_cmd=(claude -p "probe the sandbox" --allowedTools Bash) ;;
+    codex)
+      extra_env=(OPENAI_API_KEY=sk-paddock-test CODEX_CA_CERTIFICATE="$ca/ca.pem" "$seam")
+      agent_cmd=(codex exec --skip-git-repo-check --sandbox danger-full-access -c model_provider=paddock
+                 -c 'model_providers.paddock.name="paddock"' -c 'model_providers.paddock.wire_api="responses"'
+                 -c 'model_providers.paddock.base_url="https://model.paddock.test:8443/v1"'
+                 -c 'model_providers.paddock.env_key="OPENAI_API_KEY"' -m gpt-5-codex "probe the sandbox") ;;
+  esac
   cd "$project" || return
-  extra_env=(ANTHROPIC_API_KEY=sk-ant-paddock-test ANTHROPIC_BASE_URL=https://model.paddock.test:8443
-             NODE_EXTRA_CA_CERTS="$ca/ca.pem" PADDOCK_DEBUG_RESOLVE=model.paddock.test=127.0.0.1,unlisted.paddock.test=127.0.0.1)
   local out="$d/out"
   unshare --net -- sh -c 'ip link set lo up && { python3 "$0" 8443 "$1" "$2" "$3" "$4" >"$5" 2>&1 & } &&
       for i in $(seq 50); do grep -q ready "$5" && break; sleep 0.1; done; shift 6; exec "$@"' \
     "$src/tests/agents/fake_model_api.py" "$d/srv.pem" "$d/srv.key" "$d/record" "$probe" "$d/api.log" -- \
     env -i HOME="$home" PATH="$bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 TERM=dumb XDG_RUNTIME_DIR="$runtime" \
     XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" "${extra_env[@]}" \
-    "$paddock" run --allow-tainted --agent claude-code --project "$project" --policy "$d/creds.yaml" \
-    --allow-read "$ca" --allow-domain model.paddock.test --timeout 120s -- claude -p "probe the sandbox" --allowedTools Bash \
+    "$paddock" run --allow-tainted --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
+    --allow-read "$ca" --allow-domain model.paddock.test --timeout 120s -- "${agent_cmd[@]}" \
     </dev/null >"$out" 2>&1
   local rc=$?
   [ -s "$d/record" ] || { fail "the agent never sent the tool's result back (exit $rc)"; sed -n 1,40p "$out"; cat "$d/api.log"; return; }
@@ -168,6 +201,10 @@ YAML
   case "$r" in *"home:0"*) fail "writing to the home directory succeeded" ;; esac
   case "$r" in *"outside:0"*) fail "writing outside the project succeeded" ;; esac
   case "$r" in *"curl:0"*) fail "the unlisted host was reached" ;; esac
+  # Every probe ran: its status is in what the model got.
+  for probe_name in ssh env home outside curl; do
+    case "$r" in *"$probe_name:"*) ;; *) fail "the tool result has no status for the $probe_name probe: $r" ;; esac
+  done
   case "$r" in *"403"*|*"Blocked by the Paddock"*) ;; *) fail "the agent's next turn does not carry the broker's refusal: $r" ;; esac
   [ ! -e "$home/outside-home" ] && [ ! -e "$d/outside-project" ] || fail "a file outside the project was written"
   grep '"event":"net_request"' "$(latest_events)" | grep -q '"host":"unlisted.paddock.test".*"decision":"deny\|"decision":"deny.*"host":"unlisted.paddock.test"' ||
@@ -175,7 +212,8 @@ YAML
   echo "   the tool result the model got: $r"
   [ $failures -ne $failed_before ] || echo "   ok: every probe was denied and the model saw the denials"
 }
-fake_api_check
+fake_api_check claude-code
+fake_api_check codex
 
 [ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all five agents started, reached the broker and kept their state"
+echo "all five agents started, reached the broker and kept their state, as root and as uid 65534"

@@ -142,7 +142,7 @@ void SessionMonitor::reload() {
   const QString socket = AppPaths::controlSocketPath(dir_);
   if (QFileInfo::exists(socket) && !QFileInfo::exists(dir_ + "/report.json")) {
     client_.open(socket);
-    client_.send({{"cmd", "subscribe"}});
+    client_.send(session::request_of(session::ControlCommand::kSubscribe));
   }
   if (keep_log_) {
     file_.setFileName(dir_ + "/events.jsonl");
@@ -300,8 +300,8 @@ void SessionMonitor::resolveAsks(const QString& host, int port) {
 }
 
 void SessionMonitor::answerAsk(const QString& askId, const QString& decision) {
-  static const QStringList kDecisions{"allow_once", "allow_session", "deny"};
-  if (!kDecisions.contains(decision)) {
+  const auto answer = session::parse_ask_answer(decision.toStdString());
+  if (!answer) {
     setLastError(tr("unknown answer '%1': expected allow_once, allow_session or deny").arg(decision));
     return;
   }
@@ -309,7 +309,7 @@ void SessionMonitor::answerAsk(const QString& askId, const QString& decision) {
     setLastError(tr("the session is not running; its asks were already denied"));
     return;
   }
-  client_.send({{"cmd", "ask_reply"}, {"id", askId}, {"decision", decision}});
+  client_.send(session::ask_reply_request(askId.toStdString(), *answer));
   // Gone from the list at once; the broker's net_request event confirms it in the log.
   const auto before = asks_.size();
   asks_.erase(std::remove_if(asks_.begin(), asks_.end(), [&](const Ask& a) { return a.id == askId; }),
@@ -322,7 +322,7 @@ void SessionMonitor::stop() {
     setLastError(tr("the session is not running"));
     return;
   }
-  client_.send({{"cmd", "stop"}});
+  client_.send(session::request_of(session::ControlCommand::kStop));
 }
 
 void SessionMonitor::setLive(bool live) {

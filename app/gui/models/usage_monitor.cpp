@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 
 #include "app_paths.h"
+#include "engine/session/control.h"
 #include "engine/session/usage_message.h"
 
 namespace paddock::gui {
@@ -54,7 +55,7 @@ void UsageMonitor::restart() {
 void UsageMonitor::request() {
   if (waiting_) return;
   waiting_ = true;
-  client_.send(QJsonDocument::fromJson(QByteArray::fromStdString(session::encode_usage_request())).object());
+  client_.send(session::request_of(session::ControlCommand::kUsage));
 }
 
 void UsageMonitor::onMessage(const QJsonObject& line) {

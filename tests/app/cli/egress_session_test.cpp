@@ -3,12 +3,15 @@
 // sandbox's network namespace -> the broker on the host -> a server this test runs on 127.0.0.1.
 // curl (CONNECT and SOCKS5) and git over ssh (--git-ssh, paddock-connect as ProxyCommand) run
 // inside the sandbox. Only loopback is ever contacted; no real name is ever resolved (the seam
-// answers only from its table). Every case runs as root and as uid 65534.
+// answers only from its table). `--net ask` is answered with `paddock ask` while `paddock
+// sessions` shows the pending asks. Every case runs as root and as uid 65534.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <QtTest>
@@ -164,6 +167,52 @@ class EgressSessionTest : public QObject {
     args.insert(args.begin() + 1, {"--profile", "permissive"});
     args.insert(args.begin(), paddock_bin());
     return run_process(args, o);
+  }
+
+  // The CLI without the profile (`sessions`, `ask`).
+  ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), paddock_bin());
+    return run_process(args, h_.opts);
+  }
+
+  // `paddock run` in the background (stdout and stderr to `out`), for a session to talk to.
+  pid_t spawn_paddock(std::vector<std::string> args, const std::string& seam, const std::string& out) {
+    args.insert(args.begin() + 1, {"--profile", "permissive"});
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::chdir(h_.project.c_str()) != 0) _exit(126);
+      for (const auto& k : h_.opts.env_unset) ::unsetenv(k.c_str());
+      for (const auto& [k, v] : h_.opts.env_override) ::setenv(k.c_str(), v.c_str(), 1);
+      ::setenv("PADDOCK_DEBUG_RESOLVE", seam.c_str(), 1);
+      std::vector<std::string> argv = h_.opts.prefix;
+      argv.push_back(paddock_bin());
+      argv.insert(argv.end(), args.begin(), args.end());
+      std::vector<char*> a;
+      for (auto& s : argv) a.push_back(s.data());
+      a.push_back(nullptr);
+      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::execvp(a[0], a.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  static int wait_exit(pid_t pid) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+
+  // The asks `paddock sessions --json` lists under the running session `id`.
+  json asks_of(const std::string& id) {
+    auto r = cli({"sessions", "--json"});
+    json list = json::parse(r.out, nullptr, false);
+    if (!list.is_array()) return json();
+    for (const auto& s : list)
+      if (s.value("id", "") == id && s.value("status", "") == "running") return s.value("asks", json());
+    return json();
   }
 
   std::string only_session_dir() {
@@ -327,6 +376,96 @@ class EgressSessionTest : public QObject {
                  r.err.find("403") != std::string::npos && r.err.find("strict") != std::string::npos,
              dump(r));
     QVERIFY(server.seen().empty());
+  }
+
+  void asks_are_listed_by_sessions_and_answered_by_paddock_ask_data() { add_uid_rows(); }
+  void asks_are_listed_by_sessions_and_answered_by_paddock_ask() {
+    setup_row();
+    LoopbackServer server(0, http_handler);
+    QVERIFY2(server.error().empty(), server.error().c_str());
+    const std::string port = std::to_string(server.port());
+    const std::string url = "http://ask.paddock.test:" + port;
+    const std::string curl = "curl -sS --max-time 60 --proxytunnel " + url;
+    // One request, then two at once: each connection to an unlisted name waits for an answer.
+    const std::string script = curl + "/first; echo; echo ---; " + curl + "/second >/tmp/2 2>&1 & " + curl +
+                               "/third >/tmp/3 2>&1 & wait; cat /tmp/2; echo; echo ---; cat /tmp/3";
+    const std::string out = h_.root + "/run.out";
+    pid_t pid = spawn_paddock({"run", "--allow-tainted", "--net", "ask", "--", "sh", "-c", script},
+                              "ask.paddock.test=127.0.0.1", out);
+    std::string id;
+    QVERIFY2(eventually([&] {
+      const std::string dir = only_session_dir();
+      id = dir.substr(dir.rfind('/') + 1);
+      json asks = id.empty() ? json() : asks_of(id);
+      return asks.is_array() && asks.size() == 1;
+    }), (slurp(out) + dump(cli({"sessions", "--json"})).toStdString()).c_str());
+    // `paddock sessions` shows it under the session: its id, host and port, and how to answer.
+    auto listed = cli({"sessions"});
+    QVERIFY2(listed.exit_code == 0 && listed.out.find("? ask ask-1  ask.paddock.test:" + port) != std::string::npos &&
+                 listed.out.find("paddock ask " + id + " ask-1 allow-once|allow-session|deny") != std::string::npos,
+             dump(listed));
+    QCOMPARE(asks_of(id)[0]["host"].get<std::string>(), std::string("ask.paddock.test"));
+    QCOMPARE(asks_of(id)[0]["port"].get<int>(), server.port());
+
+    // Errors are one line each, exit 2: an ask the session never raised, a word that is no
+    // answer, a session that does not exist.
+    auto unknown = cli({"ask", id, "ask-99", "deny"});
+    QVERIFY2(unknown.exit_code == 2 && unknown.err == "paddock: session " + id + ": no ask ask-99 in this session (see 'paddock sessions')\n",
+             dump(unknown));
+    auto bad_word = cli({"ask", id, "maybe"});
+    QVERIFY2(bad_word.exit_code == 2 && bad_word.err.find("allow-once, allow-session or deny") != std::string::npos,
+             dump(bad_word));
+    auto no_session = cli({"ask", "20990101T000000Z-000000000000", "deny"});
+    QVERIFY2(no_session.exit_code == 2 && no_session.err.find("no session 20990101T000000Z-000000000000") != std::string::npos,
+             dump(no_session));
+    QVERIFY(server.seen().empty());
+
+    // The only pending ask, answered without naming it: the request goes through.
+    auto once = cli({"ask", id, "allow-once"});
+    QVERIFY2(once.exit_code == 0 && once.out == "answered ask-1 of session " + id + ": allow-once\n", dump(once));
+    auto again = cli({"ask", id, "ask-1", "deny"});
+    QVERIFY2(again.exit_code == 2 && again.err.find("ask ask-1 was already answered: allow_once") != std::string::npos &&
+                 std::count(again.err.begin(), again.err.end(), '\n') == 1,
+             dump(again));
+
+    // Allowed once is once: the next two connections ask again. With two pending, an answer
+    // that names none is refused, listing them.
+    QVERIFY2(eventually([&] { json a = asks_of(id); return a.is_array() && a.size() == 2; }), slurp(out).c_str());
+    auto which = cli({"ask", id, "deny"});
+    QVERIFY2(which.exit_code == 2 && which.err.find("has 2 pending asks; name one") != std::string::npos &&
+                 which.out.find("ask-2  ask.paddock.test:" + port) != std::string::npos &&
+                 which.out.find("ask-3  ask.paddock.test:" + port) != std::string::npos,
+             dump(which));
+    auto deny = cli({"ask", id, "ask-2", "deny"});
+    QVERIFY2(deny.exit_code == 0, dump(deny));
+    auto allow = cli({"ask", id, "ask-3", "allow-once"});
+    QVERIFY2(allow.exit_code == 0, dump(allow));
+    QCOMPARE(wait_exit(pid), 0);
+
+    // First allowed and served; of the two at once, the denied one was refused by the broker
+    // and never reached the server, the allowed one was served.
+    const std::string text = slurp(out);
+    const auto parts = QString::fromStdString(text).split("---");
+    QVERIFY2(parts.size() == 3, text.c_str());
+    QVERIFY2(parts[0].contains(QString::fromStdString(kBody)), text.c_str());
+    QVERIFY2((parts[1].contains("403") && parts[2].contains(QString::fromStdString(kBody))) ||
+                 (parts[2].contains("403") && parts[1].contains(QString::fromStdString(kBody))),
+             text.c_str());
+    auto seen = server.seen();
+    std::sort(seen.begin(), seen.end());
+    QVERIFY2(seen.size() == 2 && seen[0] == "GET /first HTTP/1.1" &&
+                 (seen[1] == "GET /second HTTP/1.1" || seen[1] == "GET /third HTTP/1.1"),
+             text.c_str());
+    const std::string events = slurp(only_session_dir() + "/events.jsonl");
+    QVERIFY2(events.find("denied by the user") != std::string::npos && events.find("allowed once") != std::string::npos,
+             events.c_str());
+
+    // The session is over: nothing is pending, and an answer says so.
+    auto late = cli({"ask", id, "deny"});
+    QVERIFY2(late.exit_code == 2 && late.err == "paddock: session " + id + " is not running (see 'paddock sessions')\n",
+             dump(late));
+    auto after = cli({"sessions"});
+    QVERIFY2(after.out.find("? ask") == std::string::npos, dump(after));
   }
 
   void git_ssh_with_net_off_is_refused_before_anything_runs_data() { add_uid_rows(); }

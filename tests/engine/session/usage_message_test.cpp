@@ -9,8 +9,6 @@ using namespace paddock::session;
 class UsageMessageTest : public QObject {
   Q_OBJECT
  private slots:
-  void the_request_is_the_usage_command() { QCOMPARE(encode_usage_request(), std::string(R"({"cmd":"usage"})")); }
-
   void an_answer_round_trips_with_and_without_limits() {
     LiveUsage u;
     u.cpu_ms = 1234;

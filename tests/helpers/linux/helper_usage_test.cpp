@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/session/control.h"
 #include "engine/session/usage_message.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
 #include "tests/support/skip.h"
@@ -101,7 +102,7 @@ class HelperUsageTest : public QObject {
     std::string last;
     // Both holders have touched their memory: the answer counts it (and init, the two of them).
     QVERIFY2(eventually([&] {
-               last = ask(h.control_socket, session::encode_usage_request());
+               last = ask(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
                auto u = session::decode_usage_reply(last);
                if (!u.ok()) return false;
                first = *u;
@@ -113,7 +114,7 @@ class HelperUsageTest : public QObject {
     QCOMPARE(first.limits.processes, with_cgroups ? std::optional<std::int64_t>(64) : std::nullopt);
     // They spin: the tree's CPU time grows from one answer to the next.
     QVERIFY2(eventually([&] {
-               last = ask(h.control_socket, session::encode_usage_request());
+               last = ask(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
                auto u = session::decode_usage_reply(last);
                return u.ok() && u->cpu_ms >= first.cpu_ms + 300;
              }),
