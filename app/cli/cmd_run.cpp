@@ -452,7 +452,7 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
   auto* ask_cmd = app.add_subcommand("ask", "Answer a pending network ask of a running session (--net ask)");
   auto ask_id = std::make_shared<std::string>();
   auto ask_words = std::make_shared<std::vector<std::string>>();
-  ask_cmd->add_option("id", *ask_id, "Session id")->required();
+  ask_cmd->add_option("id", *ask_id, "Session id")->required()->type_name("ID");
   ask_cmd->add_option("answer", *ask_words, "[ASK] allow-once|allow-session|deny (ASK: the ask's id, as 'paddock sessions' shows it)")
       ->required()
       ->expected(1, 2)
