@@ -1,4 +1,4 @@
-// The Linux capability matrix (seed §9 "Linux FULL", adjusted to what paddock-helper does) and
+// The Linux capability matrix (what paddock-helper does; docs/capabilities.md is made from it) and
 // the wrapper that turns a LinuxPlan into the backend-neutral BackendPlan.
 #include <string>
 

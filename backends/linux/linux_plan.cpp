@@ -315,7 +315,7 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   // A leaf only where a limit needs one. Without a limit it would add nothing: the PID
   // namespace is the kill tree (init's exit kills every process in it, and seccomp denies the
   // calls that could leave it), and the session's usage comes from wait4 on init. It did cost
-  // every session a mkdir, a clone into it, four reads and an rmdir in cgroupfs (issue 5).
+  // every session a mkdir, a clone into it, four reads and an rmdir in cgroupfs.
   p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup : "none";
   if (memory_in_cgroup) p.cgroup.memory_max = ir.resources.memory_bytes;
   if (pids_in_cgroup) p.cgroup.pids_max = ir.resources.processes;

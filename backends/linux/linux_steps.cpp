@@ -1,6 +1,6 @@
 // The Linux plan as bytes: one writer for the plan's steps, whose canonical bytes go into
 // plan_hash. `paddock plan` parses them into the plan JSON; paddock-helper hashes them as they
-// are, without building a json tree (issue 5: the tree for the 140-rule seccomp step and its
+// are, without building a json tree (the tree for the 140-rule seccomp step and its
 // copies were most of the helper's start-up CPU). One writer for both means the two can never
 // disagree about the plan's shape.
 #include <string>

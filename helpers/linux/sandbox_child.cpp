@@ -52,8 +52,8 @@ void send_msg(int fd, const InitMessage& msg, int pass_fd = -1) {
 }
 
 // The sandbox's network namespace, made on a second thread of init while init's main thread
-// builds the mount view. Making one is ~0.7 ms of kernel work (the loopback device, sysctl
-// tables, netfilter) that otherwise sat on the path to the agent's start (issue 5). unshare of a
+// builds the mount view. Making one is kernel work (the loopback device, sysctl tables, netfilter)
+// that otherwise sat on the path to the agent's start (docs/cli.md, "run: start-up"). unshare of a
 // network namespace moves only the calling thread; the thread hands the namespace over as a file
 // descriptor taken from a socket inside it (SIOCGSKNS: no path, as the main thread is pivoting
 // the root meanwhile), and the main thread enters it with setns before anything in the sandbox
@@ -417,7 +417,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // The agent shares init's memory until it execs (CLONE_VM | CLONE_VFORK, on a stack of its
   // own; init is suspended until the exec or the agent's _exit): a fork would copy init's address
   // space (the helper's, as init is a clone of it) only for exec to throw the copy away, and that
-  // copy, its page faults and its teardown sat on the path to the agent's start (issue 5). What
+  // copy, its page faults and its teardown sat on the path to the agent's start. What
   // the agent sets up before exec (rlimits, capabilities, no_new_privs, Landlock, seccomp, cwd,
   // signal mask and dispositions) is per process or per task, never shared through the memory.
   constexpr std::size_t kAgentStack = 1 << 20;  // untouched pages cost nothing
