@@ -34,6 +34,14 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// A list of enumerators as the plan writes them.
+template <typename Enum>
+std::vector<std::string> names(const std::vector<Enum>& list) {
+  std::vector<std::string> out;
+  for (const Enum e : list) out.push_back(to_string(e));
+  return out;
+}
+
 const FieldCapability* row(const BackendPlan& p, const std::string& field) {
   for (const auto& c : p.capability_vector)
     if (c.field == field) return &c;
@@ -47,8 +55,10 @@ class LinuxPlanTest : public QObject {
  private slots:
   void every_namespace_is_new_and_net_off_gets_no_proxy() {
     auto p = plan_of(typical_ir(), probe_abi(7));
-    QCOMPARE(p.namespaces, Namespaces{});
-    QVERIFY(p.namespaces.net && p.namespaces.user && p.namespaces.pid);
+    const json written = to_json(p);
+    QCOMPARE(written["namespaces"],
+             json({{"ipc", true}, {"mount", true}, {"net", true}, {"pid", true}, {"user", true}, {"uts", true}}));
+    QCOMPARE(written["no_new_privs"], json(true));
     QVERIFY(!p.proxy.enabled);
     QCOMPARE(p.proxy.port_in_sandbox, 0);
     QVERIFY(!p.env.set.count("HTTP_PROXY"));
@@ -60,7 +70,8 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(p.proxy.port_in_sandbox, 3128);
     // The backend repeats the helper's constant (backends may not include helpers): same value.
     QCOMPARE(p.proxy.port_in_sandbox, paddock::helper::kSandboxProxyPort);
-    QCOMPARE(p.proxy.mode, std::string("allowlist"));
+    QCOMPARE(p.proxy.mode, NetMode::kAllowlist);
+    QCOMPARE(to_json(p)["proxy"]["mode"], json("allowlist"));
     for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
     QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
@@ -74,7 +85,7 @@ class LinuxPlanTest : public QObject {
     p = plan_of(forbid, probe_abi(7));
     QCOMPARE(p.landlock.net_rules.size(), std::size_t{1});
     QCOMPARE(p.landlock.net_rules[0].port, 3128);
-    QCOMPARE(p.landlock.net_rules[0].access, std::vector<std::string>{"connect_tcp"});
+    QCOMPARE(names(p.landlock.net_rules[0].access), std::vector<std::string>{"connect_tcp"});
   }
 
   void git_ssh_binds_paddock_connect_read_only_and_sets_git_ssh_command() {
@@ -89,7 +100,7 @@ class LinuxPlanTest : public QObject {
     auto rule = std::find_if(p.landlock.path_rules.begin(), p.landlock.path_rules.end(),
                              [&](const LandlockPathRule& r) { return r.path == connect; });
     QVERIFY(rule != p.landlock.path_rules.end());
-    QCOMPARE(rule->access, (std::vector<std::string>{"execute", "read_file"}));
+    QCOMPARE(names(rule->access), (std::vector<std::string>{"execute", "read_file"}));
     QCOMPARE(p.proxy.git_ssh_connect, connect);
     // The path is quoted twice (git's sh, then ssh's shell), spaces included.
     QCOMPARE(p.env.set.at("GIT_SSH_COMMAND"),
@@ -119,7 +130,7 @@ class LinuxPlanTest : public QObject {
     FrozenIr ir = typical_ir();
     ir.egress.loopback_bind = false;
     auto p = plan_of(ir, probe_abi(7));
-    QCOMPARE(p.landlock.handled_net, (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
+    QCOMPARE(names(p.landlock.handled_net), (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
     QVERIFY(p.landlock.net_rules.empty());
   }
 
@@ -235,23 +246,24 @@ class LinuxPlanTest : public QObject {
     for (int abi = 1; abi <= 7; ++abi) {
       auto l = plan_of(ir, probe_abi(abi)).landlock;
       QCOMPARE(l.abi, abi);
-      QCOMPARE(has(l.handled_fs, "refer"), abi >= 2);
-      QCOMPARE(has(l.handled_fs, "truncate"), abi >= 3);
-      QCOMPARE(has(l.handled_fs, "ioctl_dev"), abi >= 5);
+      const std::vector<std::string> handled = names(l.handled_fs);
+      QCOMPARE(has(handled, "refer"), abi >= 2);
+      QCOMPARE(has(handled, "truncate"), abi >= 3);
+      QCOMPARE(has(handled, "ioctl_dev"), abi >= 5);
       QCOMPARE(l.handled_net.empty(), abi < 4);
       QCOMPARE(l.scoped.empty(), abi < 6);
       for (const auto& r : l.path_rules)
-        for (const auto& a : r.access) QVERIFY2(has(l.handled_fs, a), (r.path + " " + a).c_str());
+        for (const auto& a : names(r.access)) QVERIFY2(has(handled, a), (r.path + " " + a).c_str());
     }
   }
 
   void read_roots_get_read_rights_and_write_roots_every_handled_right() {
     auto l = plan_of(typical_ir(), probe_abi(3)).landlock;
     for (const auto& r : l.path_rules) {
-      if (r.path == "/usr") QCOMPARE(r.access, (std::vector<std::string>{"execute", "read_file", "read_dir"}));
+      if (r.path == "/usr") QCOMPARE(names(r.access), (std::vector<std::string>{"execute", "read_file", "read_dir"}));
       if (r.path == "/home/dev/proj") QCOMPARE(r.access, l.handled_fs);
-      if (r.path == "/proc") QCOMPARE(r.access, (std::vector<std::string>{"read_file", "read_dir"}));
-      if (r.path == "/dev") QVERIFY(!has(r.access, "execute"));
+      if (r.path == "/proc") QCOMPARE(names(r.access), (std::vector<std::string>{"read_file", "read_dir"}));
+      if (r.path == "/dev") QVERIFY(!has(names(r.access), "execute"));
     }
   }
 
@@ -265,12 +277,12 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(a, b);
     // Landlock: ABI 7 adds truncate (3), TCP rules (4), ioctl_dev (5) and scopes (6).
     std::vector<std::string> extra;
-    for (const auto& r : p7.landlock.handled_fs)
-      if (!has(p2.landlock.handled_fs, r)) extra.push_back(r);
+    for (const auto& r : names(p7.landlock.handled_fs))
+      if (!has(names(p2.landlock.handled_fs), r)) extra.push_back(r);
     QCOMPARE(extra, (std::vector<std::string>{"truncate", "ioctl_dev"}));
     QVERIFY(p2.landlock.handled_net.empty() && p2.landlock.net_rules.empty());
     QVERIFY(!p7.landlock.net_rules.empty());
-    QCOMPARE(p7.landlock.scoped, (std::vector<std::string>{"abstract_unix_socket", "signal"}));
+    QCOMPARE(names(p7.landlock.scoped), (std::vector<std::string>{"abstract_unix_socket", "signal"}));
     // The matrices differ exactly on the rows that need ABI 4: the TCP port rules.
     auto m2 = linux_capability_matrix(probe_abi(2)), m7 = linux_capability_matrix(probe_abi(7));
     QCOMPARE(m2.size(), m7.size());
@@ -307,7 +319,7 @@ class LinuxPlanTest : public QObject {
       if (r.arg_index < 0) unconditional.insert(r.syscall);
       if (r.syscall == "socket") {
         QCOMPARE(r.errno_value, 97);
-        QCOMPARE(r.arg_op, std::string("masked_eq"));
+        QCOMPARE(r.arg_op, SeccompArgOp::kMaskedEq);
         if (r.arg_mask == 0xFFFFFFFFull) families.insert(r.arg_value);
         else ++high_bits;
       }
