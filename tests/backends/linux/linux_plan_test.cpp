@@ -331,7 +331,7 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(families.size(), std::size_t{61});
     for (std::uint64_t f : {1, 2, 10}) QVERIFY(!families.count(f));
     QCOMPARE(high_bits, 26);  // bits 6..31 cover every family >= 64
-    QCOMPARE(p.socket_families_allowed, (std::vector<std::string>{"unix", "inet", "inet6"}));
+    QCOMPARE(names(p.socket_families_allowed), (std::vector<std::string>{"unix", "inet", "inet6"}));
     auto tiocsti = std::find_if(p.seccomp.begin(), p.seccomp.end(), [](const SeccompRule& r) {
       return r.syscall == "ioctl" && r.arg_value == 0x5412;
     });
@@ -342,14 +342,14 @@ class LinuxPlanTest : public QObject {
   void limits_map_to_rlimits_and_the_delegated_cgroup() {
     auto p = plan_of(typical_ir(), probe_abi(7));
     std::map<std::string, std::uint64_t> rl;
-    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    for (const auto& r : p.rlimits) rl[to_string(r.resource)] = r.value;
     QCOMPARE(rl.at("cpu"), std::uint64_t{3600});
     QCOMPARE(rl.at("nofile"), std::uint64_t{4096});
     QCOMPARE(rl.at("fsize"), std::uint64_t{1073741824});
     QCOMPARE(rl.at("core"), std::uint64_t{0});
     // Memory and processes are the cgroup's alone: no address-space cap, no second count.
     QVERIFY(!rl.count("as") && !rl.count("data") && !rl.count("nproc"));
-    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v2"));
     QCOMPARE(*p.cgroup.memory_max, std::int64_t{8589934592});
     QCOMPARE(*p.cgroup.pids_max, std::int64_t{512});
     QCOMPARE(*p.wall_time_secs, std::int64_t{14400});
@@ -360,11 +360,11 @@ class LinuxPlanTest : public QObject {
     probe.cgroup = {};
     auto p = plan_of(typical_ir(), probe);
     std::map<std::string, std::uint64_t> rl;
-    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    for (const auto& r : p.rlimits) rl[to_string(r.resource)] = r.value;
     QCOMPARE(rl.at("data"), std::uint64_t{8589934592});
     QCOMPARE(rl.at("nproc"), std::uint64_t{512});
     QVERIFY(!rl.count("as"));
-    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("none"));
     QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
     auto plan = compile_linux(typical_ir(), probe);
     QCOMPARE(row(*plan, "resources.memory_bytes")->support, Support::kPartial);
@@ -422,9 +422,9 @@ class LinuxPlanTest : public QObject {
     ir.resources.memory_bytes.reset();
     ir.resources.processes.reset();
     auto p = plan_of(ir, probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("none"));
     QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
-    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(plan_of(typical_ir(), probe).cgroup.mechanism)), std::string("v2"));
     auto plan = compile_linux(ir, probe);
     const FieldCapability* kill = row(*plan, "lifecycle.cleanup=kill_tree");
     QVERIFY(kill);
@@ -437,7 +437,7 @@ class LinuxPlanTest : public QObject {
     auto probe = probe_abi(7);
     probe.cgroup.v2_controllers = {"memory"};
     auto p = plan_of(typical_ir(), probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v2"));
     QVERIFY(p.cgroup.memory_max && !p.cgroup.pids_max);
     probe.cgroup.v2_controllers = {"pids"};
     p = plan_of(typical_ir(), probe);
@@ -448,7 +448,7 @@ class LinuxPlanTest : public QObject {
     probe.cgroup.v1_writable = true;
     probe.cgroup.v1_controllers = {"pids"};
     p = plan_of(typical_ir(), probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("v1"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v1"));
     QVERIFY(!p.cgroup.memory_max && p.cgroup.pids_max);
     QVERIFY(backends::check(*compile_linux(typical_ir(), probe)).ok());
   }
