@@ -26,7 +26,7 @@ Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohman
 // Every field of the matrix for a backend (for docs and the GUI's Capabilities view).
 std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann::json& probe);
 
-// Fail-closed check (DESIGN §6): ok, or kRefused (exit 125) with one actionable line.
+// Fail-closed check (docs/capabilities.md): ok, or kRefused (exit 125) with one actionable line.
 Status check(const BackendPlan& plan);
 
 }  // namespace paddock::backends

@@ -1,6 +1,6 @@
-// Canonical JSON bytes (DESIGN §5: UTF-8, keys sorted by byte value, no insignificant
-// whitespace, integers only) written straight into a string, for the plan data whose hash
-// paddock-helper recomputes on every start (issue 5): building an nlohmann tree only to dump it
+// Canonical JSON bytes (UTF-8, keys sorted by byte value, no insignificant whitespace, integers
+// only) written straight into a string, for the plan data whose hash paddock-helper recomputes on
+// every start (docs/cli.md, "run: start-up"): building an nlohmann tree only to dump it
 // cost the helper more than the rest of its user-space work together.
 //
 // The caller writes each object's keys in byte order; the bytes are then exactly what

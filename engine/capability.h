@@ -1,4 +1,4 @@
-// The capability model shared by every backend (DESIGN §6, seed §4 and §9): the fixed list of
+// The capability model shared by every backend (docs/capabilities.md): the fixed list of
 // capability rows (IR field paths, some split by value or by where a deny lies), which of them a
 // given IR requests, and the fail-closed reading of a capability vector.
 #pragma once

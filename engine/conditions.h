@@ -1,5 +1,5 @@
-// Bounded `when:` conditions (DESIGN §4). None runs a process or follows a symlink, and the
-// one that scans (project_contains) has a fixed budget: past it the load fails (125).
+// Bounded `when:` conditions (docs/policy-layers.md). None runs a process or follows a symlink, and
+// the one that scans (project_contains) has a fixed budget: past it the load fails (125).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Environment policy (DESIGN §4): an allowlist of NAME or PREFIX* patterns; deny beats
+// Environment policy (docs/policy-layers.md): an allowlist of NAME or PREFIX* patterns; deny beats
 // pass-through; built-in hard-deny prefixes, suffixes and substrings (case-insensitive) beat both,
 // except the agent preset's own key variables when the user opted in.
 #pragma once

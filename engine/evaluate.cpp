@@ -1,5 +1,5 @@
-// evaluate(): the whole pipeline (DESIGN §1) from launch inputs to a frozen IR, its provenance,
-// the tier stack as the GUI shows it, and lint.
+// evaluate(): the whole pipeline (docs/architecture.md) from launch inputs to a frozen IR, its
+// provenance, the tier stack as the GUI shows it, and lint.
 #include <deque>
 #include <filesystem>
 #include <system_error>

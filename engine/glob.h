@@ -1,4 +1,4 @@
-// Glob patterns over the real file system (DESIGN §4): `*`, `?`, `[..]` within one path
+// Glob patterns over the real file system (docs/policy-layers.md): `*`, `?`, `[..]` within one path
 // component, `**` across components. Whether an entry is a glob is decided once, at parse time
 // (has_glob); expansion never follows symlinked directories, and over-budget is an error.
 #pragma once

@@ -1,4 +1,4 @@
-// The frozen Sandbox IR (DESIGN §5, seed §4): the one value that explain, preview, plan and the
+// The frozen Sandbox IR (docs/architecture.md): the one value that explain, preview, plan and the
 // helper all read. Every path is absolute and canonical, every list sorted and de-duplicated,
 // every default explicit. Reading an IR back rejects unknown or missing fields.
 #pragma once
@@ -177,7 +177,7 @@ nlohmann::json to_json(const FrozenIr& ir);
 // Strict: unknown, missing or mistyped fields are errors (kBadInput, naming the JSON path).
 Result<FrozenIr> ir_from_json(const nlohmann::json& j);
 
-// Canonical bytes (DESIGN §5): UTF-8 JSON, keys sorted, no whitespace, integers only, no LF.
+// Canonical bytes: UTF-8 JSON, keys sorted, no whitespace, integers only, no LF.
 std::string canonical_bytes(const nlohmann::json& j);
 std::string canonical_bytes(const FrozenIr& ir);
 // "sha256:" + lowercase hex of SHA-256 over bytes.

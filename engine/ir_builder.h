@@ -1,6 +1,6 @@
-// Merge + resolve + freeze (DESIGN §4–§5): applied layers go in weakest first, a FrozenIr and
-// its provenance come out. Unions for allows and denies, deny monotone, strictest limits,
-// single-source net mode, system-global lockdown over the whole never-overridable set.
+// Merge + resolve + freeze (docs/policy-layers.md, "Merging"): applied layers go in weakest first,
+// a FrozenIr and its provenance come out. Unions for allows and denies, deny monotone, strictest
+// limits, single-source net mode, system-global lockdown over the whole never-overridable set.
 #pragma once
 
 #include <array>
@@ -122,7 +122,8 @@ class IrBuilder {
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;
-  // Net mode sources (DESIGN §4): cli > agent default > user > system > off; off forced by others.
+  // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
+  // others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;
   std::map<std::string, nlohmann::json> adds_;
 };

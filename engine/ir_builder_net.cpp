@@ -127,7 +127,7 @@ Result<std::string> normalize_cidr(const std::string& c) {
 }
 
 Status IrBuilder::build_egress() {
-  // One source for the mode (DESIGN §4): cli-flags > agent default > user > system > off; any
+  // One source for the mode (docs/network.md): cli-flags > agent default > user > system > off; any
   // other layer can only force it off.
   std::optional<std::pair<NetMode, Origin>> src;
   for (const auto* s : {&net_cli_, &net_agent_, &net_user_, &net_system_})

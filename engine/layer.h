@@ -1,5 +1,5 @@
-// A parsed policy layer (DESIGN §4, schema version 1): what one YAML file says, with the
-// file:line:column of every entry so that errors, provenance and `--why` can name the rule.
+// A parsed policy layer (docs/policy-layers.md, schema version 1): what one YAML file says, with
+// the file:line:column of every entry so that errors, provenance and `--why` can name the rule.
 // Nothing here is resolved yet: paths still carry $PROJECT, ~/ and globs.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 namespace paddock {
 
-// Tier names, weakest first (DESIGN §4).
+// Tier names, weakest first (docs/policy-layers.md).
 inline constexpr const char* kTierSystem = "system-global";
 inline constexpr const char* kTierUser = "user-global";
 inline constexpr const char* kTierProfile = "builtin-profile";

@@ -1,5 +1,5 @@
-// Sizes, durations and the `--limits` spec (DESIGN §4): k/m/g are ×1000, KiB/MiB/GiB ×1024,
-// durations s/m/h/d; overflow, empty pairs, unknown keys and bad suffixes are errors.
+// Sizes, durations and the `--limits` spec (docs/policy-layers.md): k/m/g are ×1000, KiB/MiB/GiB
+// ×1024, durations s/m/h/d; overflow, empty pairs, unknown keys and bad suffixes are errors.
 #pragma once
 
 #include <array>

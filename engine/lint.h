@@ -1,7 +1,7 @@
-// Lint (seed §1): R1 home write root, R2 home blanket read, R3 useless deny, R4 secret-shaped
-// files present but unmasked, R5 no limits, R6 credentials in the project's git config, R7 write
-// protection of tool-executed files lifted, ESC escape-equivalent unix socket and directory
-// grants.
+// Lint (docs/policy-layers.md, "Lint"): R1 home write root, R2 home blanket read, R3 useless deny,
+// R4 secret-shaped files present but unmasked, R5 no limits, R6 credentials in the project's git
+// config, R7 write protection of tool-executed files lifted, ESC escape-equivalent unix socket and
+// directory grants.
 #pragma once
 
 #include <string>

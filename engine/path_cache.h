@@ -1,8 +1,8 @@
-// One evaluation's memo of the file-system questions path resolution asks (issue 5: `paddock
-// run` resolved ~60 paths with std::filesystem::weakly_canonical, and every call re-stat'ed and
-// re-readlink'ed the same parent directories: ~550 syscalls per run). Answers are exactly what
-// std::filesystem gives (the same calls, asked once per distinct path), so resolved paths, the IR
-// and its hash do not change. An evaluation does not write to the file system, so its answers
+// One evaluation's memo of the file-system questions path resolution asks (`paddock run` resolves
+// dozens of paths with std::filesystem::weakly_canonical, and every call re-stat'ed and
+// re-readlink'ed the same parent directories; docs/cli.md, "run: start-up"). Answers are exactly
+// what std::filesystem gives (the same calls, asked once per distinct path), so resolved paths, the
+// IR and its hash do not change. An evaluation does not write to the file system, so its answers
 // cannot go stale inside it; a cache never outlives the EvalContext that owns it.
 #pragma once
 

@@ -125,8 +125,8 @@ std::string plan_hash(const BackendPlan& plan) { return plan_hash(plan, canonica
 
 std::string plan_canonical_bytes(const BackendPlan& plan, std::string_view steps_canonical) {
   // The bytes of canonical_bytes(to_json(plan)), written member by member in the document's
-  // (sorted) key order without building the document (issue 5: the helper hashes on every
-  // start). Compact canonical dumps compose: a member's bytes inside the whole are its own.
+  // (sorted) key order without building the document (the helper hashes on every start).
+  // Compact canonical dumps compose: a member's bytes inside the whole are its own.
   CanonicalWriter w;
   w.begin_object();
   w.key("backend").value(plan.backend);

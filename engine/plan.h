@@ -1,6 +1,6 @@
-// Backend-neutral plan data (DESIGN §6, seed §7–§9): what a backend compiler produces from a
-// frozen IR, the capability vector that says honestly how each IR field is enforced, and the
-// attestation record a helper sends before it execs the agent.
+// Backend-neutral plan data (docs/architecture.md, "The pipeline"): what a backend compiler
+// produces from a frozen IR, the capability vector that says honestly how each IR field is
+// enforced, and the attestation record a helper sends before it execs the agent.
 #pragma once
 
 #include <string>
@@ -54,7 +54,7 @@ std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical)
 // The canonical bytes that hash covers: what `paddock run` stores as plan.json.
 std::string plan_canonical_bytes(const BackendPlan& plan, std::string_view steps_canonical);
 
-// The readiness attestation (seed §8): sent by the helper on a pipe before exec.
+// The readiness attestation (docs/cli.md, "sessions"): sent by the helper on a pipe before exec.
 struct Attestation {
   std::string ir_hash;
   std::string plan_hash;

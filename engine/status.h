@@ -1,5 +1,5 @@
 // Status and Result<T>: how every fallible engine function reports failure.
-// Exceptions never cross module boundaries; errors carry the exit code of DESIGN §10.
+// Exceptions never cross module boundaries; errors carry the exit codes of docs/cli.md.
 #pragma once
 
 #include <cassert>
@@ -10,7 +10,8 @@
 
 namespace paddock {
 
-// The value is the process exit code the CLI uses for this class of error (DESIGN §10).
+// The value is the process exit code the CLI uses for this class of error (docs/cli.md, "Exit
+// codes").
 enum class ErrorCode : int {
   kInternal = 1,          // a bug or an I/O failure that is not the user's input
   kBadInput = 2,          // usage, YAML, schema; message names file:line:col

@@ -1,5 +1,5 @@
-// Tier discovery (DESIGN §4): the candidate file of every tier, weakest first, with its bytes
-// (or the GUI's overlay text). Reading never modifies anything.
+// Tier discovery (docs/policy-layers.md): the candidate file of every tier, weakest first, with its
+// bytes (or the GUI's overlay text). Reading never modifies anything.
 #pragma once
 
 #include <string>

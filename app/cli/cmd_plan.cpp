@@ -1,4 +1,4 @@
-// `paddock plan [INPUTS] [--backend linux|macos|windows] [--json]` (DESIGN §10): compiles the
+// `paddock plan [INPUTS] [--backend linux|macos|windows] [--json]` (docs/cli.md): compiles the
 // effective policy for a backend and prints the steps, the capability vector, the losses and the
 // check() verdict. A refused plan is still printed, then the command exits 125 with the one-line
 // reason on stderr, exactly as `paddock run` would refuse it.

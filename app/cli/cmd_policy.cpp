@@ -1,4 +1,4 @@
-// explain, hash, lint, approve (DESIGN §10): thin front ends over engine::evaluate().
+// explain, hash, lint, approve (docs/cli.md): thin front ends over engine::evaluate().
 #include <iostream>
 #include <memory>
 

@@ -17,13 +17,13 @@ void add_run_command(CLI::App& app, CliContext& ctx);         // cmd_run.cpp: ru
 void add_generate_command(CLI::App& app, CliContext& ctx);    // cmd_generate.cpp: __generate (hidden)
 
 // Which subcommands run_cli registers. kForArgs registers only `run` when `run` is the first
-// argument: building the whole CLI11 tree cost ~0.4 ms of every session's start (issue 5), and
+// argument: building the whole CLI11 tree was a measurable share of every session's start, and
 // nothing after `run` can reach a sibling (its command positional takes every non-option token;
 // options do not fall through). kWhole always registers everything; tests compare the two.
 enum class CliTree { kForArgs, kWhole };
 
-// Runs the CLI: parse, dispatch, return the exit code (DESIGN §10). Usage errors print one
-// line and return 2.
+// Runs the CLI: parse, dispatch, return the exit code (docs/cli.md, "Exit codes"). Usage errors
+// print one line and return 2.
 int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree = CliTree::kForArgs);
 
 }  // namespace paddock::cli

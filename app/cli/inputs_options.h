@@ -1,4 +1,4 @@
-// The INPUTS options shared by explain, hash, plan, lint, run and approve (DESIGN §10), mapped
+// The INPUTS options shared by explain, hash, plan, lint, run and approve (docs/cli.md), mapped
 // onto engine::Inputs in one place.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A client of one session's control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock): JSON lines
+// A client of one session's control socket ($XDG_RUNTIME_DIR/paddock/<id>.sock, docs/cli.md): JSON lines
 // both ways, encoded by engine/session/control.h. The helper answers every command with
 // {"ok":...}; after `subscribe` it also sends every event as it happens ({"event":...}). Lines
 // that do not parse are reported, never guessed at.

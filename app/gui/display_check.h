@@ -1,6 +1,6 @@
 // Decides, before any Qt GUI object exists, whether there is a display to open a window on.
 // Without one, Qt would abort with a long platform-plugin message; we print one line that says
-// what to use instead and exit 2 (bad input / usage, DESIGN §10).
+// what to use instead and exit 2 (bad input / usage, docs/cli.md).
 #pragma once
 
 #include <map>

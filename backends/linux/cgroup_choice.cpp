@@ -12,13 +12,22 @@ bool has(const std::vector<std::string>& v, const char* name) {
 
 }  // namespace
 
-std::string choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids) {
+const char* to_string(CgroupMechanism mechanism) {
+  switch (mechanism) {
+    case CgroupMechanism::kNone: return "none";
+    case CgroupMechanism::kV1: return "v1";
+    case CgroupMechanism::kV2: return "v2";
+  }
+  return "unknown";
+}
+
+CgroupMechanism choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids) {
   const auto covers = [&](const std::vector<std::string>& controllers) {
     return (!need_memory || has(controllers, "memory")) && (!need_pids || has(controllers, "pids"));
   };
-  if (probe.v2_delegated_writable && covers(probe.v2_controllers)) return "v2";
-  if (probe.v1_writable && covers(probe.v1_controllers)) return "v1";
-  return "none";
+  if (probe.v2_delegated_writable && covers(probe.v2_controllers)) return CgroupMechanism::kV2;
+  if (probe.v1_writable && covers(probe.v1_controllers)) return CgroupMechanism::kV1;
+  return CgroupMechanism::kNone;
 }
 
 NprocScope nproc_scope(const KernelProbe& probe) {
@@ -35,16 +44,17 @@ LimitChoice choose_limits(const KernelProbe& probe) {
   const LimitVia data = probe.rlimit_data ? LimitVia::kRlimit : LimitVia::kNone;
   const LimitVia nproc =
       nproc_scope(probe) == NprocScope::kNotEnforced ? LimitVia::kNone : LimitVia::kRlimit;
-  const std::string both = choose_cgroup(probe.cgroup, true, true);
-  const std::string mem = choose_cgroup(probe.cgroup, true, false);
-  const std::string pids = choose_cgroup(probe.cgroup, false, true);
-  if (both != "none") return {both, LimitVia::kCgroup, LimitVia::kCgroup};
+  constexpr CgroupMechanism kNone = CgroupMechanism::kNone;
+  const CgroupMechanism both = choose_cgroup(probe.cgroup, true, true);
+  const CgroupMechanism mem = choose_cgroup(probe.cgroup, true, false);
+  const CgroupMechanism pids = choose_cgroup(probe.cgroup, false, true);
+  if (both != kNone) return {both, LimitVia::kCgroup, LimitVia::kCgroup};
   // No hierarchy carries both: the one that exists goes to the limit whose rlimit is missing or
   // weaker. RLIMIT_DATA is always the weaker memory limit; RLIMIT_NPROC is missing for root.
-  if (pids != "none" && nproc == LimitVia::kNone) return {pids, data, LimitVia::kCgroup};
-  if (mem != "none") return {mem, LimitVia::kCgroup, nproc};
-  if (pids != "none") return {pids, data, LimitVia::kCgroup};
-  return {"none", data, nproc};
+  if (pids != kNone && nproc == LimitVia::kNone) return {pids, data, LimitVia::kCgroup};
+  if (mem != kNone) return {mem, LimitVia::kCgroup, nproc};
+  if (pids != kNone) return {pids, data, LimitVia::kCgroup};
+  return {kNone, data, nproc};
 }
 
 }  // namespace paddock::linux_backend

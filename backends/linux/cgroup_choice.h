@@ -9,9 +9,13 @@
 
 namespace paddock::linux_backend {
 
-// "v2" when the delegated cgroup2 subtree is writable and enables every needed controller;
-// else "v1" when the v1 memory+pids trees are writable and mounted; else "none".
-std::string choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids);
+// The cgroup hierarchy that carries the limits which use one (written "none", "v1", "v2").
+enum class CgroupMechanism { kNone, kV1, kV2 };
+const char* to_string(CgroupMechanism mechanism);
+
+// kV2 when the delegated cgroup2 subtree is writable and enables every needed controller;
+// else kV1 when the v1 memory+pids trees are writable and mounted; else kNone.
+CgroupMechanism choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids);
 
 enum class LimitVia {
   kNone,    // no mechanism: a policy asking for the limit is refused (125)
@@ -28,7 +32,7 @@ enum class NprocScope {
 NprocScope nproc_scope(const KernelProbe& probe);
 
 struct LimitChoice {
-  std::string cgroup = "none";  // the hierarchy of the limits that use one: v2 | v1 | none
+  CgroupMechanism cgroup = CgroupMechanism::kNone;  // the hierarchy of the limits that use one
   LimitVia memory = LimitVia::kNone;
   LimitVia processes = LimitVia::kNone;
   bool operator==(const LimitChoice&) const = default;

@@ -1,4 +1,4 @@
-// The Linux capability matrix (seed §9 "Linux FULL", adjusted to what paddock-helper does) and
+// The Linux capability matrix (what paddock-helper does; docs/capabilities.md is made from it) and
 // the wrapper that turns a LinuxPlan into the backend-neutral BackendPlan.
 #include <string>
 
@@ -50,9 +50,8 @@ constexpr const char* kExactLimitsNeed =
     "controllers or at the root of cgroup v2, or with cgroup v1 memory and pids directories "
     "delegated to your user (a systemd-delegated cgroup v2 subtree is not usable yet)";
 
-std::string cgroup_mechanism(const std::string& hierarchy, const char* v2_file,
-                             const char* v1_file) {
-  return hierarchy == "v2" ? std::string("cgroup v2 ") + v2_file + " on the sandbox's leaf"
+std::string cgroup_mechanism(CgroupMechanism hierarchy, const char* v2_file, const char* v1_file) {
+  return hierarchy == CgroupMechanism::kV2 ? std::string("cgroup v2 ") + v2_file + " on the sandbox's leaf"
                            : std::string("cgroup v1 ") + v1_file + " on the sandbox's leaf";
 }
 
@@ -115,19 +114,25 @@ FieldCapability processes_row(const KernelProbe& probe, const LimitChoice& choic
 // The limits step: which mechanism carries each limit this IR sets (the capability vector says
 // what it means).
 std::vector<LimitEntry> limits_step(const FrozenIr& ir, const LimitChoice& choice) {
-  const auto via = [&](LimitVia v, const char* cgroup_name, const char* rlimit_name) -> std::string {
+  const auto via = [&](LimitVia v, LimitMechanism v1, LimitMechanism v2, LimitMechanism rlimit) {
     switch (v) {
-      case LimitVia::kCgroup: return std::string("cgroup_") + choice.cgroup + "_" + cgroup_name;
-      case LimitVia::kRlimit: return rlimit_name;
+      case LimitVia::kCgroup: return choice.cgroup == CgroupMechanism::kV2 ? v2 : v1;
+      case LimitVia::kRlimit: return rlimit;
       case LimitVia::kNone: break;
     }
-    return "none";
+    return LimitMechanism::kNone;
   };
   std::vector<LimitEntry> out;
   if (ir.resources.memory_bytes)
-    out.push_back({"memory_bytes", via(choice.memory, "memory", "rlimit_data"), *ir.resources.memory_bytes});
+    out.push_back({LimitName::kMemoryBytes,
+                   via(choice.memory, LimitMechanism::kCgroupV1Memory, LimitMechanism::kCgroupV2Memory,
+                       LimitMechanism::kRlimitData),
+                   *ir.resources.memory_bytes});
   if (ir.resources.processes)
-    out.push_back({"processes", via(choice.processes, "pids", "rlimit_nproc"), *ir.resources.processes});
+    out.push_back({LimitName::kProcesses,
+                   via(choice.processes, LimitMechanism::kCgroupV1Pids, LimitMechanism::kCgroupV2Pids,
+                       LimitMechanism::kRlimitNproc),
+                   *ir.resources.processes});
   return out;
 }
 

@@ -21,24 +21,25 @@ constexpr int kEperm = 1;
 constexpr int kEnosys = 38;
 constexpr int kEafnosupport = 97;
 
+using Fs = LandlockFsRight;
+
 // Landlock access rights by the ABI that introduced them (<linux/landlock.h>).
-std::vector<std::string> fs_rights_for_abi(int abi) {
+std::vector<Fs> fs_rights_for_abi(int abi) {
   if (abi < 1) return {};
-  std::vector<std::string> r = {"execute",    "write_file", "read_file",  "read_dir",
-                                "remove_dir", "remove_file", "make_char", "make_dir",
-                                "make_reg",   "make_sock",  "make_fifo",  "make_block",
-                                "make_sym"};
-  if (abi >= 2) r.push_back("refer");
-  if (abi >= 3) r.push_back("truncate");
-  if (abi >= 5) r.push_back("ioctl_dev");
+  std::vector<Fs> r = {Fs::kExecute,   Fs::kWriteFile, Fs::kReadFile,  Fs::kReadDir,  Fs::kRemoveDir,
+                       Fs::kRemoveFile, Fs::kMakeChar, Fs::kMakeDir,   Fs::kMakeReg,  Fs::kMakeSock,
+                       Fs::kMakeFifo,  Fs::kMakeBlock, Fs::kMakeSym};
+  if (abi >= 2) r.push_back(Fs::kRefer);
+  if (abi >= 3) r.push_back(Fs::kTruncate);
+  if (abi >= 5) r.push_back(Fs::kIoctlDev);
   return r;
 }
 
-std::vector<std::string> read_rights() { return {"read_file", "read_dir", "execute"}; }
+std::vector<Fs> read_rights() { return {Fs::kReadFile, Fs::kReadDir, Fs::kExecute}; }
 
-std::vector<std::string> dev_rights(int abi) {
-  std::vector<std::string> r = {"read_file", "write_file", "read_dir"};
-  if (abi >= 5) r.push_back("ioctl_dev");
+std::vector<Fs> dev_rights(int abi) {
+  std::vector<Fs> r = {Fs::kReadFile, Fs::kWriteFile, Fs::kReadDir};
+  if (abi >= 5) r.push_back(Fs::kIoctlDev);
   return r;
 }
 
@@ -160,16 +161,16 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
   for (const std::string& r : ir.fs.write_roots) rules.push_back({r, l.handled_fs});
   rules.push_back({"/dev", dev_rights(abi)});
   rules.push_back({"/dev/shm", l.handled_fs});  // private tmpfs inside the minimal /dev
-  rules.push_back({"/proc", {"read_file", "read_dir"}});
+  rules.push_back({"/proc", {Fs::kReadFile, Fs::kReadDir}});
   if (ir.fs.tmp_isolated) rules.push_back({"/tmp", l.handled_fs});
-  if (!connect.empty()) rules.push_back({connect, {"execute", "read_file"}});  // a file: no dir rights
+  if (!connect.empty()) rules.push_back({connect, {Fs::kExecute, Fs::kReadFile}});  // a file: no dir rights
   // One rule per path: a path that is both a read root and something else gets the union.
   std::sort(rules.begin(), rules.end(),
             [](const LandlockPathRule& a, const LandlockPathRule& b) { return a.path < b.path; });
   for (const LandlockPathRule& r : rules) {
     if (!l.path_rules.empty() && l.path_rules.back().path == r.path) {
       auto& acc = l.path_rules.back().access;
-      for (const std::string& a : r.access)
+      for (const Fs a : r.access)
         if (std::find(acc.begin(), acc.end(), a) == acc.end()) acc.push_back(a);
     } else {
       l.path_rules.push_back(r);
@@ -178,8 +179,8 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
   // Keep each access list in the ABI's canonical order, so the plan bytes do not depend on
   // which rule was merged first.
   for (auto& r : l.path_rules) {
-    std::vector<std::string> ordered;
-    for (const std::string& a : l.handled_fs)
+    std::vector<Fs> ordered;
+    for (const Fs a : l.handled_fs)
       if (std::find(r.access.begin(), r.access.end(), a) != r.access.end()) ordered.push_back(a);
     r.access = ordered;
   }
@@ -189,11 +190,11 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
     // By default neither is handled: the namespace is the sandbox's own, with loopback only
     // (the relay the one way out), so binding and connecting there reach only the agent's own
     // servers, and Landlock's port rules cannot tell loopback from anything else.
-    l.handled_net = {"bind_tcp", "connect_tcp"};
+    l.handled_net = {LandlockNetRight::kBindTcp, LandlockNetRight::kConnectTcp};
     std::vector<LandlockNetRule> net;
-    if (relay) net.push_back({kProxyPort, {"connect_tcp"}});
-    for (int p : ir.egress.connect_ports) net.push_back({p, {"connect_tcp"}});
-    for (int p : ir.egress.bind_ports) net.push_back({p, {"bind_tcp"}});
+    if (relay) net.push_back({kProxyPort, {LandlockNetRight::kConnectTcp}});
+    for (int p : ir.egress.connect_ports) net.push_back({p, {LandlockNetRight::kConnectTcp}});
+    for (int p : ir.egress.bind_ports) net.push_back({p, {LandlockNetRight::kBindTcp}});
     std::sort(net.begin(), net.end(),
               [](const LandlockNetRule& a, const LandlockNetRule& b) { return a.port < b.port; });
     for (const LandlockNetRule& r : net) {
@@ -206,7 +207,7 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
       }
     }
   }
-  if (abi >= 6) l.scoped = {"abstract_unix_socket", "signal"};
+  if (abi >= 6) l.scoped = {LandlockScope::kAbstractUnixSocket, LandlockScope::kSignal};
   return l;
 }
 
@@ -217,15 +218,15 @@ std::string sh_quote(const std::string& s) {
   return out + "'";
 }
 
-SeccompRule deny(const std::string& name) { return SeccompRule{name, kEperm, -1, "", 0, 0}; }
+SeccompRule deny(const std::string& name) { return SeccompRule{name, kEperm, -1, SeccompArgOp::kNone, 0, 0}; }
 
 // A 32-bit argument compared on its low 32 bits only: the kernel truncates int arguments, so
 // a plain 64-bit "eq" could be bypassed by setting the upper half of the register.
 SeccompRule deny_low32(const std::string& name, int arg, std::uint64_t value, int err) {
-  return SeccompRule{name, err, arg, "masked_eq", value, 0xFFFFFFFFull};
+  return SeccompRule{name, err, arg, SeccompArgOp::kMaskedEq, value, 0xFFFFFFFFull};
 }
 
-std::vector<SeccompRule> seccomp_rules() {
+std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families) {
   std::vector<SeccompRule> r;
   for (const char* name :
        {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "mount", "umount2",
@@ -242,17 +243,21 @@ std::vector<SeccompRule> seccomp_rules() {
                              0x04000000ull /*NEWUTS*/, 0x08000000ull /*NEWIPC*/,
                              0x10000000ull /*NEWUSER*/, 0x20000000ull /*NEWPID*/,
                              0x40000000ull /*NEWNET*/})
-    r.push_back(SeccompRule{"clone", kEperm, 0, "masked_eq", flag, flag});
-  r.push_back(SeccompRule{"clone3", kEnosys, -1, "", 0, 0});
+    r.push_back(SeccompRule{"clone", kEperm, 0, SeccompArgOp::kMaskedEq, flag, flag});
+  r.push_back(SeccompRule{"clone3", kEnosys, -1, SeccompArgOp::kNone, 0, 0});
   r.push_back(deny_low32("ioctl", 1, 0x5412 /*TIOCSTI*/, kEperm));
   r.push_back(deny_low32("ioctl", 1, 0x541C /*TIOCLINUX*/, kEperm));
-  // socket(): every family but AF_UNIX (1), AF_INET (2), AF_INET6 (10) fails with EAFNOSUPPORT.
-  // Families 0..63 are listed one by one; any value >= 64 has one of bits 6..31 set.
+  // socket(): every family but the allowed ones fails with EAFNOSUPPORT. Families 0..63 are
+  // listed one by one; any value >= 64 has one of bits 6..31 set.
+  const auto allowed = [&](std::uint64_t fam) {
+    return std::any_of(families.begin(), families.end(),
+                       [&](SocketFamily f) { return static_cast<std::uint64_t>(f) == fam; });
+  };
   for (std::uint64_t fam = 0; fam < 64; ++fam)
-    if (fam != 1 && fam != 2 && fam != 10) r.push_back(deny_low32("socket", 0, fam, kEafnosupport));
+    if (!allowed(fam)) r.push_back(deny_low32("socket", 0, fam, kEafnosupport));
   for (int bit = 6; bit < 32; ++bit) {
     const std::uint64_t b = 1ull << bit;
-    r.push_back(SeccompRule{"socket", kEafnosupport, 0, "masked_eq", b, b});
+    r.push_back(SeccompRule{"socket", kEafnosupport, 0, SeccompArgOp::kMaskedEq, b, b});
   }
   return r;
 }
@@ -264,15 +269,15 @@ std::vector<SeccompRule> seccomp_rules() {
 // memory.max or RLIMIT_DATA bound what it would have bounded.
 std::vector<Rlimit> rlimits(const IrResources& res, const LimitChoice& choice) {
   std::vector<Rlimit> r;
-  const auto add = [&](const char* name, const std::optional<std::int64_t>& v) {
-    if (v) r.push_back({name, static_cast<std::uint64_t>(*v)});
+  const auto add = [&](RlimitResource resource, const std::optional<std::int64_t>& v) {
+    if (v) r.push_back({resource, static_cast<std::uint64_t>(*v)});
   };
-  add("cpu", res.cpu_seconds);
-  if (choice.memory == LimitVia::kRlimit) add("data", res.memory_bytes);
-  if (choice.processes == LimitVia::kRlimit) add("nproc", res.processes);
-  add("nofile", res.open_files);
-  add("fsize", res.file_size_bytes);
-  r.push_back({"core", 0});
+  add(RlimitResource::kCpu, res.cpu_seconds);
+  if (choice.memory == LimitVia::kRlimit) add(RlimitResource::kData, res.memory_bytes);
+  if (choice.processes == LimitVia::kRlimit) add(RlimitResource::kNproc, res.processes);
+  add(RlimitResource::kNofile, res.open_files);
+  add(RlimitResource::kFsize, res.file_size_bytes);
+  r.push_back({RlimitResource::kCore, 0});
   return r;
 }
 
@@ -296,6 +301,94 @@ const char* to_string(MountOp op) {
   return "unknown";
 }
 
+const char* to_string(LandlockFsRight right) {
+  switch (right) {
+    case Fs::kExecute: return "execute";
+    case Fs::kWriteFile: return "write_file";
+    case Fs::kReadFile: return "read_file";
+    case Fs::kReadDir: return "read_dir";
+    case Fs::kRemoveDir: return "remove_dir";
+    case Fs::kRemoveFile: return "remove_file";
+    case Fs::kMakeChar: return "make_char";
+    case Fs::kMakeDir: return "make_dir";
+    case Fs::kMakeReg: return "make_reg";
+    case Fs::kMakeSock: return "make_sock";
+    case Fs::kMakeFifo: return "make_fifo";
+    case Fs::kMakeBlock: return "make_block";
+    case Fs::kMakeSym: return "make_sym";
+    case Fs::kRefer: return "refer";
+    case Fs::kTruncate: return "truncate";
+    case Fs::kIoctlDev: return "ioctl_dev";
+  }
+  return "unknown";
+}
+
+const char* to_string(LandlockNetRight right) {
+  switch (right) {
+    case LandlockNetRight::kBindTcp: return "bind_tcp";
+    case LandlockNetRight::kConnectTcp: return "connect_tcp";
+  }
+  return "unknown";
+}
+
+const char* to_string(LandlockScope scope) {
+  switch (scope) {
+    case LandlockScope::kAbstractUnixSocket: return "abstract_unix_socket";
+    case LandlockScope::kSignal: return "signal";
+  }
+  return "unknown";
+}
+
+const char* to_string(SeccompArgOp op) {
+  switch (op) {
+    case SeccompArgOp::kNone: return "";
+    case SeccompArgOp::kMaskedEq: return "masked_eq";
+  }
+  return "unknown";
+}
+
+const char* to_string(SocketFamily family) {
+  switch (family) {
+    case SocketFamily::kUnix: return "unix";
+    case SocketFamily::kInet: return "inet";
+    case SocketFamily::kInet6: return "inet6";
+  }
+  return "unknown";
+}
+
+const char* to_string(RlimitResource resource) {
+  switch (resource) {
+    case RlimitResource::kCpu: return "cpu";
+    case RlimitResource::kData: return "data";
+    case RlimitResource::kNproc: return "nproc";
+    case RlimitResource::kNofile: return "nofile";
+    case RlimitResource::kFsize: return "fsize";
+    case RlimitResource::kCore: return "core";
+  }
+  return "unknown";
+}
+
+const char* to_string(LimitName limit) {
+  switch (limit) {
+    case LimitName::kMemoryBytes: return "memory_bytes";
+    case LimitName::kProcesses: return "processes";
+  }
+  return "unknown";
+}
+
+const char* to_string(LimitMechanism mechanism) {
+  switch (mechanism) {
+    case LimitMechanism::kNone: return "none";
+    case LimitMechanism::kCgroupV1Memory: return "cgroup_v1_memory";
+    case LimitMechanism::kCgroupV1Pids: return "cgroup_v1_pids";
+    case LimitMechanism::kCgroupV2Memory: return "cgroup_v2_memory";
+    case LimitMechanism::kCgroupV2Pids: return "cgroup_v2_pids";
+    case LimitMechanism::kRlimitData: return "rlimit_data";
+    case LimitMechanism::kRlimitNproc: return "rlimit_nproc";
+  }
+  return "unknown";
+}
+
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
   LinuxPlan p;
   const bool relay = ir.egress.mode != NetMode::kOff;
@@ -311,9 +404,8 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   p.tmpfs = tmpfs_size(ir.resources);
   p.idmap_read_roots = probe.host_root;
   p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
-  p.no_new_privs = true;
-  p.seccomp = seccomp_rules();
-  p.socket_families_allowed = {"unix", "inet", "inet6"};
+  p.socket_families_allowed = {SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6};
+  p.seccomp = seccomp_rules(p.socket_families_allowed);
   const LimitChoice limits = choose_limits(probe);
   p.rlimits = rlimits(ir.resources, limits);
   const bool memory_in_cgroup = ir.resources.memory_bytes && limits.memory == LimitVia::kCgroup;
@@ -321,13 +413,13 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   // A leaf only where a limit needs one. Without a limit it would add nothing: the PID
   // namespace is the kill tree (init's exit kills every process in it, and seccomp denies the
   // calls that could leave it), and the session's usage comes from wait4 on init. It did cost
-  // every session a mkdir, a clone into it, four reads and an rmdir in cgroupfs (issue 5).
-  p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup : "none";
+  // every session a mkdir, a clone into it, four reads and an rmdir in cgroupfs.
+  p.cgroup.mechanism = memory_in_cgroup || pids_in_cgroup ? limits.cgroup : CgroupMechanism::kNone;
   if (memory_in_cgroup) p.cgroup.memory_max = ir.resources.memory_bytes;
   if (pids_in_cgroup) p.cgroup.pids_max = ir.resources.processes;
   p.env.set = ir.env.set;
   p.env.pass = ir.env.passed_names;
-  p.proxy.mode = to_string(ir.egress.mode);
+  p.proxy.mode = ir.egress.mode;
   if (relay) {
     p.proxy.enabled = true;
     p.proxy.port_in_sandbox = kProxyPort;

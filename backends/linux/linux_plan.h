@@ -11,16 +11,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/linux/cgroup_choice.h"
 #include "backends/linux/kernel_probe.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
 
 namespace paddock::linux_backend {
 
-struct Namespaces {
-  bool user = true, mount = true, pid = true, ipc = true, uts = true, net = true;
-  bool operator==(const Namespaces&) const = default;
-};
+// Every name the plan writes for a value of one of the enums below (and CgroupMechanism,
+// cgroup_choice.h) comes from that enum's one table, its to_string; the helper maps each
+// enumerator to the kernel's constant with a switch over every enumerator, so there is no
+// unknown name to refuse.
+//
+// Every sandbox gets new user, mount, PID, IPC, UTS and network namespaces and no_new_privs: they
+// are not choices of the plan. Its bytes state them (steps "namespaces" and "no_new_privs"), and
+// the helper does them unconditionally.
 
 // The agent's file system view is built on an empty tmpfs root inside the new mount namespace,
 // then pivot_root'ed into. Steps run in order; targets are paths inside the new root, which
@@ -65,50 +70,78 @@ struct TmpfsSize {
   bool operator==(const TmpfsSize&) const = default;
 };
 
-// Landlock access bits by name, as in <linux/landlock.h>; the helper maps names to bits and
-// the compiler only uses names valid for the plan's ABI.
+// Landlock rights, as in <linux/landlock.h> and in the kernel's bit order; the compiler only
+// uses rights valid for the plan's ABI (the helper refuses one the running kernel lacks).
+enum class LandlockFsRight {
+  kExecute, kWriteFile, kReadFile, kReadDir, kRemoveDir, kRemoveFile, kMakeChar,  // ABI 1
+  kMakeDir, kMakeReg, kMakeSock, kMakeFifo, kMakeBlock, kMakeSym,                 // ABI 1
+  kRefer,                                                                         // ABI 2
+  kTruncate,                                                                      // ABI 3
+  kIoctlDev,                                                                      // ABI 5
+};
+const char* to_string(LandlockFsRight right);
+
+enum class LandlockNetRight { kBindTcp, kConnectTcp };  // ABI 4
+const char* to_string(LandlockNetRight right);
+
+enum class LandlockScope { kAbstractUnixSocket, kSignal };  // ABI 6
+const char* to_string(LandlockScope scope);
+
 struct LandlockPathRule {
   std::string path;
-  std::vector<std::string> access;  // e.g. "read_file", "read_dir", "execute", "write_file", ...
+  std::vector<LandlockFsRight> access;
   bool operator==(const LandlockPathRule&) const = default;
 };
 
 struct LandlockNetRule {
   int port = 0;
-  std::vector<std::string> access;  // "connect_tcp" | "bind_tcp"
+  std::vector<LandlockNetRight> access;
   bool operator==(const LandlockNetRule&) const = default;
 };
 
 struct LandlockPlan {
   int abi = 0;                                // 0 = not applied (refused by check unless allowed)
-  std::vector<std::string> handled_fs;        // access names handled (denied unless a rule grants)
-  std::vector<std::string> handled_net;       // ABI >= 4
-  std::vector<std::string> scoped;            // ABI >= 6: "abstract_unix_socket", "signal"
+  std::vector<LandlockFsRight> handled_fs;    // rights handled (denied unless a rule grants)
+  std::vector<LandlockNetRight> handled_net;  // ABI >= 4
+  std::vector<LandlockScope> scoped;          // ABI >= 6
   std::vector<LandlockPathRule> path_rules;
   std::vector<LandlockNetRule> net_rules;
   bool operator==(const LandlockPlan&) const = default;
 };
+
+// How a seccomp rule compares its argument: kNone (written "") for an unconditional rule,
+// kMaskedEq ("masked_eq": (arg & mask) == value) otherwise.
+enum class SeccompArgOp { kNone, kMaskedEq };
+const char* to_string(SeccompArgOp op);
 
 struct SeccompRule {
   std::string syscall;         // libseccomp name
   int errno_value = 1;         // EPERM unless stated (EAFNOSUPPORT for socket families)
   // Optional argument filter: deny only when arg[arg_index] <op> value.
   int arg_index = -1;          // -1 = unconditional
-  std::string arg_op;          // "masked_eq" (the one comparison compiled; others are refused)
+  SeccompArgOp arg_op = SeccompArgOp::kNone;
   std::uint64_t arg_value = 0;
   std::uint64_t arg_mask = 0;  // for masked_eq
   bool operator==(const SeccompRule&) const = default;
 };
 
+// The socket families the seccomp filter lets through (every other one fails with
+// EAFNOSUPPORT); the values are the AF_* numbers of the Linux ABI.
+enum class SocketFamily { kUnix = 1, kInet = 2, kInet6 = 10 };
+const char* to_string(SocketFamily family);
+
+enum class RlimitResource { kCpu, kData, kNproc, kNofile, kFsize, kCore };
+const char* to_string(RlimitResource resource);
+
 struct Rlimit {
-  std::string resource;  // "cpu" | "data" | "nproc" | "nofile" | "fsize" | "core"
+  RlimitResource resource = RlimitResource::kCore;
   std::uint64_t value = 0;
   bool operator==(const Rlimit&) const = default;
 };
 
 // CPU time is RLIMIT_CPU's (the rlimits step), never the cgroup's.
 struct CgroupPlan {
-  std::string mechanism = "none";  // none | v2 | v1
+  CgroupMechanism mechanism = CgroupMechanism::kNone;
   std::optional<std::int64_t> memory_max;
   std::optional<std::int64_t> pids_max;
   bool operator==(const CgroupPlan&) const = default;
@@ -122,7 +155,7 @@ struct EnvPlan {
 
 struct ProxyPlan {
   bool enabled = false;                     // egress relay via the broker (mode != off)
-  std::string mode = "off";                 // IR egress mode
+  NetMode mode = NetMode::kOff;             // IR egress mode
   int port_in_sandbox = 0;                  // 127.0.0.1:<port> inside the namespace (fixed)
   std::string git_ssh_connect;              // paddock-connect bound into the view ("" = no --git-ssh)
   // PADDOCK_DEBUG_RESOLVE (tainted test seam): the broker's fixed answers, from the IR.
@@ -131,7 +164,6 @@ struct ProxyPlan {
 };
 
 struct LinuxPlan {
-  Namespaces namespaces;
   std::string hostname = "paddock";
   std::vector<MountStep> mounts;
   TmpfsSize tmpfs;  // each of /tmp and /dev/shm
@@ -141,9 +173,8 @@ struct LinuxPlan {
   // closed). Write roots stay plain binds: the agent owns what it may write.
   bool idmap_read_roots = false;
   LandlockPlan landlock;
-  bool no_new_privs = true;
-  std::vector<SeccompRule> seccomp;                 // default action: allow
-  std::vector<std::string> socket_families_allowed; // "unix", "inet", "inet6"
+  std::vector<SeccompRule> seccomp;                   // default action: allow
+  std::vector<SocketFamily> socket_families_allowed;  // the seccomp rules deny every other
   std::vector<Rlimit> rlimits;
   CgroupPlan cgroup;
   EnvPlan env;
@@ -158,9 +189,19 @@ struct LinuxPlan {
 nlohmann::json to_json(const LinuxPlan& plan);
 
 // One entry of the plan's "limits" step: which mechanism carries a limit the IR sets.
+enum class LimitName { kMemoryBytes, kProcesses };
+const char* to_string(LimitName limit);
+
+enum class LimitMechanism {
+  kNone,  // nothing carries it on this machine: the capability row is unsupported, check() refuses
+  kCgroupV1Memory, kCgroupV1Pids, kCgroupV2Memory, kCgroupV2Pids,
+  kRlimitData, kRlimitNproc,
+};
+const char* to_string(LimitMechanism mechanism);
+
 struct LimitEntry {
-  std::string limit;      // memory_bytes | processes
-  std::string mechanism;  // cgroup_<v1|v2>_<memory|pids> | rlimit_data | rlimit_nproc | none
+  LimitName limit = LimitName::kMemoryBytes;
+  LimitMechanism mechanism = LimitMechanism::kNone;
   std::int64_t value = 0;
 };
 

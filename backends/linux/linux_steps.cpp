@@ -1,6 +1,6 @@
 // The Linux plan as bytes: one writer for the plan's steps, whose canonical bytes go into
 // plan_hash. `paddock plan` parses them into the plan JSON; paddock-helper hashes them as they
-// are, without building a json tree (issue 5: the tree for the 140-rule seccomp step and its
+// are, without building a json tree (the tree for the 140-rule seccomp step and its
 // copies were most of the helper's start-up CPU). One writer for both means the two can never
 // disagree about the plan's shape.
 #include <string>
@@ -16,11 +16,21 @@ void opt(CanonicalWriter& w, const std::optional<std::int64_t>& v) {
   else w.null();
 }
 
+// A list of enumerators as their names (each enum's to_string is its one table).
+template <typename Enum>
+void names(CanonicalWriter& w, const std::vector<Enum>& list) {
+  w.begin_array();
+  for (const Enum e : list) w.value(to_string(e));
+  w.end_array();
+}
+
 // Each object's keys below are written in byte order (the canonical order).
-void namespaces(CanonicalWriter& w, const Namespaces& n) {
+
+// Every sandbox gets all of them (linux_plan.h): the plan states it.
+void namespaces(CanonicalWriter& w) {
   w.begin_object();
-  w.key("ipc").value(n.ipc).key("mount").value(n.mount).key("net").value(n.net);
-  w.key("pid").value(n.pid).key("user").value(n.user).key("uts").value(n.uts);
+  w.key("ipc").value(true).key("mount").value(true).key("net").value(true);
+  w.key("pid").value(true).key("user").value(true).key("uts").value(true);
   w.end_object();
 }
 
@@ -40,7 +50,7 @@ void mounts(CanonicalWriter& w, const std::vector<MountStep>& list) {
 }
 
 void cgroup(CanonicalWriter& w, const CgroupPlan& c) {
-  w.begin_object().key("mechanism").value(c.mechanism).key("memory_max");
+  w.begin_object().key("mechanism").value(to_string(c.mechanism)).key("memory_max");
   opt(w, c.memory_max);
   w.key("pids_max");
   opt(w, c.pids_max);
@@ -49,20 +59,33 @@ void cgroup(CanonicalWriter& w, const CgroupPlan& c) {
 
 void rlimits(CanonicalWriter& w, const std::vector<Rlimit>& list) {
   w.begin_array();
-  for (const auto& r : list) w.begin_object().key("resource").value(r.resource).key("value").value(r.value).end_object();
+  for (const auto& r : list)
+    w.begin_object().key("resource").value(to_string(r.resource)).key("value").value(r.value).end_object();
   w.end_array();
 }
 
 void landlock(CanonicalWriter& w, const LandlockPlan& l) {
   w.begin_object();
-  w.key("abi").value(l.abi).key("handled_fs").value(l.handled_fs).key("handled_net").value(l.handled_net);
+  w.key("abi").value(l.abi).key("handled_fs");
+  names(w, l.handled_fs);
+  w.key("handled_net");
+  names(w, l.handled_net);
   w.key("net_rules").begin_array();
-  for (const auto& r : l.net_rules) w.begin_object().key("access").value(r.access).key("port").value(r.port).end_object();
+  for (const auto& r : l.net_rules) {
+    w.begin_object().key("access");
+    names(w, r.access);
+    w.key("port").value(r.port).end_object();
+  }
   w.end_array();
   w.key("path_rules").begin_array();
-  for (const auto& r : l.path_rules) w.begin_object().key("access").value(r.access).key("path").value(r.path).end_object();
+  for (const auto& r : l.path_rules) {
+    w.begin_object().key("access");
+    names(w, r.access);
+    w.key("path").value(r.path).end_object();
+  }
   w.end_array();
-  w.key("scoped").value(l.scoped);
+  w.key("scoped");
+  names(w, l.scoped);
   w.end_object();
 }
 
@@ -70,10 +93,12 @@ void seccomp(CanonicalWriter& w, const LinuxPlan& p) {
   w.begin_object().key("default").value("allow").key("rules").begin_array();
   for (const auto& s : p.seccomp) {
     w.begin_object().key("arg_index").value(s.arg_index).key("arg_mask").value(s.arg_mask);
-    w.key("arg_op").value(s.arg_op).key("arg_value").value(s.arg_value).key("errno").value(s.errno_value);
+    w.key("arg_op").value(to_string(s.arg_op)).key("arg_value").value(s.arg_value).key("errno").value(s.errno_value);
     w.key("syscall").value(s.syscall).end_object();
   }
-  w.end_array().key("socket_families_allowed").value(p.socket_families_allowed).end_object();
+  w.end_array().key("socket_families_allowed");
+  names(w, p.socket_families_allowed);
+  w.end_object();
 }
 
 void env(CanonicalWriter& w, const EnvPlan& e) {
@@ -82,7 +107,7 @@ void env(CanonicalWriter& w, const EnvPlan& e) {
 
 void proxy(CanonicalWriter& w, const ProxyPlan& p) {
   w.begin_object().key("debug_resolve").value(p.debug_resolve).key("enabled").value(p.enabled);
-  w.key("git_ssh_connect").value(p.git_ssh_connect).key("mode").value(p.mode);
+  w.key("git_ssh_connect").value(p.git_ssh_connect).key("mode").value(to_string(p.mode));
   w.key("port_in_sandbox").value(p.port_in_sandbox).end_object();
 }
 
@@ -95,7 +120,14 @@ void ports(CanonicalWriter& w, const std::vector<int>& list) {
 void limits(CanonicalWriter& w, const std::vector<LimitEntry>& list) {
   w.begin_array();
   for (const auto& l : list)
-    w.begin_object().key("limit").value(l.limit).key("mechanism").value(l.mechanism).key("value").value(l.value).end_object();
+    w.begin_object()
+        .key("limit")
+        .value(to_string(l.limit))
+        .key("mechanism")
+        .value(to_string(l.mechanism))
+        .key("value")
+        .value(l.value)
+        .end_object();
   w.end_array();
 }
 
@@ -112,7 +144,7 @@ void step(CanonicalWriter& w, const char* name, Fill&& fill) {
 std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& limit_entries) {
   CanonicalWriter w;
   w.begin_array();
-  step(w, "namespaces", [&] { namespaces(w, p.namespaces); });
+  step(w, "namespaces", [&] { namespaces(w); });
   step(w, "hostname", [&] { w.value(p.hostname); });
   step(w, "tmpfs_size", [&] { tmpfs(w, p.tmpfs); });
   step(w, "idmap_read_roots", [&] { w.value(p.idmap_read_roots); });
@@ -120,7 +152,7 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   step(w, "cgroup", [&] { cgroup(w, p.cgroup); });
   step(w, "rlimits", [&] { rlimits(w, p.rlimits); });
   step(w, "limits", [&] { limits(w, limit_entries); });
-  step(w, "no_new_privs", [&] { w.value(p.no_new_privs); });
+  step(w, "no_new_privs", [&] { w.value(true); });
   step(w, "landlock", [&] { landlock(w, p.landlock); });
   step(w, "seccomp", [&] { seccomp(w, p); });
   step(w, "env", [&] { env(w, p.env); });
@@ -145,8 +177,8 @@ nlohmann::json to_json(const LinuxPlan& p) {
   w.key("mounts");
   mounts(w, p.mounts);
   w.key("namespaces");
-  namespaces(w, p.namespaces);
-  w.key("no_new_privs").value(p.no_new_privs);
+  namespaces(w);
+  w.key("no_new_privs").value(true);
   w.key("proxy");
   proxy(w, p.proxy);
   w.key("publish");

@@ -1,4 +1,4 @@
-// The macOS capability matrix (seed §9 "macOS Seatbelt", adjusted to what the macOS helper does:
+// The macOS capability matrix (what the macOS helper does; docs/capabilities.md is made from it:
 // Seatbelt profile + rlimits + a process-group supervisor; no broker, no mount namespace).
 #include "backends/macos/macos_plan.h"
 #include "engine/capability.h"

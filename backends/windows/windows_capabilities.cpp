@@ -1,5 +1,5 @@
-// The Windows capability matrix (seed §9 "Windows process-sandbox", adjusted to what
-// helpers/windows does: AppContainer + ACL entries + Job object; no broker, no WFP).
+// The Windows capability matrix (what helpers/windows does; docs/capabilities.md is made from it:
+// AppContainer + ACL entries + Job object; no broker, no WFP).
 #include "backends/windows/windows_plan.h"
 #include "engine/capability.h"
 

@@ -1,6 +1,6 @@
-// The answer-set vetting of DESIGN §8: a resolved address is refused when it points anywhere a
-// sandboxed agent must never reach through the broker (the host itself, the LAN, cloud metadata,
-// special-purpose ranges, or an IPv6 wrapper around one of those).
+// The answer-set vetting of docs/network.md (step 6): a resolved address is refused when it points
+// anywhere a sandboxed agent must never reach through the broker (the host itself, the LAN, cloud
+// metadata, special-purpose ranges, or an IPv6 wrapper around one of those).
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // The egress broker: accepts on a listening socket (inside the sandbox's network namespace, or
 // 127.0.0.1 for paddock-broker), speaks HTTP CONNECT and SOCKS5 CONNECT on the same port, and
 // per connection: normalises the name, applies IrEgress, looks it up once on the host, vets the
-// whole answer set, connects to the vetted address and pumps bytes opaquely (DESIGN §8).
+// whole answer set, connects to the vetted address and pumps bytes opaquely (docs/network.md).
 #pragma once
 
 #include <algorithm>

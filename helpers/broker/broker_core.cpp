@@ -41,7 +41,7 @@ void BrokerCore::emit(nlohmann::json event) const {
   try {
     options_.events(std::move(event));
   } catch (...) {
-    // Events are advisory (DESIGN §9): a failing sink never takes the broker down.
+    // Events are advisory (docs/cli.md, "sessions"): a failing sink never takes the broker down.
   }
 }
 

@@ -94,7 +94,7 @@ static int program_main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    return fail(e.what());                           // usage errors are exit 2 (DESIGN §10)
+    return fail(e.what());                           // usage errors are exit 2 (docs/cli.md)
   }
 
   BrokerOptions options;

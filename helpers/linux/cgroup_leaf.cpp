@@ -103,9 +103,10 @@ std::string v2_own_dir() {
 
 Result<CgroupLeaf> CgroupLeaf::create(const linux_backend::CgroupPlan& plan, const std::string& name) {
   CgroupLeaf leaf;
-  if (plan.mechanism == "none") return leaf;
+  using linux_backend::CgroupMechanism;
+  if (plan.mechanism == CgroupMechanism::kNone) return leaf;
   const std::string leaf_name = "paddock-" + name;
-  if (plan.mechanism == "v2") {
+  if (plan.mechanism == CgroupMechanism::kV2) {
     std::string parent = v2_own_dir();
     if (parent.empty()) return refused("cgroup v2 is not mounted; the plan needs it for limits");
     std::string dir = parent + "/" + leaf_name;
@@ -121,7 +122,6 @@ Result<CgroupLeaf> CgroupLeaf::create(const linux_backend::CgroupPlan& plan, con
       if (auto s = write_value(dir + "/pids.max", std::to_string(*plan.pids_max)); !s) return s.error();
     return leaf;
   }
-  if (plan.mechanism != "v1") return refused("unknown cgroup mechanism '" + plan.mechanism + "' in the plan");
   auto dirs = v1_dirs();
   auto make = [&](const std::string& ctrl) -> Result<std::string> {
     auto it = dirs.find(ctrl);

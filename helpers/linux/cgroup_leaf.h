@@ -25,7 +25,7 @@ class CgroupLeaf {
   CgroupLeaf& operator=(CgroupLeaf&&) = delete;
   ~CgroupLeaf() { remove(); }
 
-  // mechanism "none": an empty leaf (no limits, nothing to kill). Any write that fails: kRefused.
+  // mechanism kNone: an empty leaf (no limits, nothing to kill). Any write that fails: kRefused.
   static Result<CgroupLeaf> create(const linux_backend::CgroupPlan& plan, const std::string& name);
 
   bool active() const { return !dirs_.empty(); }

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <map>
+#include <string>
 
 #include "platform/unique_fd.h"
 #include "helpers/linux/sys_error.h"
@@ -50,17 +50,46 @@ struct __attribute__((packed)) NetPortAttr {
   std::uint64_t port;
 };
 
-const std::map<std::string, std::uint64_t>& fs_bits() {
-  static const std::map<std::string, std::uint64_t> m = {
-      {"execute", LANDLOCK_ACCESS_FS_EXECUTE},       {"write_file", LANDLOCK_ACCESS_FS_WRITE_FILE},
-      {"read_file", LANDLOCK_ACCESS_FS_READ_FILE},   {"read_dir", LANDLOCK_ACCESS_FS_READ_DIR},
-      {"remove_dir", LANDLOCK_ACCESS_FS_REMOVE_DIR}, {"remove_file", LANDLOCK_ACCESS_FS_REMOVE_FILE},
-      {"make_char", LANDLOCK_ACCESS_FS_MAKE_CHAR},   {"make_dir", LANDLOCK_ACCESS_FS_MAKE_DIR},
-      {"make_reg", LANDLOCK_ACCESS_FS_MAKE_REG},     {"make_sock", LANDLOCK_ACCESS_FS_MAKE_SOCK},
-      {"make_fifo", LANDLOCK_ACCESS_FS_MAKE_FIFO},   {"make_block", LANDLOCK_ACCESS_FS_MAKE_BLOCK},
-      {"make_sym", LANDLOCK_ACCESS_FS_MAKE_SYM},     {"refer", LANDLOCK_ACCESS_FS_REFER},
-      {"truncate", LANDLOCK_ACCESS_FS_TRUNCATE},     {"ioctl_dev", LANDLOCK_ACCESS_FS_IOCTL_DEV}};
-  return m;
+using linux_backend::LandlockFsRight;
+using linux_backend::LandlockNetRight;
+using linux_backend::LandlockScope;
+
+std::uint64_t bit(LandlockFsRight right) {
+  switch (right) {
+    case LandlockFsRight::kExecute: return LANDLOCK_ACCESS_FS_EXECUTE;
+    case LandlockFsRight::kWriteFile: return LANDLOCK_ACCESS_FS_WRITE_FILE;
+    case LandlockFsRight::kReadFile: return LANDLOCK_ACCESS_FS_READ_FILE;
+    case LandlockFsRight::kReadDir: return LANDLOCK_ACCESS_FS_READ_DIR;
+    case LandlockFsRight::kRemoveDir: return LANDLOCK_ACCESS_FS_REMOVE_DIR;
+    case LandlockFsRight::kRemoveFile: return LANDLOCK_ACCESS_FS_REMOVE_FILE;
+    case LandlockFsRight::kMakeChar: return LANDLOCK_ACCESS_FS_MAKE_CHAR;
+    case LandlockFsRight::kMakeDir: return LANDLOCK_ACCESS_FS_MAKE_DIR;
+    case LandlockFsRight::kMakeReg: return LANDLOCK_ACCESS_FS_MAKE_REG;
+    case LandlockFsRight::kMakeSock: return LANDLOCK_ACCESS_FS_MAKE_SOCK;
+    case LandlockFsRight::kMakeFifo: return LANDLOCK_ACCESS_FS_MAKE_FIFO;
+    case LandlockFsRight::kMakeBlock: return LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+    case LandlockFsRight::kMakeSym: return LANDLOCK_ACCESS_FS_MAKE_SYM;
+    case LandlockFsRight::kRefer: return LANDLOCK_ACCESS_FS_REFER;
+    case LandlockFsRight::kTruncate: return LANDLOCK_ACCESS_FS_TRUNCATE;
+    case LandlockFsRight::kIoctlDev: return LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  }
+  return 0;
+}
+
+std::uint64_t bit(LandlockNetRight right) {
+  switch (right) {
+    case LandlockNetRight::kBindTcp: return LANDLOCK_ACCESS_NET_BIND_TCP;
+    case LandlockNetRight::kConnectTcp: return LANDLOCK_ACCESS_NET_CONNECT_TCP;
+  }
+  return 0;
+}
+
+std::uint64_t bit(LandlockScope scope) {
+  switch (scope) {
+    case LandlockScope::kAbstractUnixSocket: return LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+    case LandlockScope::kSignal: return LANDLOCK_SCOPE_SIGNAL;
+  }
+  return 0;
 }
 
 // File system rights each ABI knows (1: bits 0-12, 2: +refer, 3: +truncate, 5: +ioctl_dev).
@@ -78,16 +107,14 @@ constexpr std::uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCE
                                       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
                                       LANDLOCK_ACCESS_FS_IOCTL_DEV;
 
-Result<std::uint64_t> to_bits(const std::vector<std::string>& names,
-                              const std::map<std::string, std::uint64_t>& table, std::uint64_t valid,
-                              const char* what) {
+template <typename Right>
+Result<std::uint64_t> to_bits(const std::vector<Right>& rights, std::uint64_t valid, const char* what) {
   std::uint64_t bits = 0;
-  for (const auto& n : names) {
-    auto it = table.find(n);
-    if (it == table.end()) return refused(std::string("unknown Landlock ") + what + " right '" + n + "'");
-    if (!(it->second & valid))
-      return refused(std::string("Landlock ") + what + " right '" + n + "' needs a newer ABI than this kernel's");
-    bits |= it->second;
+  for (const Right r : rights) {
+    if (!(bit(r) & valid))
+      return refused(std::string("Landlock ") + what + " right '" + linux_backend::to_string(r) +
+                     "' needs a newer ABI than the plan's");
+    bits |= bit(r);
   }
   return bits;
 }
@@ -106,19 +133,15 @@ Status apply_landlock(const linux_backend::LandlockPlan& plan) {
     return refused("the plan needs Landlock ABI " + std::to_string(plan.abi) + " but this kernel has " +
                    std::to_string(abi));
   // Use exactly the plan's ABI: the plan hash covers it, so the same IR gives the same rules.
-  static const std::map<std::string, std::uint64_t> net = {
-      {"bind_tcp", LANDLOCK_ACCESS_NET_BIND_TCP}, {"connect_tcp", LANDLOCK_ACCESS_NET_CONNECT_TCP}};
-  static const std::map<std::string, std::uint64_t> scopes = {
-      {"abstract_unix_socket", LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET}, {"signal", LANDLOCK_SCOPE_SIGNAL}};
   const std::uint64_t fs_valid = fs_mask_for_abi(plan.abi);
   const std::uint64_t net_valid = plan.abi >= 4 ? 3 : 0;
   const std::uint64_t scope_valid = plan.abi >= 6 ? 3 : 0;
 
-  auto handled_fs = to_bits(plan.handled_fs, fs_bits(), fs_valid, "file system");
+  auto handled_fs = to_bits(plan.handled_fs, fs_valid, "file system");
   if (!handled_fs) return handled_fs.error();
-  auto handled_net = to_bits(plan.handled_net, net, net_valid, "network");
+  auto handled_net = to_bits(plan.handled_net, net_valid, "network");
   if (!handled_net) return handled_net.error();
-  auto scoped = to_bits(plan.scoped, scopes, scope_valid, "scope");
+  auto scoped = to_bits(plan.scoped, scope_valid, "scope");
   if (!scoped) return scoped.error();
 
   RulesetAttr attr{*handled_fs, *handled_net, *scoped};
@@ -128,7 +151,7 @@ Status apply_landlock(const linux_backend::LandlockPlan& plan) {
   if (!ruleset.valid()) return sys_error("landlock_create_ruleset");
 
   for (const auto& rule : plan.path_rules) {
-    auto bits = to_bits(rule.access, fs_bits(), fs_valid, "file system");
+    auto bits = to_bits(rule.access, fs_valid, "file system");
     if (!bits) return bits.error();
     platform::UniqueFd fd(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) return sys_error("Landlock rule path", rule.path);
@@ -143,7 +166,7 @@ Status apply_landlock(const linux_backend::LandlockPlan& plan) {
       return sys_error("landlock_add_rule", rule.path);
   }
   for (const auto& rule : plan.net_rules) {
-    auto bits = to_bits(rule.access, net, net_valid, "network");
+    auto bits = to_bits(rule.access, net_valid, "network");
     if (!bits) return bits.error();
     NetPortAttr np{*bits & *handled_net, static_cast<std::uint64_t>(rule.port)};
     if (np.allowed_access == 0) continue;

@@ -1,5 +1,5 @@
 // Applies the plan's Landlock ruleset (linux_plan.h LandlockPlan) to the calling thread and its
-// future children. Access names map to the kernel's bits here; bits the running kernel's ABI does
+// future children. Rights map to the kernel's bits here; bits the running kernel's ABI does
 // not know are never passed (older kernels reject them), and a plan that asks for more than the
 // kernel has is refused rather than trimmed.
 #pragma once

@@ -131,12 +131,9 @@ class Connector {
   Connector& operator=(const Connector&) = delete;
   ~Connector() { stop(); }
 
-  Status start(int netns, bool join_userns) {
-    platform::UniqueFd userns;
-    if (join_userns) {
-      userns.reset(::ioctl(netns, NS_GET_USERNS));
-      if (!userns.valid()) return sys_error("publish: the sandbox network namespace's user namespace");
-    }
+  Status start(int netns) {
+    platform::UniqueFd userns(::ioctl(netns, NS_GET_USERNS));
+    if (!userns.valid()) return sys_error("publish: the sandbox network namespace's user namespace");
     int sp[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) return sys_error("publish: socketpair");
     platform::UniqueFd mine(sp[0]), theirs(sp[1]);
@@ -224,8 +221,8 @@ class Forwarder final : public PortForwarder {
     io_.reset();
   }
 
-  Status start(std::vector<platform::UniqueFd> listeners, int netns, bool join_userns) {
-    if (auto s = connector_.start(netns, join_userns); !s) return s;
+  Status start(std::vector<platform::UniqueFd> listeners, int netns) {
+    if (auto s = connector_.start(netns); !s) return s;
     io_.emplace(1);
     for (auto& l : listeners) {
       sockaddr_in a{};
@@ -395,7 +392,7 @@ Result<std::vector<platform::UniqueFd>> listen_published(const std::vector<int>&
 }
 
 Result<std::unique_ptr<PortForwarder>> PortForwarder::start(std::vector<platform::UniqueFd> listeners,
-                                                            platform::UniqueFd netns, bool join_userns,
+                                                            platform::UniqueFd netns,
                                                             broker::EventSink events) {
   rlimit nofile{};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0) return sys_error("publish: read the open-file limit");
@@ -405,7 +402,7 @@ Result<std::unique_ptr<PortForwarder>> PortForwarder::start(std::vector<platform
                    std::to_string(kMaxForwardedConnections) + " forwarded connections (" + std::to_string(needed) +
                    " descriptors); raise the hard limit (ulimit -Hn)");
   auto f = std::make_unique<Forwarder>(std::move(events));
-  if (auto s = f->start(std::move(listeners), netns.get(), join_userns); !s) return s.error();
+  if (auto s = f->start(std::move(listeners), netns.get()); !s) return s.error();
   return std::unique_ptr<PortForwarder>(std::move(f));
 }
 

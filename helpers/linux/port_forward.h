@@ -37,11 +37,11 @@ Result<std::vector<platform::UniqueFd>> listen_published(const std::vector<int>&
 
 class PortForwarder {
  public:
-  // listeners: from listen_published. netns: the sandbox's network namespace, from init; with
-  // join_userns, the connector joins the namespace's owning user namespace first (the sandbox has
-  // one of its own). events: notices for the session log (thread-safe).
+  // listeners: from listen_published. netns: the sandbox's network namespace, from init; the
+  // connector joins the namespace's owning user namespace first (every sandbox has one of its
+  // own). events: notices for the session log (thread-safe).
   static Result<std::unique_ptr<PortForwarder>> start(std::vector<platform::UniqueFd> listeners,
-                                                      platform::UniqueFd netns, bool join_userns,
+                                                      platform::UniqueFd netns,
                                                       broker::EventSink events);
   virtual ~PortForwarder() = default;
   // Stops accepting, closes every forwarded connection and ends the connector. Idempotent.

@@ -52,8 +52,8 @@ void send_msg(int fd, const InitMessage& msg, int pass_fd = -1) {
 }
 
 // The sandbox's network namespace, made on a second thread of init while init's main thread
-// builds the mount view. Making one is ~0.7 ms of kernel work (the loopback device, sysctl
-// tables, netfilter) that otherwise sat on the path to the agent's start (issue 5). unshare of a
+// builds the mount view. Making one is kernel work (the loopback device, sysctl tables, netfilter)
+// that otherwise sat on the path to the agent's start (docs/cli.md, "run: start-up"). unshare of a
 // network namespace moves only the calling thread; the thread hands the namespace over as a file
 // descriptor taken from a socket inside it (SIOCGSKNS: no path, as the main thread is pivoting
 // the root meanwhile), and the main thread enters it with setns before anything in the sandbox
@@ -169,20 +169,23 @@ Status prove_rlimit_data(rlim_t limit) {
 // namespace at the user's host-wide count.
 Status apply_rlimits(const std::vector<linux_backend::Rlimit>& limits) {
   for (const auto& l : limits) {
-    int res = -1;
-    if (l.resource == "cpu") res = RLIMIT_CPU;
-    else if (l.resource == "data") res = RLIMIT_DATA;
-    else if (l.resource == "nproc") res = RLIMIT_NPROC;
-    else if (l.resource == "nofile") res = RLIMIT_NOFILE;
-    else if (l.resource == "fsize") res = RLIMIT_FSIZE;
-    else if (l.resource == "core") res = RLIMIT_CORE;
-    else return refused("unknown rlimit '" + l.resource + "' in the plan");
+    using linux_backend::RlimitResource;
+    int res = RLIMIT_CORE;
+    switch (l.resource) {
+      case RlimitResource::kCpu: res = RLIMIT_CPU; break;
+      case RlimitResource::kData: res = RLIMIT_DATA; break;
+      case RlimitResource::kNproc: res = RLIMIT_NPROC; break;
+      case RlimitResource::kNofile: res = RLIMIT_NOFILE; break;
+      case RlimitResource::kFsize: res = RLIMIT_FSIZE; break;
+      case RlimitResource::kCore: res = RLIMIT_CORE; break;
+    }
+    const std::string name = linux_backend::to_string(l.resource);
     rlimit cur{};
-    if (::getrlimit(res, &cur) != 0) return sys_error("getrlimit " + l.resource);
+    if (::getrlimit(res, &cur) != 0) return sys_error("getrlimit " + name);
     // Never raise: a hard limit already lower than the plan's stays (stricter wins).
     rlim_t v = std::min<rlim_t>(static_cast<rlim_t>(l.value), cur.rlim_max);
     rlimit want{v, v};
-    if (::setrlimit(res, &want) != 0) return sys_error("setrlimit " + l.resource);
+    if (::setrlimit(res, &want) != 0) return sys_error("setrlimit " + name);
     if (res == RLIMIT_DATA)
       if (auto s = prove_rlimit_data(v); !s) return s;
   }
@@ -377,11 +380,9 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // NetworkNamespace) that runs on while the view is built. Nothing the session runs exists yet:
   // the agent is forked after the view, the namespace and the filter, and if the maps fail the
   // helper kills this process, and the namespace with it.
-  if (plan.namespaces.uts && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
-    die_setup(report_fd, sys_error("sethostname"));
+  if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) die_setup(report_fd, sys_error("sethostname"));
   NetworkNamespace net;
-  if (plan.namespaces.net)
-    if (auto s = net.start(); !s) die_setup(report_fd, s.error());
+  if (auto s = net.start(); !s) die_setup(report_fd, s.error());
   char go = 0;
   ssize_t got;
   while ((got = ::read(sync_fd, &go, 1)) < 0 && errno == EINTR) {}
@@ -391,21 +392,18 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // Only now: the helper had to open /proc/<this pid>/uid_map, which a non-dumpable process's
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  if (plan.namespaces.mount) {
-    std::vector<Placeholder> placeholders;
-    Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
-    for (int fd : prepared)
-      if (fd >= 0) ::close(fd);
-    // The helper records what was made on the host, also when the view failed after making it.
-    if (!placeholders.empty()) {
-      std::vector<InitMessage::Placeholder> list;
-      for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino});
-      send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
-    }
-    if (!built) die_setup(report_fd, built.error());
+  std::vector<Placeholder> placeholders;
+  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
+  for (int fd : prepared)
+    if (fd >= 0) ::close(fd);
+  // The helper records what was made on the host, also when the view failed after making it.
+  if (!placeholders.empty()) {
+    std::vector<InitMessage::Placeholder> list;
+    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino});
+    send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
   }
-  if (plan.namespaces.net)
-    if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
+  if (!built) die_setup(report_fd, built.error());
+  if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
   if (!plan.publish.empty()) {
     auto ns = network_namespace_fd();
     if (!ns) die_setup(report_fd, ns.error());
@@ -435,7 +433,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // The agent shares init's memory until it execs (CLONE_VM | CLONE_VFORK, on a stack of its
   // own; init is suspended until the exec or the agent's _exit): a fork would copy init's address
   // space (the helper's, as init is a clone of it) only for exec to throw the copy away, and that
-  // copy, its page faults and its teardown sat on the path to the agent's start (issue 5). What
+  // copy, its page faults and its teardown sat on the path to the agent's start. What
   // the agent sets up before exec (rlimits, capabilities, no_new_privs, Landlock, seccomp, cwd,
   // signal mask and dispositions) is per process or per task, never shared through the memory.
   constexpr std::size_t kAgentStack = 1 << 20;  // untouched pages cost nothing

@@ -44,15 +44,15 @@ Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend
     int nr = seccomp_syscall_resolve_name(r.syscall.c_str());
     if (nr == __NR_SCMP_ERROR) return refused("seccomp: unknown syscall '" + r.syscall + "' in the plan");
     int rc = 0;
-    if (r.arg_index < 0) {
-      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(r.errno_value), nr, 0);
-    } else {
-      // A comparison the compiler does not emit is refused, never approximated: a rule applied
-      // with another meaning than the plan's would be a hole the attestation does not show.
-      if (r.arg_op != "masked_eq")
-        return refused("seccomp: unknown argument comparison '" + r.arg_op + "' for " + r.syscall);
-      scmp_arg_cmp cmp{static_cast<unsigned>(r.arg_index), SCMP_CMP_MASKED_EQ, r.arg_mask, r.arg_value};
-      rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(r.errno_value), nr, 1, &cmp);
+    switch (r.arg_op) {
+      case linux_backend::SeccompArgOp::kNone:
+        rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(r.errno_value), nr, 0);
+        break;
+      case linux_backend::SeccompArgOp::kMaskedEq: {
+        scmp_arg_cmp cmp{static_cast<unsigned>(r.arg_index), SCMP_CMP_MASKED_EQ, r.arg_mask, r.arg_value};
+        rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(r.errno_value), nr, 1, &cmp);
+        break;
+      }
     }
     // -EEXIST: the same rule twice in the plan; harmless, the filter already has it.
     if (rc != 0 && rc != -EEXIST) return refused(fail("seccomp rule for " + r.syscall, rc));

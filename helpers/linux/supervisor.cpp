@@ -165,13 +165,8 @@ struct StartedInit {
 // sandbox_init_main. Init's ends of the channels are closed here once it runs.
 Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channels& ch,
                                const std::vector<int>& prepared, long* reaped, const sigset_t& old_mask) {
-  const auto& plan = spec.plan;
-  unsigned long flags = SIGCHLD;
-  if (plan.namespaces.user) flags |= CLONE_NEWUSER;
-  if (plan.namespaces.mount) flags |= CLONE_NEWNS;
-  if (plan.namespaces.pid) flags |= CLONE_NEWPID;
-  if (plan.namespaces.ipc) flags |= CLONE_NEWIPC;
-  if (plan.namespaces.uts) flags |= CLONE_NEWUTS;
+  // Every sandbox gets every namespace (backends/linux/linux_plan.h).
+  const unsigned long flags = SIGCHLD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
   // No CLONE_NEWNET here: init makes its network namespace itself, on a second thread that
   // starts while this process writes the id maps and runs on while init builds the mount view,
   // because setting one up is ~0.7 ms of kernel work (the loopback device, sysctl tables,
@@ -315,7 +310,7 @@ void Supervisor::read_init(InitChannel& init) {
       case InitAction::kStartForward: {
         if (!received->passed.valid() || published_.empty()) break;
         auto started = PortForwarder::start(std::move(published_), std::move(received->passed),
-                                            spec_.plan.namespaces.user, [this](json e) { events_.emit(std::move(e)); });
+                                            [this](json e) { events_.emit(std::move(e)); });
         if (started) {
           forward_ = std::move(*started);
         } else {
@@ -572,8 +567,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     return fail_session(o, kRefusedExit, message);
   };
   if (!pidfd.valid()) return abort_start(std::string("pidfd_open: ") + std::strerror(errno));
-  if (plan.namespaces.user)
-    if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
+  if (auto s = write_id_maps(pid); !s) return abort_start(s.error().message);
   char go = 1;
   if (::write(channels->sync_wr.get(), &go, 1) != 1) return abort_start("cannot release the sandbox");
   channels->sync_wr.reset();

@@ -1,7 +1,7 @@
 // paddock-helper.exe (Windows): applies one AppContainer spec written by the Windows backend and
 // runs a command inside it.
 //   paddock-helper.exe run --spec SPEC.json -- COMMAND [ARGS...]
-// Exit codes (DESIGN §10): the command's own, 124 wall time, 125 refused/setup, 127 not found,
+// Exit codes (docs/cli.md): the command's own, 124 wall time, 125 refused/setup, 127 not found,
 // 2 usage.
 #include <windows.h>
 

@@ -1,4 +1,4 @@
-// One test per entry of the fail-closed matrix (DESIGN §6, seed §7): each refuses before fork
+// One test per fail-closed case (docs/capabilities.md): each refuses before fork
 // with exit 125 and one actionable line.
 #include <QtTest>
 

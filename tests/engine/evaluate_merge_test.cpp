@@ -1,5 +1,5 @@
-// Merge rules (DESIGN §4): unions, monotone deny, strictest limits, single-source net mode,
-// environment allowlist, taint.
+// Merge rules (docs/policy-layers.md, "Merging"): unions, monotone deny, strictest limits,
+// single-source net mode, environment allowlist, taint.
 #include <QtTest>
 
 #include <filesystem>

@@ -57,7 +57,7 @@ class IrTest : public QObject {
     QVERIFY(bytes.rfind("{\"egress\":", 0) == 0);  // "egress" sorts first
   }
 
-  // canonical_bytes(FrozenIr) writes the bytes directly (start-up cost, issue 5); they must be
+  // canonical_bytes(FrozenIr) writes the bytes directly (the helper's start-up cost); they must be
   // exactly the json tree's canonical dump, for every field and every kind of string.
   void direct_canonical_bytes_equal_the_json_trees_dump_with_every_field_set() {
     FrozenIr ir;

@@ -1,4 +1,4 @@
-// The tier stack for (project, agent) as cards, weakest tier first (DESIGN §4 order): source
+// The tier stack for (project, agent) as cards, weakest tier first (docs/policy-layers.md): source
 // file, applies or not and the condition that decided, signature, immutable lock, approval.
 #pragma once
 

@@ -274,7 +274,7 @@ class RunSessionTest : public QObject {
     QCOMPARE(ids.size(), std::size_t(1));
     json att = json::parse(slurp(session_dir(ids[0]) + "/attestation.json"));
     QCOMPARE(att["ir_hash"].get<std::string>() + "\n", hash.out);
-    // The session holds the files of DESIGN §9 and nothing else, and ir.json and plan.json are
+    // The session holds the files docs/cli.md lists and nothing else, and ir.json and plan.json are
     // the very bytes their attested hashes cover.
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(session_dir(ids[0]))) files.push_back(e.path().filename().string());

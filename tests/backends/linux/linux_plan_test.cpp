@@ -34,6 +34,14 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// A list of enumerators as the plan writes them.
+template <typename Enum>
+std::vector<std::string> names(const std::vector<Enum>& list) {
+  std::vector<std::string> out;
+  for (const Enum e : list) out.push_back(to_string(e));
+  return out;
+}
+
 const FieldCapability* row(const BackendPlan& p, const std::string& field) {
   for (const auto& c : p.capability_vector)
     if (c.field == field) return &c;
@@ -47,8 +55,10 @@ class LinuxPlanTest : public QObject {
  private slots:
   void every_namespace_is_new_and_net_off_gets_no_proxy() {
     auto p = plan_of(typical_ir(), probe_abi(7));
-    QCOMPARE(p.namespaces, Namespaces{});
-    QVERIFY(p.namespaces.net && p.namespaces.user && p.namespaces.pid);
+    const json written = to_json(p);
+    QCOMPARE(written["namespaces"],
+             json({{"ipc", true}, {"mount", true}, {"net", true}, {"pid", true}, {"user", true}, {"uts", true}}));
+    QCOMPARE(written["no_new_privs"], json(true));
     QVERIFY(!p.proxy.enabled);
     QCOMPARE(p.proxy.port_in_sandbox, 0);
     QVERIFY(!p.env.set.count("HTTP_PROXY"));
@@ -79,7 +89,8 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(p.proxy.port_in_sandbox, 3128);
     // The backend repeats the helper's constant (backends may not include helpers): same value.
     QCOMPARE(p.proxy.port_in_sandbox, paddock::helper::kSandboxProxyPort);
-    QCOMPARE(p.proxy.mode, std::string("allowlist"));
+    QCOMPARE(p.proxy.mode, NetMode::kAllowlist);
+    QCOMPARE(to_json(p)["proxy"]["mode"], json("allowlist"));
     for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
     QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
@@ -93,7 +104,7 @@ class LinuxPlanTest : public QObject {
     p = plan_of(forbid, probe_abi(7));
     QCOMPARE(p.landlock.net_rules.size(), std::size_t{1});
     QCOMPARE(p.landlock.net_rules[0].port, 3128);
-    QCOMPARE(p.landlock.net_rules[0].access, std::vector<std::string>{"connect_tcp"});
+    QCOMPARE(names(p.landlock.net_rules[0].access), std::vector<std::string>{"connect_tcp"});
   }
 
   void git_ssh_binds_paddock_connect_read_only_and_sets_git_ssh_command() {
@@ -108,7 +119,7 @@ class LinuxPlanTest : public QObject {
     auto rule = std::find_if(p.landlock.path_rules.begin(), p.landlock.path_rules.end(),
                              [&](const LandlockPathRule& r) { return r.path == connect; });
     QVERIFY(rule != p.landlock.path_rules.end());
-    QCOMPARE(rule->access, (std::vector<std::string>{"execute", "read_file"}));
+    QCOMPARE(names(rule->access), (std::vector<std::string>{"execute", "read_file"}));
     QCOMPARE(p.proxy.git_ssh_connect, connect);
     // The path is quoted twice (git's sh, then ssh's shell), spaces included.
     QCOMPARE(p.env.set.at("GIT_SSH_COMMAND"),
@@ -138,7 +149,7 @@ class LinuxPlanTest : public QObject {
     FrozenIr ir = typical_ir();
     ir.egress.loopback_bind = false;
     auto p = plan_of(ir, probe_abi(7));
-    QCOMPARE(p.landlock.handled_net, (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
+    QCOMPARE(names(p.landlock.handled_net), (std::vector<std::string>{"bind_tcp", "connect_tcp"}));
     QVERIFY(p.landlock.net_rules.empty());
   }
 
@@ -254,23 +265,24 @@ class LinuxPlanTest : public QObject {
     for (int abi = 1; abi <= 7; ++abi) {
       auto l = plan_of(ir, probe_abi(abi)).landlock;
       QCOMPARE(l.abi, abi);
-      QCOMPARE(has(l.handled_fs, "refer"), abi >= 2);
-      QCOMPARE(has(l.handled_fs, "truncate"), abi >= 3);
-      QCOMPARE(has(l.handled_fs, "ioctl_dev"), abi >= 5);
+      const std::vector<std::string> handled = names(l.handled_fs);
+      QCOMPARE(has(handled, "refer"), abi >= 2);
+      QCOMPARE(has(handled, "truncate"), abi >= 3);
+      QCOMPARE(has(handled, "ioctl_dev"), abi >= 5);
       QCOMPARE(l.handled_net.empty(), abi < 4);
       QCOMPARE(l.scoped.empty(), abi < 6);
       for (const auto& r : l.path_rules)
-        for (const auto& a : r.access) QVERIFY2(has(l.handled_fs, a), (r.path + " " + a).c_str());
+        for (const auto& a : names(r.access)) QVERIFY2(has(handled, a), (r.path + " " + a).c_str());
     }
   }
 
   void read_roots_get_read_rights_and_write_roots_every_handled_right() {
     auto l = plan_of(typical_ir(), probe_abi(3)).landlock;
     for (const auto& r : l.path_rules) {
-      if (r.path == "/usr") QCOMPARE(r.access, (std::vector<std::string>{"execute", "read_file", "read_dir"}));
+      if (r.path == "/usr") QCOMPARE(names(r.access), (std::vector<std::string>{"execute", "read_file", "read_dir"}));
       if (r.path == "/home/dev/proj") QCOMPARE(r.access, l.handled_fs);
-      if (r.path == "/proc") QCOMPARE(r.access, (std::vector<std::string>{"read_file", "read_dir"}));
-      if (r.path == "/dev") QVERIFY(!has(r.access, "execute"));
+      if (r.path == "/proc") QCOMPARE(names(r.access), (std::vector<std::string>{"read_file", "read_dir"}));
+      if (r.path == "/dev") QVERIFY(!has(names(r.access), "execute"));
     }
   }
 
@@ -284,12 +296,12 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(a, b);
     // Landlock: ABI 7 adds truncate (3), TCP rules (4), ioctl_dev (5) and scopes (6).
     std::vector<std::string> extra;
-    for (const auto& r : p7.landlock.handled_fs)
-      if (!has(p2.landlock.handled_fs, r)) extra.push_back(r);
+    for (const auto& r : names(p7.landlock.handled_fs))
+      if (!has(names(p2.landlock.handled_fs), r)) extra.push_back(r);
     QCOMPARE(extra, (std::vector<std::string>{"truncate", "ioctl_dev"}));
     QVERIFY(p2.landlock.handled_net.empty() && p2.landlock.net_rules.empty());
     QVERIFY(!p7.landlock.net_rules.empty());
-    QCOMPARE(p7.landlock.scoped, (std::vector<std::string>{"abstract_unix_socket", "signal"}));
+    QCOMPARE(names(p7.landlock.scoped), (std::vector<std::string>{"abstract_unix_socket", "signal"}));
     // The matrices differ exactly on the rows that need ABI 4: the TCP port rules.
     auto m2 = linux_capability_matrix(probe_abi(2)), m7 = linux_capability_matrix(probe_abi(7));
     QCOMPARE(m2.size(), m7.size());
@@ -326,7 +338,7 @@ class LinuxPlanTest : public QObject {
       if (r.arg_index < 0) unconditional.insert(r.syscall);
       if (r.syscall == "socket") {
         QCOMPARE(r.errno_value, 97);
-        QCOMPARE(r.arg_op, std::string("masked_eq"));
+        QCOMPARE(r.arg_op, SeccompArgOp::kMaskedEq);
         if (r.arg_mask == 0xFFFFFFFFull) families.insert(r.arg_value);
         else ++high_bits;
       }
@@ -338,7 +350,7 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(families.size(), std::size_t{61});
     for (std::uint64_t f : {1, 2, 10}) QVERIFY(!families.count(f));
     QCOMPARE(high_bits, 26);  // bits 6..31 cover every family >= 64
-    QCOMPARE(p.socket_families_allowed, (std::vector<std::string>{"unix", "inet", "inet6"}));
+    QCOMPARE(names(p.socket_families_allowed), (std::vector<std::string>{"unix", "inet", "inet6"}));
     auto tiocsti = std::find_if(p.seccomp.begin(), p.seccomp.end(), [](const SeccompRule& r) {
       return r.syscall == "ioctl" && r.arg_value == 0x5412;
     });
@@ -349,14 +361,14 @@ class LinuxPlanTest : public QObject {
   void limits_map_to_rlimits_and_the_delegated_cgroup() {
     auto p = plan_of(typical_ir(), probe_abi(7));
     std::map<std::string, std::uint64_t> rl;
-    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    for (const auto& r : p.rlimits) rl[to_string(r.resource)] = r.value;
     QCOMPARE(rl.at("cpu"), std::uint64_t{3600});
     QCOMPARE(rl.at("nofile"), std::uint64_t{4096});
     QCOMPARE(rl.at("fsize"), std::uint64_t{1073741824});
     QCOMPARE(rl.at("core"), std::uint64_t{0});
     // Memory and processes are the cgroup's alone: no address-space cap, no second count.
     QVERIFY(!rl.count("as") && !rl.count("data") && !rl.count("nproc"));
-    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v2"));
     QCOMPARE(*p.cgroup.memory_max, std::int64_t{8589934592});
     QCOMPARE(*p.cgroup.pids_max, std::int64_t{512});
     QCOMPARE(*p.wall_time_secs, std::int64_t{14400});
@@ -367,11 +379,11 @@ class LinuxPlanTest : public QObject {
     probe.cgroup = {};
     auto p = plan_of(typical_ir(), probe);
     std::map<std::string, std::uint64_t> rl;
-    for (const auto& r : p.rlimits) rl[r.resource] = r.value;
+    for (const auto& r : p.rlimits) rl[to_string(r.resource)] = r.value;
     QCOMPARE(rl.at("data"), std::uint64_t{8589934592});
     QCOMPARE(rl.at("nproc"), std::uint64_t{512});
     QVERIFY(!rl.count("as"));
-    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("none"));
     QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
     auto plan = compile_linux(typical_ir(), probe);
     QCOMPARE(row(*plan, "resources.memory_bytes")->support, Support::kPartial);
@@ -429,9 +441,9 @@ class LinuxPlanTest : public QObject {
     ir.resources.memory_bytes.reset();
     ir.resources.processes.reset();
     auto p = plan_of(ir, probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("none"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("none"));
     QVERIFY(!p.cgroup.memory_max && !p.cgroup.pids_max);
-    QCOMPARE(plan_of(typical_ir(), probe).cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(plan_of(typical_ir(), probe).cgroup.mechanism)), std::string("v2"));
     auto plan = compile_linux(ir, probe);
     const FieldCapability* kill = row(*plan, "lifecycle.cleanup=kill_tree");
     QVERIFY(kill);
@@ -444,7 +456,7 @@ class LinuxPlanTest : public QObject {
     auto probe = probe_abi(7);
     probe.cgroup.v2_controllers = {"memory"};
     auto p = plan_of(typical_ir(), probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("v2"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v2"));
     QVERIFY(p.cgroup.memory_max && !p.cgroup.pids_max);
     probe.cgroup.v2_controllers = {"pids"};
     p = plan_of(typical_ir(), probe);
@@ -455,7 +467,7 @@ class LinuxPlanTest : public QObject {
     probe.cgroup.v1_writable = true;
     probe.cgroup.v1_controllers = {"pids"};
     p = plan_of(typical_ir(), probe);
-    QCOMPARE(p.cgroup.mechanism, std::string("v1"));
+    QCOMPARE(std::string(to_string(p.cgroup.mechanism)), std::string("v1"));
     QVERIFY(!p.cgroup.memory_max && p.cgroup.pids_max);
     QVERIFY(backends::check(*compile_linux(typical_ir(), probe)).ok());
   }

@@ -1,5 +1,5 @@
-// The vetting function over the forbidden ranges of DESIGN §8 and their allowed neighbours, the
-// host-name normaliser (lookalikes, IP literals in every spelling) and domain matching.
+// The vetting function over the forbidden ranges of docs/network.md and their allowed neighbours,
+// the host-name normaliser (lookalikes, IP literals in every spelling) and domain matching.
 #include <QtTest>
 
 #include "helpers/broker/address_vetting.h"

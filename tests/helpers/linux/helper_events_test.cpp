@@ -51,13 +51,6 @@ class HelperEventsTest : public QObject {
   Q_OBJECT
   SandboxFixture fixture_;
 
-  bool setup_row() {
-    QFETCH(uint, uid);
-    remove_fixture(fixture_);
-    fixture_ = make_fixture(uid);
-    return !fixture_.root.empty();
-  }
-
   // The agent floods the broker with `count` denied CONNECTs; returns the session's files.
   HelperInvocation flood(long count, bool distinct, ProcessResult* r) {
     FrozenIr ir = base_ir(fixture_);
@@ -80,7 +73,7 @@ class HelperEventsTest : public QObject {
 
   void repeated_identical_denials_fold_into_a_few_counted_lines_data() { add_uid_rows(); }
   void repeated_identical_denials_fold_into_a_few_counted_lines() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const long count = 3000;
     ProcessResult r;
     HelperInvocation h = flood(count, /*distinct=*/false, &r);
@@ -102,7 +95,7 @@ class HelperEventsTest : public QObject {
 
   void a_flood_of_distinct_denials_stops_at_the_cap_and_the_report_is_intact_data() { add_uid_rows(); }
   void a_flood_of_distinct_denials_stops_at_the_cap_and_the_report_is_intact() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     // Each denial of a ~250-character host is a line of about 800 bytes: 14,000 of them would
     // write some 11 MiB.
     const long count = 14000;

@@ -61,13 +61,6 @@ class HelperLifecycleTest : public QObject {
   SandboxFixture fixture_;
   int marker_seq_ = 0;
 
-  bool setup_row() {
-    QFETCH(uint, uid);
-    remove_fixture(fixture_);
-    fixture_ = make_fixture(uid);
-    return !fixture_.root.empty();
-  }
-
   std::string new_marker() { return std::to_string(::getpid() % 100000) + std::to_string(++marker_seq_) + "7"; }
 
  private slots:
@@ -75,7 +68,7 @@ class HelperLifecycleTest : public QObject {
 
   void setsid_and_double_forked_children_die_at_timeout_data() { add_uid_rows(); }
   void setsid_and_double_forked_children_die_at_timeout() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), [](auto& a) { a.timeout_secs = 2; });
     pid_t pid = spawn(h.argv(), fixture_.root + "/log");
@@ -89,7 +82,7 @@ class HelperLifecycleTest : public QObject {
 
   void setsid_and_double_forked_children_die_at_stop_data() { add_uid_rows(); }
   void setsid_and_double_forked_children_die_at_stop() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
     pid_t pid = spawn(h.argv(), fixture_.root + "/log");
@@ -109,7 +102,7 @@ class HelperLifecycleTest : public QObject {
   // SIGPIPE on the release pipe or blame the id maps.
   void a_sandbox_that_cannot_get_a_network_namespace_fails_with_the_cause_data() { add_uid_rows(); }
   void a_sandbox_that_cannot_get_a_network_namespace_fails_with_the_cause() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     // The helper runs as uid 0 of a user namespace of the row's uid; that namespace allows no
     // network namespace below it. The probe is taken in the same kind of namespace (it records the
     // user), before the limit: the refusal must come from the kernel at setup, not from the plan.
@@ -146,7 +139,7 @@ class HelperLifecycleTest : public QObject {
   // still ends the session before the agent starts, with one line and a failed session.
   void a_control_socket_that_cannot_be_made_fails_the_session_before_the_agent_starts_data() { add_uid_rows(); }
   void a_control_socket_that_cannot_be_made_fails_the_session_before_the_agent_starts() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     const std::string not_a_dir = fixture_.state + "/plain-file";
     { std::ofstream(not_a_dir) << "x"; }
@@ -165,7 +158,7 @@ class HelperLifecycleTest : public QObject {
   // not be written. The helper takes its hard limit and caps the broker's connections below it.
   void a_flood_of_proxy_connections_leaves_the_helper_able_to_stop_and_report_data() { add_uid_rows(); }
   void a_flood_of_proxy_connections_leaves_the_helper_able_to_stop_and_report() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     ir.egress.mode = NetMode::kAllowlist;
     ir.resources.open_files = 4096;  // the agent may hold as many sockets as the hard limit allows
@@ -202,7 +195,7 @@ class HelperLifecycleTest : public QObject {
 
   void sigkill_of_the_helper_leaves_zero_processes_data() { add_uid_rows(); }
   void sigkill_of_the_helper_leaves_zero_processes() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
     pid_t pid = spawn(h.argv(), fixture_.root + "/log");

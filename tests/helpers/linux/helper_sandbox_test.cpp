@@ -27,14 +27,6 @@ class HelperSandboxTest : public QObject {
  private:
   SandboxFixture fixture_;
 
-  // Fresh fixture for the row's uid (skips the row if the kernel cannot run it).
-  bool setup_row() {
-    QFETCH(uint, uid);
-    remove_fixture(fixture_);
-    fixture_ = make_fixture(uid);
-    return !fixture_.root.empty();
-  }
-
   ProcessResult probe(const std::vector<std::string>& args) {
     std::vector<std::string> cmd = {fixture_.probe_tool()};
     cmd.insert(cmd.end(), args.begin(), args.end());
@@ -72,7 +64,7 @@ class HelperSandboxTest : public QObject {
 
   void writes_inside_the_project_land_and_writes_outside_are_denied_data() { add_uid_rows(); }
   void writes_inside_the_project_land_and_writes_outside_are_denied() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     auto in = probe({"write", fixture_.project + "/src/new.txt"});
     QVERIFY2(in.out.find("write:ok") != std::string::npos, dump(in));
     QCOMPARE(slurp(fixture_.project + "/src/new.txt"), std::string("written-in-sandbox\n"));
@@ -91,7 +83,7 @@ class HelperSandboxTest : public QObject {
   // through a symlink in the project; the files the user's tools execute cannot be written.
   void the_profiles_credential_masks_hold_in_the_sandbox_data() { add_uid_rows(); }
   void the_profiles_credential_masks_hold_in_the_sandbox() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::vector<std::string> secrets = {
         fixture_.home + "/.pgpass", fixture_.home + "/.config/git/credentials", fixture_.home + "/.codex/auth.json",
         fixture_.home + "/.bash_history", fixture_.home + "/.m2/settings.xml", fixture_.project + "/deploy_rsa",
@@ -129,7 +121,7 @@ class HelperSandboxTest : public QObject {
   // the project leads to a mask too.
   void a_socket_under_a_grant_cannot_be_connected_to_data() { add_uid_rows(); }
   void a_socket_under_a_grant_cannot_be_connected_to() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string rt = fixture_.root + "/run-user";
     const std::string sock = rt + "/emacs/server";  // a name no built-in list knows
     std::filesystem::create_directories(rt + "/emacs");
@@ -152,7 +144,7 @@ class HelperSandboxTest : public QObject {
 
   void secrets_read_as_empty_or_absent_even_through_symlinks_data() { add_uid_rows(); }
   void secrets_read_as_empty_or_absent_even_through_symlinks() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     for (const std::string& path :
          {fixture_.home + "/.ssh/id_rsa", fixture_.home + "/.aws/credentials", fixture_.project + "/.env",
           fixture_.project + "/link-to-env", fixture_.project + "/link-to-ssh", std::string("/etc/shadow")}) {
@@ -172,7 +164,7 @@ class HelperSandboxTest : public QObject {
 
   void a_masked_file_cannot_be_renamed_or_hard_linked_away_data() { add_uid_rows(); }
   void a_masked_file_cannot_be_renamed_or_hard_linked_away() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string env = fixture_.project + "/.env";
     auto r = run_helper(fixture_, base_ir(fixture_),
                         {"/bin/sh", "-c", "mv " + env + " " + fixture_.project + "/moved; ln " + env + " " +
@@ -184,7 +176,7 @@ class HelperSandboxTest : public QObject {
 
   void host_secrets_in_the_environment_are_absent_data() { add_uid_rows(); }
   void host_secrets_in_the_environment_are_absent() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     RunOptions o;
     o.env_override = {{"AWS_SECRET_ACCESS_KEY", "HOSTSECRET1"}, {"GITHUB_TOKEN", "HOSTSECRET2"},
                       {"PADDOCK_UNLISTED", "HOSTSECRET3"}};
@@ -197,7 +189,7 @@ class HelperSandboxTest : public QObject {
 
   void net_off_cannot_reach_a_server_on_the_host_loopback_data() { add_uid_rows(); }
   void net_off_cannot_reach_a_server_on_the_host_loopback() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -218,7 +210,7 @@ class HelperSandboxTest : public QObject {
   // port a host server holds (a different namespace), and a layer can forbid binding.
   void the_sandbox_binds_its_own_loopback_unless_a_layer_forbids_it_data() { add_uid_rows(); }
   void the_sandbox_binds_its_own_loopback_unless_a_layer_forbids_it() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -241,7 +233,7 @@ class HelperSandboxTest : public QObject {
 
   void forbidden_socket_families_fail_with_eafnosupport_data() { add_uid_rows(); }
   void forbidden_socket_families_fail_with_eafnosupport() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     auto r = probe({"sockets"});
     QVERIFY2(r.exit_code == 0, dump(r));
     for (const char* allowed : {"socket_unix:ok", "socket_inet:ok"})
@@ -252,7 +244,7 @@ class HelperSandboxTest : public QObject {
 
   void forbidden_syscalls_fail_with_eperm_data() { add_uid_rows(); }
   void forbidden_syscalls_fail_with_eperm() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     auto r = probe({"syscalls"});
     QVERIFY2(r.exit_code == 0, dump(r));
     for (const char* name :
@@ -266,7 +258,7 @@ class HelperSandboxTest : public QObject {
 
   void tmp_is_private_data() { add_uid_rows(); }
   void tmp_is_private() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string host_marker = "/tmp/paddock-host-only-" + std::to_string(::getpid());
     std::ofstream(host_marker) << "host\n";
     const std::string inside = "/tmp/paddock-inside-" + std::to_string(::getpid());
@@ -283,7 +275,7 @@ class HelperSandboxTest : public QObject {
   // cgroups), may remain in the agent's mount table.
   void the_view_keeps_no_host_root_and_no_host_mounts_data() { add_uid_rows(); }
   void the_view_keeps_no_host_root_and_no_host_mounts() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     auto r = run_helper(fixture_, base_ir(fixture_), {"/bin/cat", "/proc/self/mountinfo"});
     QVERIFY2(r.exit_code == 0 && r.out.find(" / / ") != std::string::npos, dump(r));
     std::istringstream lines(r.out);
@@ -303,7 +295,7 @@ class HelperSandboxTest : public QObject {
 
   void the_agents_exit_code_and_signal_come_back_data() { add_uid_rows(); }
   void the_agents_exit_code_and_signal_come_back() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     QCOMPARE(probe({"exit", "7"}).exit_code, 7);
     QCOMPARE(probe({"kill", "15"}).exit_code, 128 + 15);
     auto missing = run_helper(fixture_, base_ir(fixture_), {"no-such-command-paddock"});
@@ -314,7 +306,7 @@ class HelperSandboxTest : public QObject {
 
   void a_plan_hash_mismatch_exits_103_before_anything_runs_data() { add_uid_rows(); }
   void a_plan_hash_mismatch_exits_103_before_anything_runs() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_),
                                         {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
     h.args.plan_hash = "sha256:" + std::string(64, '0');
@@ -329,7 +321,7 @@ class HelperSandboxTest : public QObject {
   // reason, before the plan is even compiled.
   void a_probe_of_another_kernel_release_exits_103_before_anything_runs_data() { add_uid_rows(); }
   void a_probe_of_another_kernel_release_exits_103_before_anything_runs() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_),
                                         {fixture_.probe_tool(), "write", fixture_.project + "/ran.txt"});
     const std::string other = fixture_.root + "/other-kernel-probe.json";
@@ -348,7 +340,7 @@ class HelperSandboxTest : public QObject {
   // failed report: no attestation, no temporary.
   void a_setup_failure_in_the_sandbox_leaves_a_failed_report_and_no_temporaries_data() { add_uid_rows(); }
   void a_setup_failure_in_the_sandbox_leaves_a_failed_report_and_no_temporaries() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     ir.fs.read_roots.push_back(fixture_.root + "/vanished");
     normalize(ir);
@@ -368,7 +360,7 @@ class HelperSandboxTest : public QObject {
 
   void the_attestation_is_stored_before_exec_with_the_ir_hash_data() { add_uid_rows(); }
   void the_attestation_is_stored_before_exec_with_the_ir_hash() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"});
     auto r = run_process(h.argv());
@@ -393,7 +385,7 @@ class HelperSandboxTest : public QObject {
   // fails with 125, the cause named.
   void an_attestation_that_cannot_be_stored_keeps_the_agent_from_running_data() { add_uid_rows(); }
   void an_attestation_that_cannot_be_stored_keeps_the_agent_from_running() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string marker = "ran-" + std::to_string(::getpid());
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker});
     std::filesystem::create_directory(h.session_dir + "/attestation.json");
@@ -410,7 +402,7 @@ class HelperSandboxTest : public QObject {
   // what was asked for, and a failed report.
   void the_helper_records_the_ir_and_the_verified_plan_in_the_session_data() { add_uid_rows(); }
   void the_helper_records_the_ir_and_the_verified_plan_in_the_session() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     FrozenIr ir = base_ir(fixture_);
     for (const bool matching : {true, false}) {
       HelperInvocation h = prepare_helper(fixture_, ir, {"/bin/true"}, [](auto& a) { a.record_session = true; });
@@ -438,7 +430,7 @@ class HelperSandboxTest : public QObject {
   // agent executes, though the sandbox was already being built: 125, the cause named.
   void a_session_record_that_cannot_be_written_keeps_the_agent_from_running_data() { add_uid_rows(); }
   void a_session_record_that_cannot_be_written_keeps_the_agent_from_running() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string marker = "ran-" + std::to_string(::getpid());
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {"/bin/echo", marker},
                                         [](auto& a) { a.record_session = true; });
@@ -453,7 +445,7 @@ class HelperSandboxTest : public QObject {
   // peak memory, every process; not the helper's or the sandbox init's own.
   void the_sessions_usage_covers_the_agents_whole_tree_data() { add_uid_rows(); }
   void the_sessions_usage_covers_the_agents_whole_tree() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string tool = fixture_.probe_tool();
     // The orphan spins 300 ms of CPU time and exits on its own; the agent outlives it by polling
     // for its mark (no wall-clock guess on a loaded machine).

@@ -82,13 +82,6 @@ class HelperTerminalTest : public QObject {
  private:
   SandboxFixture fixture_;
 
-  bool setup_row() {
-    QFETCH(uint, uid);
-    remove_fixture(fixture_);
-    fixture_ = make_fixture(uid);
-    return !fixture_.root.empty();
-  }
-
  private slots:
   void cleanup() {
     remove_fixture(fixture_);
@@ -97,7 +90,7 @@ class HelperTerminalTest : public QObject {
 
   void an_agent_whose_input_is_not_the_terminal_cannot_open_dev_tty_data() { add_uid_rows(); }
   void an_agent_whose_input_is_not_the_terminal_cannot_open_dev_tty() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     Pty pty;
     QVERIFY(open_pty(pty));
     const std::string log = fixture_.root + "/log";
@@ -114,7 +107,7 @@ class HelperTerminalTest : public QObject {
 
   void terminal_modes_the_agent_changed_are_restored_when_it_exits_data() { add_uid_rows(); }
   void terminal_modes_the_agent_changed_are_restored_when_it_exits() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     Pty pty;
     QVERIFY(open_pty(pty));
     const tcflag_t before = local_modes(pty.slave);
@@ -130,7 +123,7 @@ class HelperTerminalTest : public QObject {
 
   void terminal_modes_are_restored_when_the_agent_is_killed_data() { add_uid_rows(); }
   void terminal_modes_are_restored_when_the_agent_is_killed() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     Pty pty;
     QVERIFY(open_pty(pty));
     const std::string log = fixture_.root + "/log";

@@ -24,13 +24,6 @@ class HelperViewTest : public QObject {
  private:
   SandboxFixture fixture_;
 
-  bool setup_row() {
-    QFETCH(uint, uid);
-    remove_fixture(fixture_);
-    fixture_ = make_fixture(uid);
-    return !fixture_.root.empty();
-  }
-
   // A git repository in the project as git leaves it, owned by the row's uid.
   void make_git_dir() {
     const std::string g = fixture_.project + "/.git";
@@ -51,12 +44,6 @@ class HelperViewTest : public QObject {
     return ir;
   }
 
-  ProcessResult sh(const FrozenIr& ir, const std::string& script) {
-    RunOptions o;
-    o.cwd = fixture_.project;
-    return run_helper(fixture_, ir, {"/bin/sh", "-c", script}, {}, o);
-  }
-
  private slots:
   void cleanup() {
     remove_fixture(fixture_);
@@ -65,12 +52,12 @@ class HelperViewTest : public QObject {
 
   void git_metadata_cannot_be_renamed_away_and_replaced_data() { add_uid_rows(); }
   void git_metadata_cannot_be_renamed_away_and_replaced() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     make_git_dir();
     const std::string p = fixture_.project;
     // The attack: move the real .git aside (its read-only binds go with it), plant a fresh one
     // whose config the user's next `git status` on the host would run.
-    auto r = sh(git_ir(), "cd " + p + "; mv .git .git-moved && echo moved; mkdir -p .git/hooks; "
+    auto r = run_sh(fixture_, git_ir(), "cd " + p + "; mv .git .git-moved && echo moved; mkdir -p .git/hooks; "
                            "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > .git/config && echo planted; "
                            "mv .git/hooks .git/hooks-moved && echo hooks-moved; "
                            "echo evil > .git/hooks/post-checkout && echo hook; true");
@@ -83,13 +70,13 @@ class HelperViewTest : public QObject {
     QVERIFY(!fs::exists(p + "/.git/hooks/post-checkout"));
     QCOMPARE(slurp(p + "/.git/config"), std::string("[core]\n\trepositoryformatversion = 0\n"));
     // git itself still works where it writes (objects, refs, the index).
-    auto w = sh(git_ir(), "cd " + p + "; echo x > .git/objects/probe && mkdir .git/refs/heads/topic && echo ok");
+    auto w = run_sh(fixture_, git_ir(), "cd " + p + "; echo x > .git/objects/probe && mkdir .git/refs/heads/topic && echo ok");
     QVERIFY2(w.out.find("ok") != std::string::npos, dump(w));
   }
 
   void a_masked_files_directory_cannot_be_renamed_away_data() { add_uid_rows(); }
   void a_masked_files_directory_cannot_be_renamed_away() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string p = fixture_.project;
     fs::create_directories(p + "/sub");
     put(p + "/sub/.env", "SECRET-SUB\n");
@@ -97,7 +84,7 @@ class HelperViewTest : public QObject {
     FrozenIr ir = base_ir(fixture_);
     ir.fs.deny.push_back({p + "/sub/.env", PathKind::kFile});
     normalize(ir);
-    auto r = sh(ir, "cd " + p + "; mv sub sub2 && echo moved; rmdir sub 2>/dev/null; cat sub/.env sub2/.env; true");
+    auto r = run_sh(fixture_, ir, "cd " + p + "; mv sub sub2 && echo moved; rmdir sub 2>/dev/null; cat sub/.env sub2/.env; true");
     QVERIFY2(r.out.find("moved") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
     QVERIFY(fs::exists(p + "/sub/.env"));
@@ -105,7 +92,7 @@ class HelperViewTest : public QObject {
 
   void a_second_session_cannot_carry_a_secret_away_from_under_a_launching_ones_mask_data() { add_uid_rows(); }
   void a_second_session_cannot_carry_a_secret_away_from_under_a_launching_ones_mask() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string p = fixture_.project;
     fs::create_directories(p + "/sub");
     put(p + "/sub/.env", "SECRET-SUB\n");
@@ -118,7 +105,7 @@ class HelperViewTest : public QObject {
     std::atomic<bool> done{false};
     ProcessResult attacker;
     std::thread a([&] {
-      attacker = sh(ir, "cd " + p + "; end=$(($(date +%s) + 6)); n=0; "
+      attacker = run_sh(fixture_, ir, "cd " + p + "; end=$(($(date +%s) + 6)); n=0; "
                         "while [ $(date +%s) -lt $end ]; do "
                         "  if mv sub hidden 2>/dev/null; then n=$((n+1)); mkdir sub; : > sub/.env; "
                         "    rm -f sub/.env; rmdir sub; mv hidden sub; fi; "
@@ -129,7 +116,7 @@ class HelperViewTest : public QObject {
     int launches = 0;
     std::string leaked;
     while (!done && launches < 60) {
-      auto b = sh(ir, "cat " + p + "/sub/.env " + p + "/hidden/.env 2>/dev/null; true");
+      auto b = run_sh(fixture_, ir, "cat " + p + "/sub/.env " + p + "/hidden/.env 2>/dev/null; true");
       ++launches;
       if (b.out.find("SECRET") != std::string::npos) leaked = b.out;
     }
@@ -141,7 +128,7 @@ class HelperViewTest : public QObject {
 
   void a_deny_target_that_changed_since_the_policy_walk_fails_the_session_data() { add_uid_rows(); }
   void a_deny_target_that_changed_since_the_policy_walk_fails_the_session() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string p = fixture_.project;
     // The IR recorded a file; a directory stands there now.
     FrozenIr ir = base_ir(fixture_);
@@ -150,7 +137,7 @@ class HelperViewTest : public QObject {
     fs::create_directories(p + "/creds");
     put(p + "/creds/token", "SECRET-TOKEN\n");
     chown_tree(p + "/creds", fixture_.uid);
-    auto r = sh(ir, "cat " + p + "/creds/token; echo ran");
+    auto r = run_sh(fixture_, ir, "cat " + p + "/creds/token; echo ran");
     QCOMPARE(r.exit_code, 125);
     QVERIFY2(r.out.find("ran") == std::string::npos, dump(r));
     QVERIFY2(r.err.find(p + "/creds") != std::string::npos && r.err.find("directory") != std::string::npos, dump(r));
@@ -158,7 +145,7 @@ class HelperViewTest : public QObject {
     FrozenIr gone = base_ir(fixture_);
     gone.fs.deny.push_back({p + "/vanished.env", PathKind::kFile});
     normalize(gone);
-    auto g = sh(gone, "echo ran");
+    auto g = run_sh(fixture_, gone, "echo ran");
     QCOMPARE(g.exit_code, 125);
     QVERIFY2(g.err.find(p + "/vanished.env") != std::string::npos, dump(g));
     // A parent replaced by a symlink that would carry the mask elsewhere.
@@ -168,7 +155,7 @@ class HelperViewTest : public QObject {
     FrozenIr sym = base_ir(fixture_);
     sym.fs.deny.push_back({p + "/linked/.env", PathKind::kFile});
     normalize(sym);
-    auto s = sh(sym, "echo ran");
+    auto s = run_sh(fixture_, sym, "echo ran");
     QCOMPARE(s.exit_code, 125);
     QVERIFY2(s.err.find("symlink") != std::string::npos, dump(s));
     // A denied path that was absent and appeared.
@@ -176,14 +163,14 @@ class HelperViewTest : public QObject {
     appeared.fs.deny.push_back({p + "/late.env", PathKind::kAbsent});
     normalize(appeared);
     put(p + "/late.env", "SECRET-LATE\n");
-    auto l = sh(appeared, "cat " + p + "/late.env; echo ran");
+    auto l = run_sh(fixture_, appeared, "cat " + p + "/late.env; echo ran");
     QCOMPARE(l.exit_code, 125);
     QVERIFY2(l.out.find("SECRET") == std::string::npos, dump(l));
   }
 
   void an_absent_protected_path_is_kept_absent_and_its_placeholder_removed_data() { add_uid_rows(); }
   void an_absent_protected_path_is_kept_absent_and_its_placeholder_removed() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     make_git_dir();
     fs::remove_all(fixture_.project + "/.git/hooks");
     const std::string p = fixture_.project;
@@ -195,7 +182,7 @@ class HelperViewTest : public QObject {
                         {p + "/.git/hooks", PathKind::kAbsentDir},
                         {p + "/.git/config", PathKind::kFile}};
     normalize(ir);
-    auto r = sh(ir, "cd " + p + "; mkdir -p .paddock && echo made-paddock; echo x > .paddock/policy.yaml && echo wrote-policy; "
+    auto r = run_sh(fixture_, ir, "cd " + p + "; mkdir -p .paddock && echo made-paddock; echo x > .paddock/policy.yaml && echo wrote-policy; "
                     "echo '{}' > .mcp.json && echo wrote-mcp; mkdir -p .vscode && echo x > .vscode/tasks.json && echo wrote-tasks; "
                     "echo hook > .git/hooks/pre-commit && echo wrote-hook; rm -rf .paddock .mcp.json .vscode .git/hooks; "
                     "ls -a; true");
@@ -212,19 +199,19 @@ class HelperViewTest : public QObject {
   // (here a 0600 file in a read root, and /etc's shadow files), which nothing masks by name.
   void root_only_files_in_the_read_roots_stay_closed_even_to_a_root_caller_data() { add_uid_rows(); }
   void root_only_files_in_the_read_roots_stay_closed_even_to_a_root_caller() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string secret = fixture_.outside + "/root-only.key";
     put(secret, "SECRET-ROOT-ONLY\n");
     QVERIFY(::chown(secret.c_str(), 0, 0) == 0 && ::chmod(secret.c_str(), 0600) == 0);
     std::string script = "cat " + secret + " /etc/gshadow /etc/shadow- 2>/dev/null; cat " + fixture_.outside +
                          "/readme.txt; ls -d /etc/ssl/private/* 2>/dev/null; echo done";
-    auto r = sh(base_ir(fixture_), script);
+    auto r = run_sh(fixture_, base_ir(fixture_), script);
     QVERIFY2(r.exit_code == 0 && r.out.find("done") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
     QVERIFY2(r.out.find("root:") == std::string::npos, dump(r));  // no shadow line
     QVERIFY2(r.out.find("outside but readable") != std::string::npos, dump(r));
     // What the agent writes stays the caller's: the project is not idmapped.
-    auto w = sh(base_ir(fixture_), "echo mine > " + fixture_.project + "/mine.txt && echo wrote");
+    auto w = run_sh(fixture_, base_ir(fixture_), "echo mine > " + fixture_.project + "/mine.txt && echo wrote");
     QVERIFY2(w.out.find("wrote") != std::string::npos, dump(w));
     struct stat st {};
     QVERIFY(::stat((fixture_.project + "/mine.txt").c_str(), &st) == 0);
@@ -233,20 +220,20 @@ class HelperViewTest : public QObject {
 
   void a_placeholder_in_use_by_another_session_is_kept_until_the_last_one_ends_data() { add_uid_rows(); }
   void a_placeholder_in_use_by_another_session_is_kept_until_the_last_one_ends() {
-    QVERIFY2(setup_row(), "fixture/probe failed");
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     const std::string p = fixture_.project;
     FrozenIr ir = base_ir(fixture_);
     ir.fs.deny_write = {{p + "/.vscode", PathKind::kAbsentDir}};
     normalize(ir);
     // A long session holds the placeholder; a short one on the same project ends meanwhile.
     ProcessResult longer;
-    std::thread a([&] { longer = sh(ir, "sleep 2; mkdir .vscode/x && echo made; true"); });
+    std::thread a([&] { longer = run_sh(fixture_, ir, "sleep 2; mkdir .vscode/x && echo made; true"); });
     QVERIFY(eventually([&] { return fs::exists(p + "/.vscode"); }, 10));
     FrozenIr present = base_ir(fixture_);
     // It makes a placeholder of its own, so it holds the registry and sweeps when it ends.
     present.fs.deny_write = {{p + "/.vscode", PathKind::kDir}, {p + "/.idea", PathKind::kAbsentDir}};
     normalize(present);
-    auto shorter = sh(present, "true");
+    auto shorter = run_sh(fixture_, present, "true");
     QCOMPARE(shorter.exit_code, 0);
     QVERIFY2(fs::exists(p + "/.vscode"), "the short session removed a placeholder the long one still uses");
     QVERIFY(fs::exists(p + "/.idea"));  // its own stays too: the long session may need it

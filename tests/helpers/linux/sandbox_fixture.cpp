@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <QtTest>
+
 #include "backends/backend.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/plan.h"
@@ -71,6 +73,13 @@ void remove_fixture(const SandboxFixture& f) {
   if (f.root.empty()) return;
   std::error_code ec;
   fs::remove_all(f.root, ec);
+}
+
+bool fixture_for_row(SandboxFixture& f) {
+  QFETCH(uint, uid);
+  remove_fixture(f);
+  f = make_fixture(uid);
+  return !f.root.empty();
 }
 
 FrozenIr base_ir(const SandboxFixture& f) {
@@ -160,6 +169,12 @@ ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std:
   options.env_override["HOME"] = f.home;
   options.env_override["LANG"] = "C.UTF-8";
   return run_process(h.argv(), options);
+}
+
+ProcessResult run_sh(const SandboxFixture& f, const FrozenIr& ir, const std::string& script) {
+  RunOptions o;
+  o.cwd = f.project;
+  return run_helper(f, ir, {"/bin/sh", "-c", script}, {}, o);
 }
 
 }  // namespace paddock::test

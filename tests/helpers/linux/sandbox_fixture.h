@@ -34,6 +34,10 @@ struct SandboxFixture {
 SandboxFixture make_fixture(uid_t uid);
 void remove_fixture(const SandboxFixture& f);
 
+// Replaces f with a fresh fixture for the uid of the current data row (add_uid_rows): false when
+// the fixture or its kernel probe failed.
+bool fixture_for_row(SandboxFixture& f);
+
 FrozenIr base_ir(const SandboxFixture& f);
 
 // The helper's arguments as `paddock run` passes them (the session module's encoder), which a
@@ -56,6 +60,8 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
                                 const ArgsTweak& tweak = {});
 ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
                          const ArgsTweak& tweak = {}, RunOptions options = {});
+// Runs `/bin/sh -c script` in the sandbox of ir, from the project directory.
+ProcessResult run_sh(const SandboxFixture& f, const FrozenIr& ir, const std::string& script);
 
 // Starts argv in the background with stdout and stderr to the file `log`; returns the pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
