@@ -81,6 +81,14 @@ Item {
             launcher.netMode = ""
         }
 
+        function test_4_the_project_card_says_in_one_line_what_its_agent_may_do() {
+            const line = findChild(page, "cardSummary")
+            verify(line !== null)
+            tryVerify(function() { return line.text.length > 0 }, 20000)
+            verify(line.text.indexOf("writes this folder") === 0, line.text)
+            verify(line.text.indexOf(" · secrets hidden") > 0, line.text)
+        }
+
         function test_3_the_launch_button_has_keyboard_focus_and_is_in_view() {
             const b = findChild(page, "launchButton")
             verify(b.visible)

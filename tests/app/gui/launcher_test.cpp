@@ -177,20 +177,13 @@ class LauncherTest : public QObject {
     {
       QFile f(script);
       QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(("#!/bin/sh
-"
-               "# A terminal emulator without a window: `-e COMMAND ARGS...` runs COMMAND.
-"
-               "[ \"$1\" = -e ] || { echo \"fake-terminal: expected -e, got $1\" >> '" + log + "'; exit 64; }
-"
-               "shift
-"
-               "echo \"terminal-started\" >> '" + log + "'
-"
-               "\"$@\" >> '" + log + "' 2>&1 < /dev/null
-"
-               "echo \"terminal-closed:$?\" >> '" + log + "'
-").toUtf8());
+      f.write(("#!/bin/sh\n"
+               "# A terminal emulator without a window: `-e COMMAND ARGS...` runs COMMAND.\n"
+               "[ \"$1\" = -e ] || { echo \"fake-terminal: expected -e, got $1\" >> '" + log + "'; exit 64; }\n"
+               "shift\n"
+               "echo terminal-started >> '" + log + "'\n"
+               "\"$@\" >> '" + log + "' 2>&1 < /dev/null\n"
+               "echo \"terminal-closed:$?\" >> '" + log + "'\n").toUtf8());
       f.close();
       QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
     }

@@ -42,40 +42,42 @@ class ProjectSummariesTest : public QObject {
 
   void each_card_gets_its_own_line_off_the_callers_thread() {
     const QString open = makeProject(env_.root(), "open",
-                                     "version: 1\nnetwork:\n  mode: allowlist\n  allow_domains: [a.example.test, b.example.test]\n");
+                                     "version: 1\nnetwork:\n  allow_domains: [a.example.test, b.example.test]\n");
     const QString closed = makeProject(env_.root(), "closed", "version: 1\nnetwork:\n  mode: off\n");
+    // The agent preset gives the network mode (claude-code: only listed domains); a repository
+    // layer may only add domains, or turn the network off.
     ProjectSummaries s;
-    QCOMPARE(s.lineFor(open, "custom"), QString());  // nothing is evaluated while the caller waits
+    QCOMPARE(s.lineFor(open, "claude-code"), QString());  // nothing is evaluated while the caller waits
     QCOMPARE(s.lineFor(closed, "custom"), QString());
     QTRY_COMPARE_WITH_TIMEOUT(s.evaluations(), 2, 30000);
-    const QString a = s.lineFor(open, "custom"), b = s.lineFor(closed, "custom");
+    const QString a = s.lineFor(open, "claude-code"), b = s.lineFor(closed, "custom");
     QVERIFY2(a.startsWith("writes this folder"), qPrintable(a));
     QVERIFY2(a.endsWith(" · secrets hidden"), qPrintable(a));
     QVERIFY2(domainsIn(a) >= 2, qPrintable(a));
     QVERIFY2(b.startsWith("writes this folder · no network"), qPrintable(b));
     // Asked again, a fresh line is answered from what was kept.
-    s.lineFor(open, "custom");
+    s.lineFor(open, "claude-code");
     QCoreApplication::processEvents();
     QCOMPARE(s.evaluations(), 2);
   }
 
   void refresh_evaluates_again_after_a_policy_file_changed() {
     const QString p = makeProject(env_.root(), "grows",
-                                  "version: 1\nnetwork:\n  mode: allowlist\n  allow_domains: [a.example.test]\n");
+                                  "version: 1\nnetwork:\n  allow_domains: [a.example.test]\n");
     ProjectSummaries s;
-    s.lineFor(p, "custom");
+    s.lineFor(p, "claude-code");
     QTRY_COMPARE_WITH_TIMEOUT(s.evaluations(), 1, 30000);
-    const QString before = s.lineFor(p, "custom");
+    const QString before = s.lineFor(p, "claude-code");
     const int n = domainsIn(before);
     QVERIFY2(n >= 1, qPrintable(before));
     QFile f(p + "/.paddock/policy.yaml");
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write("version: 1\nnetwork:\n  mode: allowlist\n  allow_domains: [a.example.test, c.example.test]\n");
+    f.write("version: 1\nnetwork:\n  allow_domains: [a.example.test, c.example.test]\n");
     f.close();
     s.refresh();
-    QCOMPARE(s.lineFor(p, "custom"), before);  // shown as it was until the new line arrives
+    QCOMPARE(s.lineFor(p, "claude-code"), before);  // shown as it was until the new line arrives
     QTRY_COMPARE_WITH_TIMEOUT(s.evaluations(), 2, 30000);
-    const QString after = s.lineFor(p, "custom");
+    const QString after = s.lineFor(p, "claude-code");
     QCOMPARE(domainsIn(after), n + 1);
   }
 };
