@@ -257,6 +257,12 @@ class Forwarder final : public PortForwarder {
     asio::post(*io_, [this] {
       asio::error_code ignored;
       for (auto& a : acceptors_) a->close(ignored);
+    });
+    // The session is over, but what its server wrote last may still be on its way to the host's
+    // client: a connection whose ends both closed finishes by itself once that is delivered. Give
+    // them a bounded moment (as the broker does its tunnels), then close what is left.
+    for (int i = 0; i < 200 && live_.load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    asio::post(*io_, [this] {
       for (const auto& w : forwards_)
         if (auto f = w.lock()) f->close();
       forwards_.clear();

@@ -44,7 +44,8 @@ class PortForwarder {
                                                       platform::UniqueFd netns,
                                                       broker::EventSink events);
   virtual ~PortForwarder() = default;
-  // Stops accepting, closes every forwarded connection and ends the connector. Idempotent.
+  // Stops accepting, lets the open connections finish delivering for up to 2 s, then closes them
+  // and ends the connector. Idempotent.
   virtual void stop() = 0;
 };
 
