@@ -28,6 +28,7 @@ struct Inputs {
   std::vector<std::string> allow_domains;  // D or D:PORT
   std::vector<std::string> allow_reads;
   std::vector<std::string> allow_writes;
+  std::vector<int> publish;                // --publish PORT: host loopback ports forwarded in
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;

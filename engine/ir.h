@@ -75,6 +75,10 @@ struct IrEgress {
   // and connect there (its dev servers, test suites, login callbacks); false (a layer's
   // network.loopback_bind: false) keeps every TCP bind denied, and connects to bind_ports only.
   bool loopback_bind = true;
+  // Host ports forwarded into the sandbox (network.publish, --publish): the helper listens on the
+  // host's 127.0.0.1:<port> and relays each connection to 127.0.0.1:<port> in the sandbox's own
+  // network namespace. One way only: nothing in the sandbox reaches the host through them.
+  std::vector<int> publish;
   std::string unix_ipc = "always_allowed";                   // AF_UNIX socketpair/anonymous
   std::vector<std::string> unix_socket_files;                // explicitly allowed socket paths
   std::map<std::string, std::int64_t> quotas;                // domain -> bytes

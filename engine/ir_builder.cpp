@@ -47,6 +47,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (auto* i = first(l.net_presets)) return lock_error(i->at, lock_at_, "add domains");
   if (auto* i = first(l.allow_cidr)) return lock_error(i->at, lock_at_, "add CIDR ranges");
   if (!l.strict_ports.empty()) return lock_error(l.strict_ports.front().first.at, lock_at_, "add domains or ports");
+  if (!l.publish.empty()) return lock_error(l.publish.front().second, lock_at_, "publish host ports");
   if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
   if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
   if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
@@ -83,6 +84,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false, {}});
   for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
+  publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());
   for (const auto& p : l.deny_preset)
     if (auto s = add_list(p, PathUse::kDeny); !s.ok()) return s;
   for (const auto& p : l.deny_write_preset)
@@ -315,6 +317,11 @@ Status IrBuilder::add_cli_flags() {
       l.allow_domains.push_back({d, at(key)});
     }
   }
+  for (std::size_t i = 0; i < in_.publish.size(); ++i) {
+    const int p = in_.publish[i];
+    if (p < 1 || p > 65535) return bad_input("--publish " + std::to_string(p) + ": port must be 1..65535");
+    l.publish.emplace_back(p, at("--publish[" + std::to_string(i) + "]"));
+  }
   if (in_.limits) {
     auto spec = parse_limits_spec(*in_.limits);
     if (!spec.ok()) return spec.error();
@@ -356,6 +363,7 @@ void IrBuilder::record_adds(const Layer& l) {
   list("network.presets", l.net_presets);
   for (const auto& [d, ports] : l.strict_ports) a["network.strict_ports"][d.text] = ports;
   for (const auto& [d, q] : l.quotas) a["network.quotas"][d.text] = q;
+  for (const auto& [p, at] : l.publish) a["network.publish"].push_back(p);
   if (l.net_mode) a["network.mode"] = to_string(*l.net_mode);
   list("unix_sockets.allow", l.unix_sockets_allow);
   list("environment.pass_through", l.pass_through);

@@ -146,6 +146,17 @@ Status IrBuilder::build_egress() {
   ir_.egress.loopback_bind = !loopback_forbidden_;
   if (loopback_forbidden_) prov_.add(prov_key<&IrEgress::loopback_bind>(), *loopback_forbidden_, "set", "false");
   else prov_.add_raw(prov_key<&IrEgress::loopback_bind>(), Contribution{"default", "", "set", "the sandbox's loopback is its own: true"});
+  // Published ports: any tier may publish (a repository's layer only once approved, and none
+  // under the system's lockdown); the forward is inbound only, so it adds nothing the agent can
+  // reach. A port the agent may not listen on would publish nothing of its.
+  for (const auto& [port, at] : publish_) {
+    if (loopback_forbidden_)
+      return error_at(ErrorCode::kBadInput, at.pos(),
+                      "port " + std::to_string(port) + " is published, but network.loopback_bind: false at " +
+                          loopback_forbidden_->where() + " forbids the agent to listen on it; remove one of the two");
+    ir_.egress.publish.push_back(port);
+    prov_.add(prov_key<&IrEgress::publish>(std::to_string(port)), at, "added", std::to_string(port));
+  }
   for (const auto& d : domains_) {
     auto n = normalize_domain(d.text);
     if (!n.ok()) return error_at(ErrorCode::kBadInput, d.at.pos(), n.error().message);

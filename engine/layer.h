@@ -98,6 +98,8 @@ struct Layer {
   // false forbids binding TCP ports inside the sandbox's private network namespace.
   std::optional<bool> loopback_bind;
   Origin loopback_bind_at;
+  // network.publish: host loopback ports forwarded to the sandbox's (port, where it was written).
+  std::vector<std::pair<int, Origin>> publish;
 
   std::vector<Item> unix_sockets_allow;
 

@@ -21,6 +21,10 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)")->type_name("PATH");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
+  cmd->add_option("--publish", o->publish,
+                  "Forward the host's 127.0.0.1:PORT to the sandbox's 127.0.0.1:PORT (repeatable)")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
   return o;
 }
@@ -66,6 +70,7 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
     in.timeout_secs = *secs;
   }
   in.git_ssh = o.git_ssh;
+  in.publish = o.publish;
   in.environment = ctx.environment;
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();

@@ -210,6 +210,10 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                                                         "the relay's and egress.bind_ports/connect_ports")));
   else
     m.push_back(unsupported("egress.loopback_bind=false", old_abi(abi, 4, "network.loopback_bind: false (a TCP bind rule)")));
+  m.push_back(net(exact("egress.publish",
+                        "the helper listens on the host's 127.0.0.1:<port> and relays each connection to "
+                        "127.0.0.1:<port> in the sandbox's network namespace (a socket made there); host to "
+                        "sandbox only, with a bounded number of connections")));
   m.push_back(exact("egress.unix_ipc=always_allowed",
                     abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "

@@ -299,6 +299,12 @@ const char* to_string(MountOp op) {
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
   LinuxPlan p;
   const bool relay = ir.egress.mode != NetMode::kOff;
+  // A host connection to the published relay port would reach the egress relay, not the agent.
+  if (relay && std::find(ir.egress.publish.begin(), ir.egress.publish.end(), kProxyPort) != ir.egress.publish.end())
+    return refused("network.publish: port " + std::to_string(kProxyPort) +
+                   " is the egress relay's inside the sandbox when the network is filtered; publish another port");
+  // Forwarded by the helper from the host's loopback (helpers/linux/port_forward.h).
+  p.publish = ir.egress.publish;
   // Without the relay --git-ssh has nowhere to go (check() refuses it); bind nothing then.
   const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
   p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);

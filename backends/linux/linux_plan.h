@@ -148,6 +148,9 @@ struct LinuxPlan {
   CgroupPlan cgroup;
   EnvPlan env;
   ProxyPlan proxy;
+  // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
+  // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
+  std::vector<int> publish;
   std::optional<std::int64_t> wall_time_secs;
   bool operator==(const LinuxPlan&) const = default;
 };

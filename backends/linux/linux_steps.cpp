@@ -86,6 +86,12 @@ void proxy(CanonicalWriter& w, const ProxyPlan& p) {
   w.key("port_in_sandbox").value(p.port_in_sandbox).end_object();
 }
 
+void ports(CanonicalWriter& w, const std::vector<int>& list) {
+  w.begin_array();
+  for (int port : list) w.value(port);
+  w.end_array();
+}
+
 void limits(CanonicalWriter& w, const std::vector<LimitEntry>& list) {
   w.begin_array();
   for (const auto& l : list)
@@ -119,6 +125,7 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   step(w, "seccomp", [&] { seccomp(w, p); });
   step(w, "env", [&] { env(w, p.env); });
   step(w, "proxy", [&] { proxy(w, p.proxy); });
+  step(w, "publish", [&] { ports(w, p.publish); });
   step(w, "wall_time_secs", [&] { opt(w, p.wall_time_secs); });
   w.end_array();
   return w.take();
@@ -142,6 +149,8 @@ nlohmann::json to_json(const LinuxPlan& p) {
   w.key("no_new_privs").value(p.no_new_privs);
   w.key("proxy");
   proxy(w, p.proxy);
+  w.key("publish");
+  ports(w, p.publish);
   w.key("rlimits");
   rlimits(w, p.rlimits);
   w.key("seccomp");

@@ -76,6 +76,9 @@ std::vector<FieldCapability> macos_capability_matrix() {
     m.push_back(unsupported(f, "net mode off on macOS denies every IP socket, so a port rule "
                                "cannot be honoured; remove the port rule"));
   m.push_back(exact("egress.loopback_bind=false", "net mode off denies every IP socket, binds included"));
+  m.push_back(unsupported("egress.publish",
+                          "net mode off on macOS denies every IP socket, so the agent cannot listen on "
+                          "a port to forward to; remove network.publish (--publish)"));
   m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
   m.push_back(exact("egress.unix_socket_files", "file grant on each socket path (parameter)"));
   m.push_back(partial("process.exec_scope=allow_roots", "Seatbelt (allow process-exec)",

@@ -74,6 +74,11 @@ std::vector<FieldCapability> windows_capability_matrix() {
                             "IP and port rules need a Windows Filtering Platform lease, which "
                             "needs admin and is not part of the launch path; remove the rule",
                             Needs::kAdmin));
+  m.push_back(unsupported("egress.publish",
+                          "the AppContainer has no network capability and loopback into it is blocked; "
+                          "a loopback exemption needs admin and is not part of the launch path; remove "
+                          "network.publish (--publish)",
+                          Needs::kAdmin));
   m.push_back(partial("egress.unix_ipc=always_allowed", "AF_UNIX inside the AppContainer",
                       "Windows has no socketpair() and no abstract sockets: UNIX-domain IPC "
                       "works only through socket files inside write roots"));

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 constexpr std::pair<InitMessageType, const char*> kTypeNames[] = {
     {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kPlaceholders, "placeholders"},
-    {InitMessageType::kProxyListen, "proxy_listen"},
+    {InitMessageType::kProxyListen, "proxy_listen"}, {InitMessageType::kNetworkNamespace, "network_namespace"},
     {InitMessageType::kAttestation, "attestation"},  {InitMessageType::kExecFailed, "exec_failed"},
     {InitMessageType::kDeadline, "deadline"},        {InitMessageType::kExit, "exit"},
 };
@@ -57,6 +57,12 @@ InitMessage InitMessage::placeholders_made(std::vector<Placeholder> list) {
 InitMessage InitMessage::proxy_listen() {
   InitMessage m;
   m.type = InitMessageType::kProxyListen;
+  return m;
+}
+
+InitMessage InitMessage::network_namespace() {
+  InitMessage m;
+  m.type = InitMessageType::kNetworkNamespace;
   return m;
 }
 
@@ -103,6 +109,7 @@ std::string encode_init_message(const InitMessage& m) {
     case InitMessageType::kExecFailed:
       return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kProxyListen:
+    case InitMessageType::kNetworkNamespace:
     case InitMessageType::kDeadline: return dump_record({{"type", type_name(m.type)}});
     case InitMessageType::kExit: {
       json j = {{"type", type_name(m.type)}, {"status", m.status}, {"pids", m.pids}};
@@ -174,6 +181,7 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
       else m.attestation = dump_record(j["attestation"]);
       break;
     case InitMessageType::kProxyListen:
+    case InitMessageType::kNetworkNamespace:
     case InitMessageType::kDeadline: break;
     case InitMessageType::kExit: {
       read_int(r, j, "status", m.status);

@@ -6,6 +6,8 @@
 //                                   placeholders the view made on the host for absent protected
 //                                   paths (the helper records them for removal), also on failure
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
+//   network_namespace               with the sandbox's network namespace (SCM_RIGHTS), for the
+//                                   forwarder of published ports (sent only when the plan has some)
 //   attestation {attestation}       readiness: everything is applied; the agent waits for the
 //                                   helper's one-byte answer (kStoredAnswer) before its exec
 //   exec_failed {errno, message}    the agent's exec failed (126/127)
@@ -24,7 +26,9 @@
 
 namespace paddock::session {
 
-enum class InitMessageType { kSetupFailed, kPlaceholders, kProxyListen, kAttestation, kExecFailed, kDeadline, kExit };
+enum class InitMessageType {
+  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kAttestation, kExecFailed, kDeadline, kExit
+};
 
 // The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
 inline constexpr char kStoredAnswer = '1';
@@ -52,6 +56,7 @@ struct InitMessage {
   static InitMessage setup_failed(std::string message);
   static InitMessage placeholders_made(std::vector<Placeholder> list);
   static InitMessage proxy_listen();
+  static InitMessage network_namespace();
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);
   static InitMessage deadline();

@@ -145,6 +145,41 @@ class AgentPresetsTest : public QObject {
     QVERIFY(!e.ir.egress.loopback_bind);  // false from any tier wins
   }
 
+  // network.publish and --publish add up across tiers into one sorted set, each port with the
+  // rule that asked for it; a repository's layer publishes like it adds domains (approval
+  // decides), and a port nobody may listen on is a contradiction, not a quiet no-op.
+  void published_ports_add_up_from_every_tier_and_need_loopback_binds() {
+    EngineEnv env;
+    QVERIFY(eval_ok(env.inputs()).ir.egress.publish.empty());
+    env.user("version: 1\nnetwork: {publish: [3000]}\n");
+    env.repo("version: 1\nnetwork: {publish: [5173, 3000]}\n");
+    auto in = env.inputs();
+    in.publish = {1455};
+    const auto e = eval_ok(in);
+    QCOMPARE(e.ir.egress.publish, (std::vector<int>{1455, 3000, 5173}));
+    const std::string prov = e.provenance.dump();
+    QVERIFY2(prov.find("--publish[0]") != std::string::npos && prov.find("network.publish[0]") != std::string::npos,
+             prov.c_str());
+    for (const auto& l : e.layers)
+      if (l.tier == kTierRepo) QCOMPARE(l.adds["network.publish"].dump(), std::string("[5173,3000]"));
+    in.require_approvals = true;
+    auto unapproved = evaluate(in);
+    QVERIFY(!unapproved.ok());
+    QCOMPARE(unapproved.error().code, ErrorCode::kPolicyBlocked);
+    in.require_approvals = false;
+    env.user("version: 1\nnetwork: {publish: [3000], loopback_bind: false}\n");
+    auto clash = evaluate(in);
+    QVERIFY(!clash.ok());
+    QVERIFY2(clash.error().message.find("network.loopback_bind: false at ") != std::string::npos &&
+                 clash.error().message.find("is published") != std::string::npos,
+             clash.error().message.c_str());
+    in.publish = {0};
+    env.user("version: 1\n");
+    auto zero = evaluate(in);
+    QVERIFY(!zero.ok());
+    QVERIFY2(zero.error().message.find("--publish 0: port must be 1..65535") != std::string::npos, zero.error().message.c_str());
+  }
+
   void the_launch_commands_installation_is_granted_with_its_own_provenance() {
     EngineEnv env;
     const std::string install = env.home + "/.npm-global/lib/node_modules";

@@ -35,6 +35,7 @@ network:
   allow_cidr: [10.0.0.0/8]
   quotas: {api.openai.com: 2GiB}
   presets: [npm, pypi, cargo, git, go, maven, huggingface]
+  publish: [3000, 1455]
 unix_sockets: {allow: [/run/x.sock]}
 environment: {pass_through: [PATH, "LC_*"], deny: ["AWS_*"]}
 secrets: {brokered_env: [GITHUB_TOKEN]}
@@ -48,6 +49,11 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     QCOMPARE(*r->limits[static_cast<int>(LimitKey::kMemory)].value, std::int64_t(8) << 30);
     QCOMPARE(*r->limits[static_cast<int>(LimitKey::kWallTime)].value, std::int64_t(4 * 3600));
     QCOMPARE(*r->net_mode, NetMode::kOff);
+    QCOMPARE(r->publish.size(), size_t(2));
+    QCOMPARE(r->publish[1].first, 1455);
+    QCOMPARE(r->publish[1].second.key, std::string("network.publish[1]"));
+    QCOMPARE(r->publish[1].second.line, 19);
+    QCOMPARE(r->publish[1].second.col, 19);
     QCOMPARE(r->allow_read.front().at.line, 7);
     QCOMPARE(r->allow_read.front().at.col, 16);
   }
@@ -81,6 +87,19 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     const std::string w = err("version: 1\nfilesystem: {deny_write_preset: [credentials]}\n");
     QVERIFY2(has(w, ":2:34: key 'filesystem.deny_write_preset[0]': 'credentials' is not one of tool-executed"), w.c_str());
     QVERIFY(has(err("version: 1\nfilesystem: {unprotect: $PROJECT/.vscode}\n"), "expected a list of strings"));
+  }
+
+  void a_published_port_is_an_integer_1_to_65535_and_a_bad_one_names_file_line_column() {
+    const std::string list = err("version: 1\nnetwork:\n  publish: 3000\n");
+    QVERIFY2(has(list, "/p/.paddock/policy.yaml:3:12: key 'network.publish': expected a list of ports 1..65535"), list.c_str());
+    const std::string zero = err("version: 1\nnetwork:\n  publish: [3000, 0]\n");
+    QVERIFY2(has(zero, ":3:19: key 'network.publish[1]': out of range 1..65535"), zero.c_str());
+    QVERIFY(has(err("version: 1\nnetwork: {publish: [65536]}\n"), "key 'network.publish[0]': out of range 1..65535"));
+    for (const char* bad : {"-1", "3000.5", "0x50", "http", "[3000]", "{a: 1}", "''"})
+      QVERIFY2(has(err(std::string("version: 1\nnetwork: {publish: [") + bad + "]}\n"),
+                   "key 'network.publish[0]': expected an integer 1..65535"),
+               bad);
+    QCOMPARE(err("version: 1\nnetwork: {publish: [1, 65535]}\n"), std::string("OK"));
   }
 
   void version_must_be_exactly_one() {

@@ -54,6 +54,25 @@ class LinuxPlanTest : public QObject {
     QVERIFY(!p.env.set.count("HTTP_PROXY"));
   }
 
+  // The helper forwards what the plan says, in every mode; the relay's own port cannot be
+  // published while the relay holds it (a host client would reach the broker, not the agent).
+  void the_plan_carries_the_published_ports_and_refuses_the_relays_port() {
+    FrozenIr off = typical_ir();
+    off.egress.publish = {1455, 3000};
+    QCOMPARE(plan_of(off, probe_abi(7)).publish, (std::vector<int>{1455, 3000}));
+    QVERIFY(plan_of(typical_ir(), probe_abi(7)).publish.empty());
+    off.egress.publish = {3128};
+    QCOMPARE(plan_of(off, probe_abi(7)).publish, (std::vector<int>{3128}));  // no relay in mode off
+    FrozenIr relay = relay_ir();
+    relay.egress.publish = {3000};
+    QCOMPARE(plan_of(relay, probe_abi(7)).publish, (std::vector<int>{3000}));
+    relay.egress.publish = {3000, 3128};
+    auto refused = compile_linux_plan(relay, probe_abi(7));
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().exit_code(), 125);
+    QVERIFY2(refused.error().message.find("network.publish: port 3128") == 0, refused.error().message.c_str());
+  }
+
   void a_relay_mode_points_every_proxy_variable_at_the_fixed_port() {
     auto p = plan_of(relay_ir(), probe_abi(7));
     QVERIFY(p.proxy.enabled);

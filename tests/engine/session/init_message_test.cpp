@@ -16,6 +16,8 @@ class InitMessageTest : public QObject {
     auto exec = decode_init_message(encode_init_message(InitMessage::exec_failed(2, "nope: No such file")));
     QVERIFY(exec.ok() && exec->type == InitMessageType::kExecFailed && exec->error_number == 2);
     QVERIFY(decode_init_message(encode_init_message(InitMessage::proxy_listen()))->type == InitMessageType::kProxyListen);
+    QVERIFY(decode_init_message(encode_init_message(InitMessage::network_namespace()))->type ==
+            InitMessageType::kNetworkNamespace);
     auto made = decode_init_message(encode_init_message(
         InitMessage::placeholders_made({{"/p/.git", true, 2049, 77}, {"/p/.envrc", false, 2049, 18446744073709551615ull}})));
     QVERIFY(made.ok() && made->type == InitMessageType::kPlaceholders);
