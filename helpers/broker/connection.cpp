@@ -289,7 +289,8 @@ void Connection::on_connected() {
 void Connection::start_tunnel() {
   std::int64_t early = static_cast<std::int64_t>(leftover_.size());
   if (!quota_key_.empty() && early > 0) core_.ledger().add(quota_key_, early);
-  tunnel_.emplace(core_, client_, upstream_, quota_key_, weak_from_this(), [this, early](const Tunnel::Totals& t) {
+  auto events = [core = &core_](nlohmann::json e) { core->emit(std::move(e)); };
+  tunnel_.emplace(&core_.ledger(), events, client_, upstream_, quota_key_, weak_from_this(), [this, early](const Tunnel::Totals& t) {
     core_.emit(session::event_json(EventType::kNetEgress, {{"host", host_}, {"ip", pinned_ip_}, {"port", port_},
                                                            {"bytes_tx", t.tx + early}, {"bytes_rx", t.rx}, {"end", t.end}}));
     closed_ = true;

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "engine/session/event.h"
-#include "helpers/broker/broker_core.h"
+#include "helpers/broker/quota_ledger.h"
 
 namespace paddock::broker {
 namespace {
@@ -18,9 +18,9 @@ constexpr int kStepsBeforeYield = 16;      // fairness between connections on on
 
 }  // namespace
 
-Tunnel::Tunnel(BrokerCore& core, asio::ip::tcp::socket& client, asio::ip::tcp::socket& upstream,
-               std::string quota_key, std::weak_ptr<void> keepalive, Done done)
-    : core_(core), client_(client), upstream_(upstream), quota_key_(std::move(quota_key)),
+Tunnel::Tunnel(QuotaLedger* ledger, std::function<void(nlohmann::json)> events, asio::ip::tcp::socket& client,
+               asio::ip::tcp::socket& upstream, std::string quota_key, std::weak_ptr<void> keepalive, Done done)
+    : ledger_(ledger), events_(std::move(events)), client_(client), upstream_(upstream), quota_key_(std::move(quota_key)),
       keepalive_(std::move(keepalive)), done_(std::move(done)) {}
 
 bool Tunnel::start(std::string* error) {
@@ -61,14 +61,14 @@ bool Tunnel::start(std::string* error) {
 
 bool Tunnel::quota_exceeded_now(std::size_t want) {
   if (quota_key_.empty()) return false;
-  std::int64_t left = core_.ledger().remaining(quota_key_);
+  std::int64_t left = ledger_->remaining(quota_key_);
   return left >= 0 && static_cast<std::int64_t>(want) > left;
 }
 
 void Tunnel::step(Direction& d) {
   if (closed_ || d.finished) return;
   for (int i = 0; i < kStepsBeforeYield; ++i) {
-    if (!quota_key_.empty() && core_.ledger().exceeded(quota_key_)) {
+    if (!quota_key_.empty() && ledger_->exceeded(quota_key_)) {
       close("quota");
       return;
     }
@@ -78,7 +78,7 @@ void Tunnel::step(Direction& d) {
       if (n > 0) {
         d.pending -= static_cast<std::size_t>(n);
         *d.counter += n;
-        if (!quota_key_.empty()) core_.ledger().add(quota_key_, n);
+        if (!quota_key_.empty()) ledger_->add(quota_key_, n);
         continue;
       }
       if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -103,7 +103,7 @@ void Tunnel::step(Direction& d) {
     // be exceeded without delivering a byte beyond it.
     std::size_t want = d.capacity;
     if (!quota_key_.empty()) {
-      std::int64_t left = core_.ledger().remaining(quota_key_);
+      std::int64_t left = ledger_->remaining(quota_key_);
       if (left >= 0 && static_cast<std::int64_t>(want) > left + 1) want = static_cast<std::size_t>(left + 1);
     }
     ssize_t n = splice(d.src->native_handle(), nullptr, d.pipe_w.get(), nullptr, want,
@@ -111,10 +111,11 @@ void Tunnel::step(Direction& d) {
     if (n > 0) {
       d.pending = static_cast<std::size_t>(n);
       if (quota_exceeded_now(d.pending)) {
-        if (core_.ledger().mark_exceeded(quota_key_)) {
-          core_.emit(session::event_json(session::EventType::kQuotaExceeded,
-                                         {{"domain", quota_key_}, {"limit_bytes", core_.ledger().limit(quota_key_)},
-                                          {"used_bytes", core_.ledger().used(quota_key_)}}));
+        if (ledger_->mark_exceeded(quota_key_)) {
+          if (events_)
+            events_(session::event_json(session::EventType::kQuotaExceeded,
+                                        {{"domain", quota_key_}, {"limit_bytes", ledger_->limit(quota_key_)},
+                                         {"used_bytes", ledger_->used(quota_key_)}}));
         }
         close("quota");
         return;

@@ -1,6 +1,7 @@
 // The opaque byte pump of an established connection: splice(2) through one pipe per direction,
 // so payload bytes never enter user space (zero copy), counted per direction and against the
-// host's quota. Never looks at the bytes (no TLS interception, ever).
+// host's quota. Never looks at the bytes (no TLS interception, ever). The broker's connections
+// use it, and so does the helper's forwarder of published ports (helpers/linux/port_forward.h).
 #pragma once
 
 #include <cstdint>
@@ -10,12 +11,13 @@
 #include <string>
 
 #include <asio.hpp>
+#include <nlohmann/json.hpp>
 
 #include "platform/unique_fd.h"
 
 namespace paddock::broker {
 
-class BrokerCore;
+class QuotaLedger;
 
 class Tunnel {
  public:
@@ -27,9 +29,10 @@ class Tunnel {
   using Done = std::function<void(const Totals&)>;
 
   // Both sockets must live on the same strand; `keepalive` is captured by every pending handler
-  // (the owning connection). `quota_key` empty = no quota.
-  Tunnel(BrokerCore& core, asio::ip::tcp::socket& client, asio::ip::tcp::socket& upstream,
-         std::string quota_key, std::weak_ptr<void> keepalive, Done done);
+  // (the owning connection). `quota_key` empty = no quota (`ledger` and `events` are then unused;
+  // otherwise `ledger` counts the bytes and `events` gets quota_exceeded).
+  Tunnel(QuotaLedger* ledger, std::function<void(nlohmann::json)> events, asio::ip::tcp::socket& client,
+         asio::ip::tcp::socket& upstream, std::string quota_key, std::weak_ptr<void> keepalive, Done done);
 
   // Creates the pipes and starts both directions. False (and `done` not called) when pipes fail.
   bool start(std::string* error);
@@ -50,7 +53,8 @@ class Tunnel {
   void finish_if_both_done();
   bool quota_exceeded_now(std::size_t want);
 
-  BrokerCore& core_;
+  QuotaLedger* ledger_;
+  std::function<void(nlohmann::json)> events_;
   asio::ip::tcp::socket& client_;
   asio::ip::tcp::socket& upstream_;
   std::string quota_key_;

@@ -6,14 +6,11 @@
 #include <sys/resource.h>
 
 #include "helpers/broker/broker.h"
+#include "helpers/linux/port_forward.h"
 
 namespace paddock::helper {
 namespace {
 
-// Descriptors the helper keeps for itself whatever the agent does through the broker: the control
-// socket and its clients, the session's files and events, the report and signal channels, the
-// resolver's sockets and the broker's own threads.
-constexpr std::uint64_t kReservedFds = 128;
 // Fewer connections than this would break ordinary agents (a package manager opens a dozen).
 constexpr std::size_t kMinConnections = 16;
 
@@ -48,11 +45,13 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd liste
   options.egress = egress;
   rlimit nofile{};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0) return refused("egress relay: cannot read the open-file limit");
-  options.max_connections = broker::connection_cap(nofile.rlim_cur, kReservedFds);
+  // Published ports' forwarded connections have their own share, kept out of the broker's.
+  const std::uint64_t reserved = kHelperReservedFds + forward_fd_budget(egress.publish.size());
+  options.max_connections = broker::connection_cap(nofile.rlim_cur, reserved);
   if (options.max_connections < kMinConnections)
     return refused("egress relay: the open-file limit " + std::to_string(nofile.rlim_cur) + " leaves room for only " +
                    std::to_string(options.max_connections) + " proxied connections after the helper's own " +
-                   std::to_string(kReservedFds) + "; raise the hard limit (ulimit -Hn) or run with --net off");
+                   std::to_string(reserved) + "; raise the hard limit (ulimit -Hn) or run with --net off");
   if (egress.debug_resolve.empty()) {
     options.resolver = std::make_shared<broker::SystemResolver>();
   } else {

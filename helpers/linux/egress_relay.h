@@ -37,6 +37,11 @@ class EgressRelay {
                                                     EventSink events, AskHandler ask);
 };
 
+// Descriptors the helper keeps for itself whatever the agent does through the broker or published
+// ports: the control socket and its clients, the session's files and events, the report and
+// signal channels, the resolver's sockets and the broker's own threads.
+inline constexpr std::uint64_t kHelperReservedFds = 128;
+
 // The fixed in-sandbox proxy port (HTTP_PROXY=http://127.0.0.1:<port>).
 inline constexpr int kSandboxProxyPort = 3128;
 

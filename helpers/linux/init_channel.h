@@ -37,6 +37,7 @@ enum class InitAction {
   kNone,
   kStop,              // the session cannot go on (setup_error says why)
   kStartRelay,        // the proxy's listening socket came with the message
+  kStartForward,      // the sandbox's network namespace came with the message (published ports)
   kStoreAttestation,  // readiness: store attestation.json, then answer the agent
 };
 
@@ -52,7 +53,7 @@ class InitChannel {
 
   struct Received {
     Result<session::InitMessage> message;
-    platform::UniqueFd passed;  // the descriptor that came with it (proxy_listen)
+    platform::UniqueFd passed;  // the descriptor that came with it (proxy_listen, network_namespace)
   };
   // The next queued message, without waiting; nullopt when there is none (or init is gone).
   std::optional<Received> next();

@@ -133,6 +133,18 @@ Result<int> proxy_listen_socket(int port) {
   return s;
 }
 
+// The network namespace this thread is in, as a descriptor for the helper's forwarder of
+// published ports, which makes its sockets to the agent's servers there (port_forward.h).
+Result<int> network_namespace_fd() {
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return sys_error("socket for the network namespace");
+  int ns = ::ioctl(s, SIOCGSKNS);
+  Error e = ns < 0 ? sys_error("network namespace of a socket") : Error{};
+  ::close(s);
+  if (ns < 0) return e;
+  return ns;
+}
+
 // When the plan carries the memory limit as RLIMIT_DATA, it is the only mechanism, and a kernel
 // booted with ignore_rlimit_data accepts the limit and then only logs. The probe said it holds;
 // prove it here, where it must: with the soft limit at one page, a one-page private writable
@@ -394,6 +406,12 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   }
   if (plan.namespaces.net)
     if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
+  if (!plan.publish.empty()) {
+    auto ns = network_namespace_fd();
+    if (!ns) die_setup(report_fd, ns.error());
+    send_msg(report_fd, InitMessage::network_namespace(), *ns);
+    ::close(*ns);
+  }
   if (plan.proxy.enabled) {
     auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);
     if (!fd) die_setup(report_fd, fd.error());

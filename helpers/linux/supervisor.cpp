@@ -29,6 +29,7 @@
 #include "helpers/linux/idmapped_grants.h"
 #include "helpers/linux/init_channel.h"
 #include "helpers/linux/placeholders.h"
+#include "helpers/linux/port_forward.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_end.h"
@@ -246,8 +247,8 @@ std::string send_filter(platform::UniqueFd filter, const linux_backend::LinuxPla
 class Supervisor {
  public:
   Supervisor(const SandboxSpec& spec, const SessionOptions& o, Clock::time_point t0, EventLog& events,
-             HostSide& host)
-      : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), relay_(events),
+             HostSide& host, std::vector<platform::UniqueFd> published)
+      : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), published_(std::move(published)), relay_(events),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, const std::string& d) { return relay_.answer(id, d); },
                           [this] { return relay_.pending_asks(); }}),
@@ -270,6 +271,10 @@ class Supervisor {
   Clock::time_point t0_;
   EventLog& events_;
   HostSide& host_;
+  // The host's listening sockets for published ports, until init sends the network namespace
+  // their connections go to; then the forwarder's.
+  std::vector<platform::UniqueFd> published_;
+  std::unique_ptr<PortForwarder> forward_;
   SessionRelay relay_;
   ControlServer control_;
   SessionFiles files_;
@@ -300,7 +305,24 @@ void Supervisor::read_init(InitChannel& init) {
           stop_requested_ = true;
         }
         break;
+      case InitAction::kStartForward: {
+        if (!received->passed.valid() || published_.empty()) break;
+        auto started = PortForwarder::start(std::move(published_), std::move(received->passed),
+                                            spec_.plan.namespaces.user, [this](json e) { events_.emit(std::move(e)); });
+        if (started) {
+          forward_ = std::move(*started);
+        } else {
+          out_.setup_error = started.error().message;
+          stop_requested_ = true;
+        }
+        break;
+      }
       case InitAction::kStoreAttestation: {
+        // A relay or forwarder that could not start: the agent does not start either.
+        if (!out_.setup_error.empty()) {
+          init.answer(false);
+          break;
+        }
         // The agent waits for this answer before its exec: attestation.json, the session's
         // record of what was applied, is in place first. The event (advisory) follows the answer.
         const Status stored = files_.publish_attestation();
@@ -407,6 +429,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   }
   long live = host_.leaf.process_count();
   host_.leaf.kill_all();
+  if (forward_) forward_->stop();
   relay_.stop();
   control_.close_all();
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
@@ -473,12 +496,16 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   const auto t0 = Clock::now();
   EventLog events(o.session_dir + "/events.jsonl");
   const auto& plan = spec.plan;
+  // Published ports first: a host port something else holds fails the session before anything of
+  // it exists.
+  auto published = listen_published(plan.publish);
+  if (!published) return fail_session(o, kRefusedExit, published.error().message);
   auto host = prepare_host(plan, o);
   if (!host) return fail_session(o, kRefusedExit, host.error().message);
   std::vector<int> prepared;
   for (const auto& t : host->prepared_trees) prepared.push_back(t.get());
 
-  Supervisor supervisor(spec, o, t0, events, *host);
+  Supervisor supervisor(spec, o, t0, events, *host, std::move(*published));
 
   // The helper handles these itself: SIGTERM/SIGHUP stop the session; SIGINT from the terminal
   // reaches the agent directly (same process group) and must not kill the helper first.

@@ -67,6 +67,12 @@ class InitChannelTest : public QObject {
     QVERIFY(out.setup_error.empty());
   }
 
+  void the_network_namespace_asks_for_the_forwarder_of_published_ports() {
+    InitOutcome out;
+    QCOMPARE(absorb_init_message(out, ok(InitMessage::network_namespace())), InitAction::kStartForward);
+    QVERIFY(out.setup_error.empty());
+  }
+
   void placeholders_accumulate_until_recorded() {
     InitOutcome out;
     (void)absorb_init_message(out, ok(InitMessage::placeholders_made({{"/p/a", true, 1, 2}})));

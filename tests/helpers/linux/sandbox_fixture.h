@@ -57,6 +57,10 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
 ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std::vector<std::string>& cmd,
                          const ArgsTweak& tweak = {}, RunOptions options = {});
 
+// Starts argv in the background with stdout and stderr to the file `log`; returns the pid.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
+// Waits for pid; its exit code, or 128+N when signal N killed it.
+int wait_exit(pid_t pid);
 
 std::string uid_label(uid_t uid);  // "root" | "uid65534"
 

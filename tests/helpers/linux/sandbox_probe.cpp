@@ -96,6 +96,38 @@ static int cmd_serve_loopback(int port) {
   return 0;
 }
 
+// A dev server on 127.0.0.1:PORT: once it listens it creates READY (the test's cue), then echoes
+// back everything one client sends until that client's EOF, and prints how many bytes it echoed.
+static int cmd_echo_server(int port, const char* ready) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(s, 4) != 0) return result("listen", -1), 0;
+  int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return result("ready", -1), 0;
+  close(fd);
+  int c = accept(s, nullptr, nullptr);
+  if (c < 0) return result("accept", -1), 0;
+  static char buf[1 << 16];
+  long total = 0;
+  for (;;) {
+    ssize_t n = read(c, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t off = 0; off < n;) {
+      ssize_t w = write(c, buf + off, static_cast<size_t>(n - off));
+      if (w <= 0) return result("echo", -1), 0;
+      off += w;
+    }
+    total += n;
+  }
+  shutdown(c, SHUT_WR);
+  printf("echo:%ld\n", total);
+  return 0;
+}
+
 static int cmd_sockets() {
   const std::pair<const char*, int> fams[] = {
       {"unix", AF_UNIX},    {"inet", AF_INET},  {"inet6", AF_INET6}, {"netlink", AF_NETLINK},
@@ -324,6 +356,7 @@ int main(int argc, char** argv) {
   if (cmd == "write" && argc == 3) return cmd_write(argv[2]);
   if (cmd == "connect" && argc == 3) return cmd_connect(atoi(argv[2]));
   if (cmd == "serve-loopback" && argc == 3) return cmd_serve_loopback(atoi(argv[2]));
+  if (cmd == "echo-server" && argc == 4) return cmd_echo_server(atoi(argv[2]), argv[3]);
   if (cmd == "sockets") return cmd_sockets();
   if (cmd == "syscalls") return cmd_syscalls();
   if (cmd == "forks" && argc == 3) return cmd_forks(atoi(argv[2]));
