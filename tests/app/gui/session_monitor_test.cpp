@@ -199,7 +199,7 @@ class SessionMonitorTest : public QObject {
     QFile changed(root + "/s-changed/report.json");
     QVERIFY(changed.open(QIODevice::WriteOnly));
     changed.write(QString(R"({"session_id":"s-changed","status":"exited","exit_code":0,"config_changes":[)"
-                          R"({"file":"%1","key":"hooks","change":"added"},{"file":"/p/x.json","key":"(file)","change":"unparseable"}]})")
+                          R"x({"file":"%1","key":"hooks","change":"added"},{"file":"/p/x.json","key":"(file)","change":"unparseable"}]})x")
                       .arg(settings).toUtf8());
     changed.close();
     QFile plain(root + "/s-plain/report.json");
