@@ -45,7 +45,7 @@ std::optional<ProcStat> read_stat(const char* pid) {
   return s;
 }
 
-std::optional<std::int64_t> rlimit_of(const linux_backend::LinuxPlan& plan, const char* resource) {
+std::optional<std::int64_t> rlimit_of(const linux_backend::LinuxPlan& plan, linux_backend::RlimitResource resource) {
   for (const auto& r : plan.rlimits)
     if (r.resource == resource) return static_cast<std::int64_t>(r.value);
   return std::nullopt;
@@ -96,9 +96,9 @@ session::LiveUsage measure_usage(const CgroupLeaf& leaf, pid_t init, const linux
   u.cpu_ms = c.cpu_usec ? *c.cpu_usec / 1000 : tree->cpu_ms;
   u.memory_bytes = c.memory_bytes ? *c.memory_bytes : tree->rss_bytes;
   u.processes = c.tasks ? *c.tasks : tree->tasks;
-  if (auto cpu = rlimit_of(plan, "cpu")) u.limits.cpu_ms = *cpu * 1000;
-  u.limits.memory_bytes = plan.cgroup.memory_max ? plan.cgroup.memory_max : rlimit_of(plan, "data");
-  u.limits.processes = plan.cgroup.pids_max ? plan.cgroup.pids_max : rlimit_of(plan, "nproc");
+  if (auto cpu = rlimit_of(plan, linux_backend::RlimitResource::kCpu)) u.limits.cpu_ms = *cpu * 1000;
+  u.limits.memory_bytes = plan.cgroup.memory_max ? plan.cgroup.memory_max : rlimit_of(plan, linux_backend::RlimitResource::kData);
+  u.limits.processes = plan.cgroup.pids_max ? plan.cgroup.pids_max : rlimit_of(plan, linux_backend::RlimitResource::kNproc);
   return u;
 }
 
