@@ -26,26 +26,6 @@ using namespace paddock::test;
 
 namespace {
 
-std::string control(const std::string& socket_path, const std::string& line) {
-  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  // A helper that cannot accept (out of descriptors) must fail the test, not hang it.
-  timeval patience{20, 0};
-  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
-  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(s);
-    return "connect failed";
-  }
-  std::string msg = line + "\n";
-  (void)::write(s, msg.data(), msg.size());
-  char buf[512];
-  ssize_t n = ::read(s, buf, sizeof buf);
-  ::close(s);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-}
-
 // A shell that leaves a setsid'ed and a double-forked sleeper behind, each tagged by marker.
 std::vector<std::string> escaping_tree(const std::string& marker) {
   return {"/bin/sh", "-c",
@@ -88,7 +68,7 @@ class HelperLifecycleTest : public QObject {
     pid_t pid = spawn(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     QVERIFY(std::filesystem::exists(h.control_socket));
-    QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
+    QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
     int code = wait_exit(pid);
     QVERIFY2(code == 128 + SIGTERM || code == 128 + SIGKILL, slurp(fixture_.root + "/log").c_str());
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) == 0; }));
@@ -185,7 +165,7 @@ class HelperLifecycleTest : public QObject {
       if (line.rfind("Max open files", 0) == 0) soft = std::atol(line.c_str() + 26);
     QVERIFY2(soft > 0 && open_fds + 64 <= soft,
              ("open " + std::to_string(open_fds) + " of " + std::to_string(soft)).c_str());
-    QCOMPARE(control(h.control_socket, R"({"cmd":"stop"})"), std::string("{\"ok\":true}\n"));
+    QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
     int code = wait_exit(pid);
     QVERIFY2(code == 128 + SIGTERM || code == 128 + SIGKILL, slurp(log).c_str());
     const std::string report = slurp(h.session_dir + "/report.json");

@@ -26,46 +26,6 @@ using namespace paddock;
 using namespace paddock::test;
 using nlohmann::json;
 
-namespace {
-
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      ::dup2(fileno(f), 1);
-      ::dup2(fileno(f), 2);
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// One request line, one answer line ("" when the socket does not answer).
-std::string ask(const std::string& socket_path, const std::string& request) {
-  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval patience{20, 0};
-  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
-  std::string answer;
-  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    const std::string line = request + "\n";
-    (void)::write(s, line.data(), line.size());
-    char c;
-    while (::read(s, &c, 1) == 1 && c != '\n') answer += c;
-  }
-  ::close(s);
-  return answer;
-}
-
-}  // namespace
-
 class HelperUsageTest : public QObject {
   Q_OBJECT
 
@@ -102,7 +62,7 @@ class HelperUsageTest : public QObject {
     std::string last;
     // Both holders have touched their memory: the answer counts it (and init, the two of them).
     QVERIFY2(eventually([&] {
-               last = ask(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
+               last = control_line(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
                auto u = session::decode_usage_reply(last);
                if (!u.ok()) return false;
                first = *u;
@@ -114,13 +74,13 @@ class HelperUsageTest : public QObject {
     QCOMPARE(first.limits.processes, with_cgroups ? std::optional<std::int64_t>(64) : std::nullopt);
     // They spin: the tree's CPU time grows from one answer to the next.
     QVERIFY2(eventually([&] {
-               last = ask(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
+               last = control_line(h.control_socket, session::encode_control_request(session::request_of(session::ControlCommand::kUsage)));
                auto u = session::decode_usage_reply(last);
                return u.ok() && u->cpu_ms >= first.cpu_ms + 300;
              }),
              last.c_str());
 
-    QCOMPARE(ask(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
+    QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
     int st = 0;
     while (::waitpid(helper_, &st, 0) < 0 && errno == EINTR) {}
     helper_ = -1;

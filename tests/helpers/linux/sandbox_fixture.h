@@ -67,6 +67,10 @@ ProcessResult run_sh(const SandboxFixture& f, const FrozenIr& ir, const std::str
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
 // Waits for pid; its exit code, or 128+N when signal N killed it.
 int wait_exit(pid_t pid);
+// Sends one request line to a session's control socket and returns the answer line without its
+// newline: "" when none came within 20 s (a helper that cannot accept must fail the test, not
+// hang it), "connect failed" when nothing listens.
+std::string control_line(const std::string& socket_path, const std::string& request);
 
 std::string uid_label(uid_t uid);  // "root" | "uid65534"
 
