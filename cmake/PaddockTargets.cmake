@@ -25,3 +25,12 @@ function(paddock_target name)
   set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp"
     TARGET_DIRECTORY ${name} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
 endfunction()
+
+# paddock_unity(name batch): compile the target's sources `batch` at a time as unity sources. Where
+# every file instantiates the same header-only library code (CLI11 in the CLI, Asio in the broker),
+# generating it once per batch instead of once per file saves most of the time; where a file's own
+# code dominates (the engine, the helper) it saves nothing and is not used. A file-local name must
+# then be unique within the target (the build fails on a clash: share the helper, or rename).
+function(paddock_unity name batch)
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
+endfunction()

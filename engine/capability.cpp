@@ -286,4 +286,16 @@ Status validate_row(const FieldCapability& row) {
   return Status::Ok();
 }
 
+namespace capability_rows {
+FieldCapability exact(const std::string& field, const std::string& mechanism) {
+  return {field, Support::kExact, Needs::kNone, "", mechanism};
+}
+FieldCapability partial(const std::string& field, const std::string& mechanism, const std::string& loss) {
+  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
+}
+FieldCapability unsupported(const std::string& field, const std::string& why, Needs needs) {
+  return {field, Support::kUnsupported, needs, why, ""};
+}
+}  // namespace capability_rows
+
 }  // namespace paddock

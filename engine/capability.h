@@ -50,4 +50,11 @@ std::vector<std::string> ir_refusals(const FrozenIr& ir);
 // A row is valid when partial carries a loss and unsupported says why.
 Status validate_row(const FieldCapability& row);
 
+// How every backend writes its matrix rows (`using namespace paddock::capability_rows;`).
+namespace capability_rows {
+FieldCapability exact(const std::string& field, const std::string& mechanism);
+FieldCapability partial(const std::string& field, const std::string& mechanism, const std::string& loss);
+FieldCapability unsupported(const std::string& field, const std::string& why, Needs needs = Needs::kNone);
+}  // namespace capability_rows
+
 }  // namespace paddock

@@ -36,12 +36,10 @@ void normalize_value(T& v, unsigned traits) {
   }
 }
 
-json text(const std::string& s) { return json(encode_json_text(s)); }
-
 template <class T>
 json value_json(const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
-    return text(v);
+    return json_text_value(v);
   } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
     return v ? json(*v) : json(nullptr);
   } else if constexpr (Enum<T>) {

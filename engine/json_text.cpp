@@ -1,5 +1,7 @@
 #include "engine/json_text.h"
 
+#include <nlohmann/json.hpp>
+
 namespace paddock {
 namespace {
 
@@ -83,5 +85,7 @@ std::optional<std::string> decode_json_text(std::string_view text) {
   if (encode_json_text(out) != text) return std::nullopt;
   return out;
 }
+
+nlohmann::json json_text_value(std::string_view s) { return nlohmann::json(encode_json_text(s)); }
 
 }  // namespace paddock

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace paddock {
 
 // The marker of an encoded string. IR paths are absolute ("/..." on Linux and macOS, "C:\..."
@@ -34,5 +36,8 @@ std::string encode_json_text(std::string_view s);
 // needless %XX, a plain string behind the marker): each byte string has exactly one encoding,
 // so reading and writing again gives the same bytes and the same hash.
 std::optional<std::string> decode_json_text(std::string_view text);
+
+// encode_json_text(s) as a JSON string value.
+nlohmann::json json_text_value(std::string_view s);
 
 }  // namespace paddock

@@ -49,10 +49,9 @@ class PlanReader : public StrictJsonReader {
 };
 
 // Every string as the IR writes it (engine/json_text.h): refusals and losses may name paths.
-json text(const std::string& s) { return json(encode_json_text(s)); }
 json texts(const std::vector<std::string>& v) {
   json out = json::array();
-  for (const auto& s : v) out.push_back(text(s));
+  for (const auto& s : v) out.push_back(json_text_value(s));
   return out;
 }
 
@@ -85,13 +84,13 @@ const char* to_string(Needs n) {
 }
 
 json to_json(const FieldCapability& c) {
-  return json{{"field", text(c.field)}, {"support", to_string(c.support)}, {"needs", to_string(c.needs)},
-              {"loss", text(c.loss)}, {"mechanism", text(c.mechanism)}};
+  return json{{"field", json_text_value(c.field)}, {"support", to_string(c.support)}, {"needs", to_string(c.needs)},
+              {"loss", json_text_value(c.loss)}, {"mechanism", json_text_value(c.mechanism)}};
 }
 
 json to_json(const BackendPlan& plan) {
-  return json{{"backend", text(plan.backend)},
-              {"ir_hash", text(plan.ir_hash)},
+  return json{{"backend", json_text_value(plan.backend)},
+              {"ir_hash", json_text_value(plan.ir_hash)},
               {"probe", plan.probe},
               {"steps", plan.steps},
               {"capability_vector", capabilities_json(plan.capability_vector)},
@@ -156,9 +155,9 @@ std::string plan_hash(const BackendPlan& plan, std::string_view steps_canonical)
 }
 
 json to_json(const Attestation& a) {
-  return json{{"ir_hash", text(a.ir_hash)},
-              {"plan_hash", text(a.plan_hash)},
-              {"backend", text(a.backend)},
+  return json{{"ir_hash", json_text_value(a.ir_hash)},
+              {"plan_hash", json_text_value(a.plan_hash)},
+              {"backend", json_text_value(a.backend)},
               {"abi", a.abi},
               {"capability_vector", capabilities_json(a.capability_vector)},
               {"taint", texts(a.taint)},

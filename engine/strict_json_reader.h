@@ -3,6 +3,7 @@
 // JSON path. Shared by ir.cpp and plan.cpp.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -58,6 +59,14 @@ class StrictJsonReader {
   bool integer(const json& j, const std::string& path, std::int64_t& out) {
     if (!j.is_number_integer()) return fail(path, "expected an integer");
     out = j.get<std::int64_t>();
+    return true;
+  }
+  // Any value an int holds.
+  bool int_value(const json& j, const std::string& path, int& out) {
+    std::int64_t v = 0;
+    if (!integer(j, path, v)) return false;
+    if (v < INT_MIN || v > INT_MAX) return fail(path, "out of range");
+    out = static_cast<int>(v);
     return true;
   }
   bool int32(const json& j, const std::string& path, int& out) {

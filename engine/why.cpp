@@ -210,21 +210,19 @@ WhyAnswer why(const Evaluation& e, const std::string& query) {
   return why_env(e, query);
 }
 
-namespace {
 // Paths in these answers may hold bytes that are not UTF-8: every string is encoded as in the IR.
-json text(const std::string& s) { return json(encode_json_text(s)); }
-}  // namespace
-
 json to_json(const WhyAnswer& w) {
-  return json{{"subject", text(w.subject)}, {"kind", text(w.kind)}, {"allowed", w.allowed},
-              {"access", text(w.access)},   {"tier", text(w.tier)}, {"file", text(w.file)},
-              {"rule", text(w.rule)},       {"reason", text(w.reason)}};
+  return json{{"subject", json_text_value(w.subject)}, {"kind", json_text_value(w.kind)},
+              {"allowed", w.allowed},                  {"access", json_text_value(w.access)},
+              {"tier", json_text_value(w.tier)},       {"file", json_text_value(w.file)},
+              {"rule", json_text_value(w.rule)},       {"reason", json_text_value(w.reason)}};
 }
 
 json explain_json(const Evaluation& e) {
   json lint = json::array();
   for (const auto& f : e.lint)
-    lint.push_back({{"rule", text(f.rule)}, {"message", text(f.message)}, {"tier", text(f.tier)}, {"file", text(f.file)}});
+    lint.push_back({{"rule", json_text_value(f.rule)}, {"message", json_text_value(f.message)},
+                    {"tier", json_text_value(f.tier)}, {"file", json_text_value(f.file)}});
   json ir = to_json(e.ir);
   json warnings = ir["warnings"];
   return json{{"ir", std::move(ir)}, {"ir_hash", e.ir_hash}, {"provenance", e.provenance},

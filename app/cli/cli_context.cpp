@@ -39,4 +39,9 @@ std::string CliContext::env(const std::string& name, const std::string& fallback
 
 void print_error(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }
 
+int fail(const Error& e) {
+  print_error(e.message);
+  return e.exit_code();
+}
+
 }  // namespace paddock::cli

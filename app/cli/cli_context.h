@@ -26,5 +26,7 @@ struct CliContext {
 
 // Prints "paddock: <message>" on stderr as one line.
 void print_error(const std::string& message);
+// Prints e's message that way and returns its exit code.
+int fail(const Error& e);
 
 }  // namespace paddock::cli

@@ -44,11 +44,6 @@ struct RunFlags {
   std::vector<std::string> command;
 };
 
-int fail(const Error& e) {
-  print_error(e.message);
-  return e.exit_code();
-}
-
 // Replaces this process with the helper: the session's exit code, signals and process are the
 // helper's own from here, with no second process waiting (SIGINT/SIGQUIT from the terminal reach
 // the agent; the helper ignores them and stops the session on SIGTERM/SIGHUP). Returns only if

@@ -11,11 +11,6 @@
 namespace paddock::cli {
 namespace {
 
-int fail(const Error& e) {
-  print_error(e.message);
-  return e.exit_code();
-}
-
 std::string absolute(const std::string& f) {
   std::error_code ec;
   return std::filesystem::absolute(f, ec).lexically_normal().string();

@@ -72,7 +72,8 @@ QStringList Launcher::splitCommandLine(const QString& line) {
 
 namespace {
 
-QStringList split_domains(const QString& s) {
+// Words of a list field (domains, ports): separated by spaces or commas.
+QStringList split_words(const QString& s) {
   static const QRegularExpression kSep(R"([\s,]+)");
   return s.split(kSep, Qt::SkipEmptyParts);
 }
@@ -131,6 +132,7 @@ PADDOCK_SETTER(NetMode, net_mode_)
 PADDOCK_SETTER(ExtraDomains, extra_domains_)
 PADDOCK_SETTER(Limits, limits_)
 PADDOCK_SETTER(Timeout, timeout_)
+PADDOCK_SETTER(Publish, publish_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 
@@ -139,9 +141,11 @@ QStringList Launcher::cliArguments() const {
   if (!agent_preset_.isEmpty()) a << "--agent" << agent_preset_;
   if (!profile_.isEmpty() && profile_ != "default") a << "--profile" << profile_;
   if (!net_mode_.isEmpty()) a << "--net" << net_mode_;
-  for (const QString& d : split_domains(extra_domains_)) a << "--allow-domain" << d;
+  for (const QString& d : split_words(extra_domains_)) a << "--allow-domain" << d;
   if (!limits_.trimmed().isEmpty()) a << "--limits" << limits_.trimmed();
   if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
+  // Passed as typed: the CLI refuses a bad port in one line, which the panel then shows.
+  for (const QString& p : split_words(publish_)) a << "--publish" << p;
   a << "--";
   a << splitCommandLine(command_);
   return a;
@@ -265,8 +269,12 @@ Inputs Launcher::engineInputs() const {
   in.agent = agent_preset_.toStdString();
   in.profile = profile_.isEmpty() ? "default" : profile_.toStdString();
   if (!net_mode_.isEmpty()) in.net = net_mode_from_string(net_mode_.toStdString());
-  for (const QString& d : split_domains(extra_domains_)) in.allow_domains.push_back(d.toStdString());
+  for (const QString& d : split_words(extra_domains_)) in.allow_domains.push_back(d.toStdString());
   if (!limits_.trimmed().isEmpty()) in.limits = limits_.trimmed().toStdString();
+  for (const QString& p : split_words(publish_)) {
+    bool ok = false;
+    if (const int port = p.toInt(&ok); ok) in.publish.push_back(port);
+  }
   in.environment = AppPaths::environment();
   in.resources_dir = AppPaths::resourcesDir().toStdString();
   in.os = backends::to_string(backends::host_backend());

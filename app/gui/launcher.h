@@ -37,6 +37,8 @@ class Launcher : public QObject {
   Q_PROPERTY(QString extraDomains READ extraDomains WRITE setExtraDomains NOTIFY inputsChanged)
   Q_PROPERTY(QString limits READ limits WRITE setLimits NOTIFY inputsChanged)
   Q_PROPERTY(QString timeout READ timeout WRITE setTimeout NOTIFY inputsChanged)
+  // Host loopback ports forwarded into the sandbox (--publish), e.g. "1455" for a login callback.
+  Q_PROPERTY(QString publish READ publish WRITE setPublish NOTIFY inputsChanged)
   // The terminal emulator to use ("" = the first one found on PATH, see knownTerminals()).
   Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY inputsChanged)
   Q_PROPERTY(QString cliEquivalent READ cliEquivalent NOTIFY inputsChanged)
@@ -73,6 +75,8 @@ class Launcher : public QObject {
   void setLimits(const QString& v);
   QString timeout() const { return timeout_; }
   void setTimeout(const QString& v);
+  QString publish() const { return publish_; }
+  void setPublish(const QString& v);
   QString terminal() const { return terminal_; }
   void setTerminal(const QString& v);
 
@@ -128,7 +132,7 @@ class Launcher : public QObject {
   Inputs engineInputs() const;
 
   QString project_, agent_preset_, command_, profile_ = "default";
-  QString net_mode_, extra_domains_, limits_, timeout_, terminal_;
+  QString net_mode_, extra_domains_, limits_, timeout_, publish_, terminal_;
   State state_ = Idle;
   QString message_;
   int exit_code_ = -1;

@@ -11,17 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-FieldCapability exact(const std::string& field, const std::string& mechanism) {
-  return {field, Support::kExact, Needs::kNone, "", mechanism};
-}
-FieldCapability partial(const std::string& field, const std::string& mechanism,
-                        const std::string& loss) {
-  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
-}
-FieldCapability unsupported(const std::string& field, const std::string& why,
-                            Needs needs = Needs::kNone) {
-  return {field, Support::kUnsupported, needs, why, ""};
-}
+using namespace paddock::capability_rows;
 
 std::string no_landlock() {
   return "Landlock is unavailable on this kernel (ABI 0); boot Linux 5.13 or newer with "

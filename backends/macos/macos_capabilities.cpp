@@ -6,17 +6,7 @@
 namespace paddock::macos_backend {
 namespace {
 
-FieldCapability exact(const std::string& field, const std::string& mechanism) {
-  return {field, Support::kExact, Needs::kNone, "", mechanism};
-}
-FieldCapability partial(const std::string& field, const std::string& mechanism,
-                        const std::string& loss) {
-  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
-}
-FieldCapability unsupported(const std::string& field, const std::string& why,
-                            Needs needs = Needs::kNone) {
-  return {field, Support::kUnsupported, needs, why, ""};
-}
+using namespace paddock::capability_rows;
 
 const char* kPathBased =
     "Seatbelt matches paths, not files: the same file reached through another path (a firmlink "

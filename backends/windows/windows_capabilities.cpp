@@ -6,17 +6,7 @@
 namespace paddock::windows_backend {
 namespace {
 
-FieldCapability exact(const std::string& field, const std::string& mechanism) {
-  return {field, Support::kExact, Needs::kNone, "", mechanism};
-}
-FieldCapability partial(const std::string& field, const std::string& mechanism,
-                        const std::string& loss) {
-  return {field, Support::kPartial, Needs::kNone, loss, mechanism};
-}
-FieldCapability unsupported(const std::string& field, const std::string& why,
-                            Needs needs = Needs::kNone) {
-  return {field, Support::kUnsupported, needs, why, ""};
-}
+using namespace paddock::capability_rows;
 
 const char* kInsideWrite =
     "a write grant includes the right to delete children, so the agent could delete the path "

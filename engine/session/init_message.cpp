@@ -31,11 +31,7 @@ constexpr std::string_view kReadySuffix = ",\"type\":\"attestation\"}";
 
 bool read_int(StrictJsonReader& r, const json& j, const char* key, int& out) {
   if (!j.contains(key)) return r.fail(key, "missing field");
-  std::int64_t v = 0;
-  if (!r.integer(j[key], key, v)) return false;
-  if (v < INT_MIN || v > INT_MAX) return r.fail(key, "out of range");
-  out = static_cast<int>(v);
-  return true;
+  return r.int_value(j[key], key, out);
 }
 
 }  // namespace

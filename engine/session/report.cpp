@@ -18,14 +18,6 @@ constexpr std::pair<ReportStatus, const char*> kStatusWords[] = {
     {ReportStatus::kStopped, "stopped"},
 };
 
-bool read_int(StrictJsonReader& r, const json& j, const std::string& path, int& out) {
-  std::int64_t v = 0;
-  if (!r.integer(j, path, v)) return false;
-  if (v < INT_MIN || v > INT_MAX) return r.fail(path, "out of range");
-  out = static_cast<int>(v);
-  return true;
-}
-
 bool read_count(StrictJsonReader& r, const json& j, const std::string& path, std::int64_t& out) {
   if (!r.integer(j, path, out)) return false;
   if (out < 0) return r.fail(path, "must not be negative");
@@ -84,11 +76,11 @@ Result<Report> report_from_json(const json& j, const std::string& what, bool req
     else r.fail("status", "'" + status + "' is not a status (exited, failed, timeout, stopped)");
   }
   if (!j.contains("exit_code")) r.fail("exit_code", "missing field");
-  else read_int(r, j["exit_code"], "exit_code", out.exit_code);
+  else r.int_value(j["exit_code"], "exit_code", out.exit_code);
   // The rest may be missing (reports written by older versions); present, it must be typed.
   if (j.contains("signal") && !j["signal"].is_null()) {
     int sig = 0;
-    if (read_int(r, j["signal"], "signal", sig)) out.signal = sig;
+    if (r.int_value(j["signal"], "signal", sig)) out.signal = sig;
   }
   if (j.contains("duration_ms")) read_count(r, j["duration_ms"], "duration_ms", out.duration_ms);
   if (j.contains("attested")) r.boolean(j["attested"], "attested", out.attested);

@@ -125,6 +125,9 @@ Pane {
                                     : cardSummaries.revision >= 0 ? cardSummaries.lineFor(card.path, page.agentPresetOf(card.path)) : ""
                             opacity: 0.75
                             font.pixelSize: 12
+                            // The chosen project's line is read whole; the others are one line each.
+                            wrapMode: card.highlighted ? Text.Wrap : Text.NoWrap
+                            maximumLineCount: card.highlighted ? 6 : 1
                             elide: Text.ElideRight
                         }
                     }

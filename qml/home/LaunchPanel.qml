@@ -166,6 +166,17 @@ ColumnLayout {
             text: panel.launcher.timeout
             onEditingFinished: panel.launcher.timeout = text
         }
+        Label { text: qsTr("Open ports") }
+        TextField {
+            objectName: "publishField"
+            Layout.fillWidth: true
+            placeholderText: qsTr("host ports forwarded in, e.g. 1455 for a login callback")
+            text: panel.launcher.publish
+            onEditingFinished: panel.launcher.publish = text
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("A program on this computer can reach the agent's server on these ports (127.0.0.1 only)")
+        }
         Label {
             text: qsTr("Same as")
             Layout.alignment: Qt.AlignTop

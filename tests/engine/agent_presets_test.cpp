@@ -14,14 +14,10 @@ using namespace paddock;
 using paddock::test::contains;
 using paddock::test::EngineEnv;
 using paddock::test::has_deny;
+using paddock::test::eval_ok;
 namespace fs = std::filesystem;
 
 namespace {
-Evaluation eval_ok(const Inputs& in) {
-  auto r = evaluate(in);
-  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
-  return std::move(*r);
-}
 const std::vector<std::string> kAgents = {"claude-code", "codex", "gemini-cli", "opencode", "copilot", "aider", "custom"};
 }  // namespace
 

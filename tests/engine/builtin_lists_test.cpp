@@ -19,6 +19,7 @@
 
 using namespace paddock;
 using paddock::test::EngineEnv;
+using paddock::test::eval_ok;
 
 namespace {
 
@@ -32,11 +33,6 @@ BuiltinList load(const std::string& name) {
   return std::move(*l);
 }
 
-Evaluation eval_ok(const Inputs& in) {
-  auto r = evaluate(in);
-  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
-  return std::move(*r);
-}
 
 // The deny entry covering p (p itself or a directory above it), or nullptr.
 const DenyEntry* covering(const std::vector<DenyEntry>& v, const std::string& p) {

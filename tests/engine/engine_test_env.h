@@ -7,6 +7,7 @@
 #include <string>
 
 #include <QTemporaryDir>
+#include <QtGlobal>
 
 #include "engine/engine.h"
 
@@ -48,6 +49,18 @@ struct EngineEnv {
     return in;
   }
 };
+
+// The evaluation of in, which must succeed (or fail: eval_err); the test stops otherwise.
+inline Evaluation eval_ok(const Inputs& in) {
+  auto r = evaluate(in);
+  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
+  return std::move(*r);
+}
+inline Error eval_err(const Inputs& in) {
+  auto r = evaluate(in);
+  if (r.ok()) qFatal("evaluate unexpectedly succeeded");
+  return r.error();
+}
 
 inline bool has_deny(const FrozenIr& ir, const std::string& path) {
   for (const auto& d : ir.fs.deny)

@@ -11,19 +11,8 @@ using namespace paddock;
 using paddock::test::contains;
 using paddock::test::EngineEnv;
 using paddock::test::has_deny;
-
-namespace {
-Evaluation eval_ok(const Inputs& in) {
-  auto r = evaluate(in);
-  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
-  return std::move(*r);
-}
-Error eval_err(const Inputs& in) {
-  auto r = evaluate(in);
-  if (r.ok()) qFatal("evaluate unexpectedly succeeded");
-  return r.error();
-}
-}  // namespace
+using paddock::test::eval_err;
+using paddock::test::eval_ok;
 
 class EvaluateMergeTest : public QObject {
   Q_OBJECT

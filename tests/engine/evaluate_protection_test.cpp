@@ -17,14 +17,10 @@ using namespace paddock;
 using paddock::test::EngineEnv;
 using paddock::test::contains;
 using paddock::test::has_deny;
+using paddock::test::eval_ok;
 
 namespace {
 
-Evaluation eval_ok(const Inputs& in) {
-  auto r = evaluate(in);
-  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
-  return std::move(*r);
-}
 
 const DenyEntry* protected_entry(const FrozenIr& ir, const std::string& path) {
   for (const auto& d : ir.fs.deny_write)

@@ -22,13 +22,9 @@
 using namespace paddock;
 using paddock::test::EngineEnv;
 using paddock::test::has_deny;
+using paddock::test::eval_err;
 
 namespace {
-Error eval_err(const Inputs& in) {
-  auto r = evaluate(in);
-  if (r.ok()) qFatal("evaluate unexpectedly succeeded");
-  return r.error();
-}
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A listening unix socket at path (closed at the end of the test: the file stays).

@@ -10,14 +10,7 @@ using namespace paddock;
 using paddock::test::contains;
 using paddock::test::EngineEnv;
 using paddock::test::has_deny;
-
-namespace {
-Evaluation eval_ok(const Inputs& in) {
-  auto r = evaluate(in);
-  if (!r.ok()) qFatal("evaluate failed: %s", r.error().message.c_str());
-  return std::move(*r);
-}
-}  // namespace
+using paddock::test::eval_ok;
 
 class EvaluateTiersTest : public QObject {
   Q_OBJECT

@@ -78,4 +78,33 @@ ProcessResult run_process(const std::vector<std::string>& argv_in, const RunOpti
 std::string paddock_bin() { return std::string(PADDOCK_BUILD_BIN) + "/paddock"; }
 std::string helper_bin() { return std::string(PADDOCK_BUILD_LIBEXEC) + "/paddock-helper"; }
 
+pid_t spawn_process(const std::vector<std::string>& argv, const std::string& log, const RunOptions& options) {
+  std::vector<std::string> full = options.prefix;
+  full.insert(full.end(), argv.begin(), argv.end());
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) _exit(126);
+    for (const auto& k : options.env_unset) ::unsetenv(k.c_str());
+    for (const auto& [k, v] : options.env_override) ::setenv(k.c_str(), v.c_str(), 1);
+    if (!log.empty()) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) _exit(126);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    std::vector<char*> args;
+    for (auto& a : full) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 }  // namespace paddock::test

@@ -1,6 +1,8 @@
 // Test support: run a program and capture its exit code, stdout and stderr.
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +25,12 @@ struct RunOptions {
 };
 
 ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// Starts argv in the background with options' directory, environment and prefix (not its stdin
+// or timeout), stdout and stderr to the file `log` ("" keeps the test's own); returns the pid.
+pid_t spawn_process(const std::vector<std::string>& argv, const std::string& log, const RunOptions& options = {});
+// Waits for pid; its exit code, or 128+N when signal N killed it.
+int wait_exit(pid_t pid);
 
 std::string paddock_bin();          // build-tree bin/paddock
 std::string helper_bin();           // build-tree libexec/paddock/paddock-helper

@@ -4,7 +4,9 @@
 #include <optional>
 
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QJsonArray>
+#include <QtConcurrent>
 #include <QJsonDocument>
 
 #include "app_paths.h"
@@ -34,6 +36,30 @@ QString rest_of(const QJsonObject& ev, std::initializer_list<const char*> shown)
     parts << it.key() + "=" + text;
   }
   return parts.join("  ");
+}
+
+// Where the last kTailBytes of a log start: the offset after the last newline before that point
+// and the number of lines before it (-1 when there is no newline there).
+struct TailStart {
+  qint64 offset = -1;
+  long lines = 0;
+};
+
+TailStart find_tail_start(const QString& path, qint64 tail_start) {
+  TailStart out;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return out;
+  qint64 pos = 0;
+  while (pos < tail_start) {
+    const QByteArray block = f.read(std::min<qint64>(1 << 20, tail_start - pos));
+    if (block.isEmpty()) break;
+    for (qsizetype i = block.indexOf('\n'); i >= 0; i = block.indexOf('\n', i + 1)) {
+      ++out.lines;
+      out.offset = pos + i + 1;
+    }
+    pos += block.size();
+  }
+  return out;
 }
 
 }  // namespace
@@ -110,12 +136,9 @@ void SessionMonitor::reload() {
   client_.close();
   poll_.stop();
   file_.close();
-  offset_ = 0;
-  line_no_ = 0;
-  partial_.clear();
-  beginResetModel();
-  rows_.clear();
-  endResetModel();
+  ++generation_;
+  scanning_ = false;
+  clearLog();
   emit countChanged();
   asks_.clear();
   seen_asks_.clear();
@@ -151,23 +174,29 @@ void SessionMonitor::reload() {
     // Only a session that may still write needs a look now and then.
     if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   }
-  setStatus(ModelStatus::Ready);
+  if (!scanning_) setStatus(ModelStatus::Ready);  // else once the tail is found
+}
+
+void SessionMonitor::clearLog() {
+  tail_scanned_ = false;
+  offset_ = 0;
+  line_no_ = 0;
+  partial_.clear();
+  beginResetModel();
+  rows_.clear();
+  endResetModel();
 }
 
 void SessionMonitor::readNewLines() {
+  if (scanning_) return;  // the tail scan reads on when it is done
   if (!file_.isOpen() && !file_.open(QIODevice::ReadOnly)) return;  // not written yet
   if (file_.size() < offset_) {  // replaced under us: start over rather than show a spliced log
     setLastError(tr("events.jsonl was replaced while it was being read; reloaded"));
-    offset_ = 0;
-    line_no_ = 0;
-    partial_.clear();
-    beginResetModel();
-    rows_.clear();
-    endResetModel();
+    clearLog();
   }
   // A long log opened for the first time: only its tail is read (the window), the lines before
   // it are counted, not parsed.
-  if (offset_ == 0 && file_.size() > kTailBytes) skipToTail();
+  if (offset_ == 0 && !tail_scanned_ && file_.size() > kTailBytes) return startTailScan();
   if (!file_.seek(offset_)) return;
   // One slice per turn of the event loop, so a burst of events never stalls a frame.
   const QByteArray chunk = file_.read(kSliceBytes);
@@ -224,24 +253,26 @@ void SessionMonitor::readNewLines() {
   emit countChanged();
 }
 
-void SessionMonitor::skipToTail() {
-  const qint64 tail_start = file_.size() - kTailBytes;
-  qint64 pos = 0, last_nl = -1;
-  long lines = 0;
-  file_.seek(0);
-  while (pos < tail_start) {
-    const QByteArray block = file_.read(std::min<qint64>(1 << 20, tail_start - pos));
-    if (block.isEmpty()) break;
-    for (qsizetype i = block.indexOf('\n'); i >= 0; i = block.indexOf('\n', i + 1)) {
-      ++lines;
-      last_nl = pos + i;
+void SessionMonitor::startTailScan() {
+  scanning_ = true;
+  tail_scanned_ = true;
+  setStatus(ModelStatus::Loading);
+  const quint64 generation = generation_;
+  auto* watcher = new QFutureWatcher<TailStart>(this);
+  connect(watcher, &QFutureWatcher<TailStart>::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    if (generation != generation_) return;  // reloaded meanwhile: that scan was of another file
+    scanning_ = false;
+    const TailStart tail = watcher->result();
+    if (tail.offset > 0) {
+      offset_ = tail.offset;
+      line_no_ = tail.lines;
+      dropped_ += tail.lines;
     }
-    pos += block.size();
-  }
-  if (last_nl < 0) return;
-  offset_ = last_nl + 1;
-  line_no_ = lines;
-  dropped_ += lines;
+    setStatus(ModelStatus::Ready);
+    readNewLines();
+  });
+  watcher->setFuture(QtConcurrent::run(find_tail_start, file_.fileName(), file_.size() - kTailBytes));
 }
 
 void SessionMonitor::readOutput() {
@@ -273,9 +304,10 @@ void SessionMonitor::onMessage(const QJsonObject& line) {
   const auto type = type_of(line);
   if (type == EventType::kAsk) {
     addAsk(line);
-  } else if (type == EventType::kNetRequest && line.value("rule").toString().startsWith("ask: ")) {
-    // The broker settled an ask for this host:port (an answer from anywhere, or the timeout).
-    resolveAsks(line.value("host").toString(), line.value("port").toInt());
+  } else if (type == EventType::kNetRequest) {
+    // The broker's request event names the ask it settles (an answer from anywhere, or the
+    // timeout); two asks for the same host and port stay apart.
+    if (const QString settled = line.value("ask_id").toString(); !settled.isEmpty()) resolveAsk(settled);
   }
   if (keep_log_) readNewLines();
 }
@@ -291,10 +323,9 @@ void SessionMonitor::addAsk(const QJsonObject& ev) {
   emit askRaised(a.id, a.host, a.port);
 }
 
-void SessionMonitor::resolveAsks(const QString& host, int port) {
+void SessionMonitor::resolveAsk(const QString& askId) {
   const auto before = asks_.size();
-  asks_.erase(std::remove_if(asks_.begin(), asks_.end(),
-                             [&](const Ask& a) { return a.host == host && a.port == port; }),
+  asks_.erase(std::remove_if(asks_.begin(), asks_.end(), [&](const Ask& a) { return a.id == askId; }),
               asks_.end());
   if (asks_.size() != before) emit pendingAsksChanged();
 }
@@ -311,10 +342,7 @@ void SessionMonitor::answerAsk(const QString& askId, const QString& decision) {
   }
   client_.send(session::ask_reply_request(askId.toStdString(), *answer));
   // Gone from the list at once; the broker's net_request event confirms it in the log.
-  const auto before = asks_.size();
-  asks_.erase(std::remove_if(asks_.begin(), asks_.end(), [&](const Ask& a) { return a.id == askId; }),
-              asks_.end());
-  if (asks_.size() != before) emit pendingAsksChanged();
+  resolveAsk(askId);
 }
 
 void SessionMonitor::stop() {

@@ -95,16 +95,19 @@ class SessionMonitor : public StatusListModel {
     qint64 raised = 0;
   };
 
+  void clearLog();      // forgets what was read of events.jsonl (rows, offset, partial line)
   void readNewLines();  // appends the complete lines written since the last read
   void readOutput();
-  void skipToTail();
+  // A long log opened for the first time: a worker finds where its tail starts (counting the
+  // lines before it); until then nothing is read.
+  void startTailScan();
   static constexpr qint64 kSliceBytes = 128 * 1024;
   static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
   void setLive(bool live);
   void setLastError(const QString& e);
   void addAsk(const QJsonObject& ev);
-  void resolveAsks(const QString& host, int port);
+  void resolveAsk(const QString& askId);
   static Row toRow(const QJsonObject& ev);
 
   QString dir_;
@@ -127,6 +130,9 @@ class SessionMonitor : public StatusListModel {
   qint64 dropped_ = 0;
   int max_rows_ = kDefaultMaxRows;
   bool more_queued_ = false;
+  bool tail_scanned_ = false;   // the first read of this file looked for its tail already
+  bool scanning_ = false;       // a worker is looking for the tail now
+  quint64 generation_ = 0;      // bumped by reload(): a scan of an earlier file is ignored
 };
 
 }  // namespace paddock::gui

@@ -178,31 +178,10 @@ class EgressSessionTest : public QObject {
   // `paddock run` in the background (stdout and stderr to `out`), for a session to talk to.
   pid_t spawn_paddock(std::vector<std::string> args, const std::string& seam, const std::string& out) {
     args.insert(args.begin() + 1, {"--profile", "permissive"});
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      if (::chdir(h_.project.c_str()) != 0) _exit(126);
-      for (const auto& k : h_.opts.env_unset) ::unsetenv(k.c_str());
-      for (const auto& [k, v] : h_.opts.env_override) ::setenv(k.c_str(), v.c_str(), 1);
-      ::setenv("PADDOCK_DEBUG_RESOLVE", seam.c_str(), 1);
-      std::vector<std::string> argv = h_.opts.prefix;
-      argv.push_back(paddock_bin());
-      argv.insert(argv.end(), args.begin(), args.end());
-      std::vector<char*> a;
-      for (auto& s : argv) a.push_back(s.data());
-      a.push_back(nullptr);
-      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::execvp(a[0], a.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  static int wait_exit(pid_t pid) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    args.insert(args.begin(), paddock_bin());
+    RunOptions opts = h_.opts;
+    opts.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
+    return spawn_process(args, out, opts);
   }
 
   // The asks `paddock sessions --json` lists under the running session `id`.

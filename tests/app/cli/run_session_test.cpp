@@ -61,29 +61,10 @@ class RunSessionTest : public QObject {
   }
   std::string session_dir(const std::string& id) { return h_.root + "/state/paddock/sessions/" + id; }
 
+  // `paddock run` in the background, as the row's uid from the project, its output the test's.
   pid_t spawn_paddock(std::vector<std::string> args) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      if (::chdir(h_.project.c_str()) != 0) _exit(126);
-      for (const auto& [k, v] : h_.opts.env_override) ::setenv(k.c_str(), v.c_str(), 1);
-      std::vector<std::string> argv = h_.opts.prefix;
-      argv.push_back(paddock_bin());
-      argv.insert(argv.end(), args.begin(), args.end());
-      std::vector<char*> a;
-      for (auto& s : argv) a.push_back(s.data());
-      a.push_back(nullptr);
-      int devnull = ::open("/dev/null", O_WRONLY);
-      ::dup2(devnull, 1);
-      ::execvp(a[0], a.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  static int wait_exit(pid_t pid) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    args.insert(args.begin(), paddock_bin());
+    return spawn_process(args, "", h_.opts);
   }
 
  private slots:

@@ -6,6 +6,9 @@
 // SIGKILL leaves a row that says "crashed", never "running".
 #include <csignal>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QtTest>
@@ -43,6 +46,16 @@ qint64 helper_pid(const QString& session_dir) {
   return s.ok() ? s->helper_pid : 0;
 }
 
+// The launch every test here makes: this project, the network off, this command.
+void set_up(Launcher& l, const QString& project, const QString& command) {
+  l.setProject(project);
+  l.setNetMode("off");
+  l.setCommand(command);
+}
+
+// The launch has left Starting: it runs, ended, or was refused or failed.
+bool settled(const Launcher& l) { return l.state() != Launcher::Idle && l.state() != Launcher::Starting; }
+
 }  // namespace
 
 class LauncherTest : public QObject {
@@ -63,13 +76,15 @@ class LauncherTest : public QObject {
     l.setExtraDomains("example.org, pypi.org");
     l.setLimits("mem=2GiB");
     l.setTimeout("2h");
+    l.setPublish("1455, 8080");
     QCOMPARE(l.cliArguments(),
              QStringList({"run", "--project", "/home/u/my project", "--agent", "claude-code", "--net", "ask",
                           "--allow-domain", "example.org", "--allow-domain", "pypi.org", "--limits", "mem=2GiB",
-                          "--timeout", "2h", "--", "claude", "--verbose"}));
+                          "--timeout", "2h", "--publish", "1455", "--publish", "8080", "--", "claude", "--verbose"}));
     QCOMPARE(l.cliEquivalent(),
              QString("paddock run --project '/home/u/my project' --agent claude-code --net ask --allow-domain "
-                     "example.org --allow-domain pypi.org --limits mem=2GiB --timeout 2h -- claude --verbose"));
+                     "example.org --allow-domain pypi.org --limits mem=2GiB --timeout 2h --publish 1455 --publish 8080 "
+                     "-- claude --verbose"));
   }
 
   void a_command_line_splits_into_the_words_a_shell_would_give() {
@@ -98,13 +113,10 @@ class LauncherTest : public QObject {
     const QString project = env_->root() + "/home/bg-project";
     QVERIFY(QDir().mkpath(project));
     Launcher l;
-    l.setProject(project);
-    l.setNetMode("off");
-    l.setCommand("sh -c 'echo hello-from-the-agent; exec sleep 60'");
+    set_up(l, project, "sh -c 'echo hello-from-the-agent; exec sleep 60'");
     QSignalSpy started(&l, &Launcher::sessionStarted);
     QVERIFY(l.launchInBackground());
-    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Running || l.state() == Launcher::Refused ||
-                                 l.state() == Launcher::Failed, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
     QVERIFY2(l.state() == Launcher::Running, qPrintable(l.message()));
     QCOMPARE(started.size(), 1);
     const QString dir = started.at(0).at(1).toString();
@@ -138,12 +150,9 @@ class LauncherTest : public QObject {
     layer.write("version: 1\nfilesystem:\n  allow_read: [$PROJECT]\n");
     layer.close();
     Launcher l;
-    l.setProject(project);
-    l.setNetMode("off");
-    l.setCommand("true");
+    set_up(l, project, "true");
     QVERIFY(l.launchInBackground());
-    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Refused || l.state() == Launcher::Failed ||
-                                 l.state() == Launcher::Ended, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
     QCOMPARE(l.state(), Launcher::Refused);
     QCOMPARE(l.exitCode(), 126);
     QVERIFY2(l.message().contains("is not approved"), qPrintable(l.message()));
@@ -158,11 +167,41 @@ class LauncherTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!composer.busy() && composer.rowOfLayer(l.fixTarget()) >= 0, 20000);
     QVERIFY(composer.approve(composer.rowOfLayer(l.fixTarget())));
     QVERIFY(l.applyFix());
-    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Ended || l.state() == Launcher::Refused ||
-                                 l.state() == Launcher::Failed, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
     QVERIFY2(l.state() == Launcher::Ended,
              qPrintable(l.message() + " | sessions: " + QDir(AppPaths::sessionsDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).join(",")));
     QCOMPARE(l.exitCode(), 0);
+  }
+
+  // Open ports: a bad one is the CLI's one-line refusal; a good one reaches the session's IR (the
+  // helper then forwards it; tests/helpers/linux/publish_test.cpp covers the forwarding).
+  void open_ports_reach_the_session_and_a_bad_one_is_refused_in_one_line() {
+    const QString project = env_->root() + "/home/publish-project";
+    QVERIFY(QDir().mkpath(project));
+    Launcher bad;
+    set_up(bad, project, "true");
+    bad.setPublish("99999");
+    QVERIFY(bad.launchInBackground());
+    QTRY_VERIFY_WITH_TIMEOUT(settled(bad), 20000);
+    QCOMPARE(bad.state(), Launcher::Refused);
+    QVERIFY2(bad.message().contains("99999"), qPrintable(bad.message()));
+    QVERIFY2(!bad.message().contains('\n'), qPrintable(bad.message()));
+
+    Launcher l;
+    set_up(l, project, "sh -c 'exec sleep 60'");
+    l.setPublish("18791");
+    QSignalSpy started(&l, &Launcher::sessionStarted);
+    QVERIFY(l.launchInBackground());
+    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
+    QVERIFY2(l.state() == Launcher::Running, qPrintable(l.message()));
+    const QString dir = started.at(0).at(1).toString();
+    const auto ir = QJsonDocument::fromJson(read_all(dir + "/ir.json").toUtf8()).object();
+    QCOMPARE(ir.value("egress").toObject().value("publish").toArray(), QJsonArray({18791}));
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QTRY_VERIFY_WITH_TIMEOUT(m.live(), 10000);
+    m.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(l.state() == Launcher::Ended, 20000);
   }
 
   // The terminal from Settings is a script that does what an emulator does with `-e`: runs the
@@ -192,11 +231,9 @@ class LauncherTest : public QObject {
     QCOMPARE(Workspace().terminal(), script);  // remembered, as the Settings page leaves it
 
     Launcher l;
-    l.setProject(project);
-    l.setNetMode("off");
     l.setTerminal(settings.terminal());
     // The agent runs until the test lets it finish: it is seen running first.
-    l.setCommand("sh -c 'echo agent-in-terminal; while [ ! -e " + project + "/go ]; do sleep 0.1; done; echo agent-done'");
+    set_up(l, project, "sh -c 'echo agent-in-terminal; while [ ! -e " + project + "/go ]; do sleep 0.1; done; echo agent-done'");
     QVERIFY2(l.launchInTerminal(), qPrintable(l.message()));
     QVERIFY2(l.message().contains(script), qPrintable(l.message()));
 
@@ -229,9 +266,7 @@ class LauncherTest : public QObject {
     const QString project = env_->root() + "/home/kill-project";
     QVERIFY(QDir().mkpath(project));
     Launcher l;
-    l.setProject(project);
-    l.setNetMode("off");
-    l.setCommand("sleep 60");
+    set_up(l, project, "sleep 60");
     QSignalSpy started(&l, &Launcher::sessionStarted);
     QVERIFY(l.launchInBackground());
     QTRY_VERIFY_WITH_TIMEOUT(started.size() == 1, 20000);

@@ -99,7 +99,7 @@ class SessionMonitorTest : public QObject {
 
     // The helper appends to the file, then broadcasts: the row comes from the file, once.
     const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443},
-                          {"decision", "allow"}, {"rule", "ask: pypi.org allowed once"},
+                          {"decision", "allow"}, {"rule", "ask: pypi.org allowed once"}, {"ask_id", "ask-1"},
                           {"reason", "the user allowed it once"}, {"ts", "2026-11-30T02:00:01.000Z"}};
     append(events, line(req));
     fake.send(req);
@@ -155,10 +155,23 @@ class SessionMonitorTest : public QObject {
     m.setKeepLog(false);
     m.setSessionDir(dir);
     QTRY_COMPARE(m.pendingAsks().size(), 1);
+    // A second ask for the same host and port, raised by another connection.
+    fake.send({{"event", "ask"}, {"id", "ask-9"}, {"host", "pypi.org"}, {"port", 443}});
+    QTRY_COMPARE(m.pendingAsks().size(), 2);
     const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"decision", "deny"},
-                          {"rule", "ask: pypi.org denied"}, {"ts", "2026-11-30T02:00:01.000Z"}};
+                          {"rule", "ask: pypi.org denied"}, {"ask_id", "ask-1"}, {"ts", "2026-11-30T02:00:01.000Z"}};
     append(dir + "/events.jsonl", line(req));
     fake.send(req);
+    // Only the ask the event names is settled: the other one still waits for its answer.
+    QTRY_COMPARE(m.pendingAsks().size(), 1);
+    QCOMPARE(m.pendingAsks().first().toMap().value("id").toString(), QString("ask-9"));
+    // A request event without an ask (an ordinary denial of the same host) settles nothing.
+    fake.send({{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"decision", "deny"},
+               {"rule", "default deny"}});
+    QTest::qWait(50);
+    QCOMPARE(m.pendingAsks().size(), 1);
+    fake.send({{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"decision", "deny"},
+               {"rule", "ask: pypi.org timed out"}, {"ask_id", "ask-9"}});
     QTRY_VERIFY(m.pendingAsks().isEmpty());
     QTest::qWait(1200);  // longer than the log's poll interval
     QCOMPARE(m.rowCount(), 0);
@@ -181,6 +194,38 @@ class SessionMonitorTest : public QObject {
     QVERIFY(!m.live());
     m.stop();
     QCOMPARE(m.lastError(), QString("the session is not running"));
+  }
+
+  // A log longer than the tail the view reads: a worker finds where the tail starts, the lines
+  // before it are counted (not shown), the tail's rows follow in order, and the events written
+  // meanwhile are read after it.
+  void a_long_log_opens_at_its_tail_without_reading_it_on_the_ui_thread() {
+    const QString dir = env_->state() + "/paddock/sessions/s-long";
+    QVERIFY(QDir().mkpath(dir));
+    const QString events = dir + "/events.jsonl";
+    {
+      QFile out(events);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      QByteArray chunk;
+      for (int i = 0; i < 60000; ++i)
+        chunk += line({{"event", "notice"}, {"n", i}, {"pad", QString(80, 'x')}});
+      out.write(chunk);
+    }
+    const qint64 size = QFileInfo(events).size();
+    QVERIFY2(size > 5 * 1024 * 1024, "the log is longer than the tail the view reads");
+    SessionMonitor m;
+    m.setMaxRows(100000);
+    m.setSessionDir(dir);
+    QCOMPARE(m.rowCount(), 0);  // nothing was read on this thread yet
+    QCOMPARE(m.status(), paddock::gui::ModelStatus::Loading);
+    append(events, line({{"event", "session_ended"}, {"exit_code", 0}}));
+    QTRY_COMPARE(m.status(), paddock::gui::ModelStatus::Ready);
+    QTRY_VERIFY(m.rowCount() > 0 && m.data(m.index(m.rowCount() - 1), SessionMonitor::KindRole) == "session_ended");
+    // Every line is either shown or counted as dropped, none twice.
+    QCOMPARE(m.droppedRows() + m.rowCount(), 60001);
+    QVERIFY(m.droppedRows() > 0);
+    const QString first = m.data(m.index(0), SessionMonitor::TextRole).toString();
+    QVERIFY2(first.contains(QString("n=%1 ").arg(m.droppedRows())), qPrintable(first));
   }
 
   // A report that names changed agent settings is said in the row, in one line of plain words,

@@ -51,7 +51,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker), [](auto& a) { a.timeout_secs = 2; });
-    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
+    pid_t pid = spawn_process(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));  // helper + 3 sleeps
     int code = wait_exit(pid);
     QVERIFY2(code == 124, slurp(fixture_.root + "/log").c_str());
@@ -65,7 +65,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
+    pid_t pid = spawn_process(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     QVERIFY(std::filesystem::exists(h.control_socket));
     QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
@@ -149,7 +149,7 @@ class HelperLifecycleTest : public QObject {
     const std::vector<std::string> helper = h.argv();
     argv.insert(argv.end(), helper.begin(), helper.end());
     const std::string log = fixture_.root + "/log";
-    pid_t pid = spawn(argv, log);
+    pid_t pid = spawn_process(argv, log);
     QVERIFY2(eventually([&] { return slurp(log).find("flood:") != std::string::npos; }, 60), slurp(log).c_str());
     // More connections than the caller's soft limit reached the proxy (the broker closes those
     // past its cap, but accepts them).
@@ -178,7 +178,7 @@ class HelperLifecycleTest : public QObject {
     QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
     std::string marker = new_marker();
     HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), escaping_tree(marker));
-    pid_t pid = spawn(h.argv(), fixture_.root + "/log");
+    pid_t pid = spawn_process(h.argv(), fixture_.root + "/log");
     QVERIFY(eventually([&] { return count_processes_with("1000." + marker) >= 4; }));
     // setpriv execs the helper, so pid is the helper itself.
     ::kill(pid, SIGKILL);

@@ -141,7 +141,7 @@ class HelperPublishTest : public QObject {
       HelperInvocation h = prepare_helper(fixture_, ir_with(mode, {port}),
                                           {fixture_.probe_tool(), "echo-server", std::to_string(port), ready});
       const std::string log = fixture_.root + "/log";
-      const pid_t pid = spawn(h.argv(), log);
+      const pid_t pid = spawn_process(h.argv(), log);
       QVERIFY2(eventually([&] { return std::filesystem::exists(ready); }, 60), (what + "\n" + slurp(log)).c_str());
       const int s = connect_host(port);
       QVERIFY2(s >= 0, (what + ": connect: " + std::strerror(errno)).c_str());
@@ -166,7 +166,7 @@ class HelperPublishTest : public QObject {
     HelperInvocation h = prepare_helper(fixture_, ir_with(NetMode::kOff, {}),
                                         {fixture_.probe_tool(), "echo-server", std::to_string(port), ready});
     const std::string log = fixture_.root + "/log";
-    const pid_t pid = spawn(h.argv(), log);
+    const pid_t pid = spawn_process(h.argv(), log);
     QVERIFY2(eventually([&] { return std::filesystem::exists(ready); }, 60), slurp(log).c_str());
     errno = 0;
     const int s = connect_host(port);

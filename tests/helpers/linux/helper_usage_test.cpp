@@ -56,7 +56,7 @@ class HelperUsageTest : public QObject {
     HelperInvocation h =
         prepare_helper(fixture_, ir, {"/bin/sh", "-c", probe + " hold 24 & exec " + probe + " hold 24"});
     const std::string log = fixture_.root + "/log";
-    helper_ = spawn(h.argv(), log);
+    helper_ = spawn_process(h.argv(), log);
 
     session::LiveUsage first;
     std::string last;

@@ -142,29 +142,6 @@ HelperInvocation prepare_helper(const SandboxFixture& f, const FrozenIr& ir, con
   return h;
 }
 
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      ::dup2(fileno(f), 1);
-      ::dup2(fileno(f), 2);
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 std::string control_line(const std::string& socket_path, const std::string& request) {
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   timeval patience{20, 0};

@@ -63,10 +63,6 @@ ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std:
 // Runs `/bin/sh -c script` in the sandbox of ir, from the project directory.
 ProcessResult run_sh(const SandboxFixture& f, const FrozenIr& ir, const std::string& script);
 
-// Starts argv in the background with stdout and stderr to the file `log`; returns the pid.
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
-// Waits for pid; its exit code, or 128+N when signal N killed it.
-int wait_exit(pid_t pid);
 // Sends one request line to a session's control socket and returns the answer line without its
 // newline: "" when none came within 20 s (a helper that cannot accept must fail the test, not
 // hang it), "connect failed" when nothing listens.
