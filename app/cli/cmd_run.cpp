@@ -421,10 +421,10 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
   auto inputs = add_inputs_options(run_cmd);
   auto flags = std::make_shared<RunFlags>();
   run_cmd->add_flag("--allow-tainted", flags->allow_tainted, "Run even if an environment switch weakened the policy");
-  // Repeatable INPUTS options take one value per occurrence here, so that "--allow-domain D --"
-  // can never swallow the "--" that starts the agent's command line.
-  for (const char* name : {"--policy", "--allow-domain", "--allow-read", "--allow-write"})
-    if (auto* opt = run_cmd->get_option_no_throw(name)) opt->allow_extra_args(false);
+  // Every repeatable option takes one value per occurrence here, so that "--publish 1455 --" can
+  // never swallow the "--" that starts the agent's command line (nor the command's own options).
+  for (auto* opt : run_cmd->get_options())
+    if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]")->type_name("CMD");
   run_cmd->callback([&ctx, inputs, flags] {
     ctx.exit_code = run(*inputs, *flags, ctx);

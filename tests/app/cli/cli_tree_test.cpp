@@ -84,6 +84,23 @@ class CliTreeTest : public QObject {
                          "directories from it\n"));
   }
 
+  // A repeatable option of run takes one value per occurrence: none swallows the "--" that starts
+  // the agent's command line, or the command's own options after it (the parse then reaches the
+  // run callback, which here stops at the unset HOME).
+  void no_repeatable_run_option_swallows_the_agents_command_line() {
+    const std::vector<std::pair<std::string, std::string>> options = {
+        {"--policy", "/x.yaml"},       {"--allow-domain", "a.example"}, {"--allow-read", "/x"},
+        {"--allow-write", "/x"},       {"--publish", "1455"}};
+    for (const auto& [opt, value] : options) {
+      for (const std::vector<std::string>& args :
+           {std::vector<std::string>{"run", opt, value, "--", "sh", "-c", "exit 3"},
+            std::vector<std::string>{"run", opt, value, opt, value, "--", "sh", "-c", "exit 3"}}) {
+        const Outcome o = invoke(args, CliTree::kForArgs);
+        QVERIFY2(o.err.find("HOME is not set") != std::string::npos, (opt + ": " + o.err).c_str());
+      }
+    }
+  }
+
   void other_commands_still_see_the_whole_tree() {
     const Outcome help = invoke({"--help"}, CliTree::kForArgs);
     QCOMPARE(help.code, 0);
