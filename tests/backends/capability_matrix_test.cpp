@@ -10,6 +10,7 @@
 #include "engine/capability.h"
 #include "engine/ir_schema.h"
 #include "tests/backends/fixtures.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using backends::BackendId;
@@ -218,7 +219,7 @@ class CapabilityMatrixTest : public QObject {
   }
 
   void the_committed_capabilities_document_is_up_to_date() {
-    const std::string committed = read_text(std::string(PADDOCK_SOURCE_DIR) + "/docs/capabilities.md");
+    const std::string committed = read_text(paddock::test::source_dir() + "/docs/capabilities.md");
     const std::string fresh = backends::render_capabilities_markdown();
     QVERIFY2(committed == fresh,
              "docs/capabilities.md is stale: run `cmake --build <build> --target capabilities_doc`");

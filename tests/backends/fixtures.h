@@ -10,6 +10,7 @@
 
 #include "backends/linux/kernel_probe.h"
 #include "engine/ir.h"
+#include "tests/support/test_paths.h"
 
 namespace paddock::test {
 
@@ -87,7 +88,7 @@ inline std::string read_text(const std::string& path) {
 
 // Compares text with tests/data/golden/plans/<name>; PADDOCK_UPDATE_GOLDEN=1 rewrites the file.
 inline bool matches_golden(const std::string& name, const std::string& text, std::string& why) {
-  const std::string path = std::string(PADDOCK_TEST_DATA) + "/golden/plans/" + name;
+  const std::string path = paddock::test::test_data() + "/golden/plans/" + name;
   if (qEnvironmentVariableIsSet("PADDOCK_UPDATE_GOLDEN")) {
     std::ofstream(path, std::ios::binary) << text;
     return true;

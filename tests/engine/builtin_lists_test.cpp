@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/lint.h"
 #include "tests/engine/engine_test_env.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using paddock::test::EngineEnv;
@@ -23,7 +24,7 @@ using paddock::test::eval_ok;
 
 namespace {
 
-const std::string kResources = PADDOCK_SOURCE_DIR "/resources";
+const std::string kResources = paddock::test::source_dir() + "/resources";
 const std::vector<std::string> kProfiles = {"default", "strict", "audit", "permissive"};
 const std::vector<std::string> kAgents = {"", "claude-code", "codex", "gemini-cli", "aider", "opencode", "copilot", "custom"};
 
@@ -333,7 +334,7 @@ class BuiltinListsTest : public QObject {
         md << "| " << paths << " | " << why << " |\n";
       }
     }
-    const std::string path = PADDOCK_SOURCE_DIR "/docs/credentials.md";
+    const std::string path = paddock::test::source_dir() + "/docs/credentials.md";
     if (std::getenv("PADDOCK_UPDATE_DOCS")) std::ofstream(path, std::ios::binary) << md.str();
     std::ifstream f(path, std::ios::binary);
     std::ostringstream committed;

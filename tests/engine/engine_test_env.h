@@ -10,6 +10,7 @@
 #include <QtGlobal>
 
 #include "engine/engine.h"
+#include "tests/support/test_paths.h"
 
 namespace paddock::test {
 
@@ -41,7 +42,7 @@ struct EngineEnv {
   Inputs inputs() const {
     Inputs in;
     in.project = project;
-    in.resources_dir = PADDOCK_SOURCE_DIR "/resources";
+    in.resources_dir = paddock::test::source_dir() + "/resources";
     in.environment = {{"HOME", home}, {"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
     // Every test reads its own system dir, never /etc/paddock; the taint this records is
     // expected and checked where it matters.

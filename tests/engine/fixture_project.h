@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "tests/support/test_paths.h"
 
 namespace paddock::test {
 
@@ -23,7 +24,7 @@ struct FixtureProject {
     fs::remove_all(root);
     fs::create_directories(home + "/.claude");
     fs::create_directories(root + "/etc-paddock");
-    fs::copy(std::string(PADDOCK_TEST_DATA) + "/projects/" + name, project, fs::copy_options::recursive);
+    fs::copy(paddock::test::test_data() + "/projects/" + name, project, fs::copy_options::recursive);
     if (fs::exists(project + "/HEAD.fixture")) {
       fs::create_directories(project + "/.git");
       fs::rename(project + "/HEAD.fixture", project + "/.git/HEAD");
@@ -34,7 +35,7 @@ struct FixtureProject {
     Inputs in;
     in.project = project;
     in.agent = agent;
-    in.resources_dir = PADDOCK_SOURCE_DIR "/resources";
+    in.resources_dir = paddock::test::source_dir() + "/resources";
     in.environment = {{"HOME", home},           {"PATH", "/usr/local/bin:/usr/bin:/bin:."},
                       {"LANG", "C.UTF-8"},      {"TERM", "xterm"},
                       {"NODE_ENV", "test"},     {"NODE_AUTH_TOKEN", "t"},

@@ -9,12 +9,13 @@
 
 #include "engine/engine.h"
 #include "tests/engine/fixture_project.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using paddock::test::FixtureProject;
 
 namespace {
-std::string golden_path(const std::string& name) { return std::string(PADDOCK_TEST_DATA) + "/golden/ir/" + name + ".json"; }
+std::string golden_path(const std::string& name) { return paddock::test::test_data() + "/golden/ir/" + name + ".json"; }
 std::string slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
   std::ostringstream ss;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/ir.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 
@@ -152,7 +153,7 @@ class IrTest : public QObject {
 
   void direct_canonical_bytes_reproduce_every_golden_ir() {
     int seen = 0;
-    for (const auto& e : std::filesystem::directory_iterator(std::string(PADDOCK_TEST_DATA) + "/golden/ir")) {
+    for (const auto& e : std::filesystem::directory_iterator(paddock::test::test_data() + "/golden/ir")) {
       if (e.path().extension() != ".json") continue;
       std::ifstream in(e.path(), std::ios::binary);
       std::stringstream ss;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #include "app_paths.h"
+#include "tests/support/test_paths.h"
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
@@ -105,7 +106,7 @@ class Setup : public QObject {
 
  public slots:
   void applicationAvailable() {
-    paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN);
+    paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
     QQuickStyle::setStyle("Fusion");
     g_previous = qInstallMessageHandler(capture);
     helper_ = new FakeHelper(session_dir_, this);

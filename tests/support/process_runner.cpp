@@ -1,4 +1,5 @@
 #include "tests/support/process_runner.h"
+#include "tests/support/test_paths.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -75,8 +76,8 @@ ProcessResult run_process(const std::vector<std::string>& argv_in, const RunOpti
   return r;
 }
 
-std::string paddock_bin() { return std::string(PADDOCK_BUILD_BIN) + "/paddock"; }
-std::string helper_bin() { return std::string(PADDOCK_BUILD_LIBEXEC) + "/paddock-helper"; }
+std::string paddock_bin() { return paddock::test::build_bin() + "/paddock"; }
+std::string helper_bin() { return paddock::test::build_libexec() + "/paddock-helper"; }
 
 pid_t spawn_process(const std::vector<std::string>& argv, const std::string& log, const RunOptions& options) {
   std::vector<std::string> full = options.prefix;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tests/support/skip.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
 
 namespace fs = std::filesystem;
@@ -19,7 +20,7 @@ class SkipPolicyTest : public QObject {
   Q_OBJECT
  private slots:
   void no_test_skips_except_through_the_skip_helper() {
-    const fs::path tests = fs::path(PADDOCK_SOURCE_DIR) / "tests";
+    const fs::path tests = fs::path(paddock::test::source_dir()) / "tests";
     const fs::path allowed = tests / "support" / "skip.h";
     std::vector<std::string> offenders;
     for (const auto& e : fs::recursive_directory_iterator(tests)) {

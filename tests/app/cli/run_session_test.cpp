@@ -20,6 +20,7 @@
 
 #include "tests/support/process_runner.h"
 #include "tests/app/cli/cli_home.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock::test;
@@ -567,7 +568,7 @@ class RunSessionTest : public QObject {
     fs::create_directories(h_.root + "/prefix/bin");
     fs::create_directories(h_.root + "/prefix/share");
     fs::copy_file(paddock_bin(), h_.root + "/prefix/bin/paddock");
-    fs::copy(PADDOCK_BUILD_DATA, h_.root + "/prefix/share/paddock", fs::copy_options::recursive);
+    fs::copy(paddock::test::build_data(), h_.root + "/prefix/share/paddock", fs::copy_options::recursive);
     chown_all();
     auto r = run_process({h_.root + "/prefix/bin/paddock", "run", "--", "true"}, h_.opts);
     QVERIFY2(r.exit_code == 125, dump(r));

@@ -20,6 +20,7 @@
 #include "policy_composer.h"
 #include "session_monitor.h"
 #include "sessions_model.h"
+#include "tests/support/test_paths.h"
 #include "workspace.h"
 
 using paddock::gui::AppPaths;
@@ -65,7 +66,7 @@ class LauncherTest : public QObject {
   explicit LauncherTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
 
  private slots:
-  void initTestCase() { AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void the_cli_equivalent_is_the_paddock_run_command_line_with_this_runs_options() {
     Launcher l;

@@ -9,6 +9,7 @@
 
 #include "app_paths.h"
 #include "gui_test_env.h"
+#include "tests/support/test_paths.h"
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
@@ -29,7 +30,7 @@ class MainWindowTest : public QObject {
 
  private slots:
   void initTestCase() {
-    paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN);
+    paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
     g_previous = qInstallMessageHandler(capture);
   }
 

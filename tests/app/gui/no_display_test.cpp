@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "tests/support/process_runner.h"
+#include "tests/support/test_paths.h"
 
 class NoDisplayTest : public QObject {
   Q_OBJECT
@@ -10,7 +11,7 @@ class NoDisplayTest : public QObject {
   void without_a_display_it_prints_one_line_naming_the_cli_and_exits_2() {
     paddock::test::RunOptions opts;
     opts.env_unset = {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"};
-    auto r = paddock::test::run_process({std::string(PADDOCK_BUILD_BIN) + "/paddock-gui"}, opts);
+    auto r = paddock::test::run_process({paddock::test::build_bin() + "/paddock-gui"}, opts);
     QCOMPARE(r.exit_code, 2);
     QVERIFY2(r.out.empty(), r.out.c_str());
     QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1);
@@ -23,7 +24,7 @@ class NoDisplayTest : public QObject {
     paddock::test::RunOptions opts;
     opts.env_unset = {"WAYLAND_DISPLAY", "QT_QPA_PLATFORM"};
     opts.env_override = {{"DISPLAY", ""}};
-    auto r = paddock::test::run_process({std::string(PADDOCK_BUILD_BIN) + "/paddock-gui"}, opts);
+    auto r = paddock::test::run_process({paddock::test::build_bin() + "/paddock-gui"}, opts);
     QCOMPARE(r.exit_code, 2);
   }
 };

@@ -8,6 +8,7 @@
 #include "gui_test_env.h"
 #include "layer_document.h"
 #include "policy_composer.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock::gui;
 
@@ -57,7 +58,7 @@ class PolicyComposerTest : public QObject {
   explicit PolicyComposerTest(test::GuiTestEnv* env) : env_(env) {}
 
  private slots:
-  void initTestCase() { AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void init() {
     project_ = std::make_unique<QTemporaryDir>();

@@ -13,6 +13,7 @@
 #include "gui_test_env.h"
 #include "platform/probe.h"
 #include "policy_summary.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using namespace paddock::gui;
@@ -75,10 +76,10 @@ class PolicySummaryTest : public QObject {
   Q_OBJECT
 
  public:
-  explicit PolicySummaryTest(test::GuiTestEnv* env) : env_(env) {}
+  explicit PolicySummaryTest(gui::test::GuiTestEnv* env) : env_(env) {}
 
  private slots:
-  void initTestCase() { AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void the_summary_says_what_explain_says_for_every_ir_section() {
     const QString home = env_->root() + "/home";
@@ -204,11 +205,11 @@ class PolicySummaryTest : public QObject {
   }
 
  private:
-  test::GuiTestEnv* env_;
+  gui::test::GuiTestEnv* env_;
 };
 
 int main(int argc, char** argv) {
-  test::GuiTestEnv env;
+  gui::test::GuiTestEnv env;
   QCoreApplication app(argc, argv);
   PolicySummaryTest t(&env);
   return QTest::qExec(&t, argc, argv);

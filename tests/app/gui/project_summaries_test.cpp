@@ -9,6 +9,7 @@
 #include "app_paths.h"
 #include "gui_test_env.h"
 #include "project_summaries.h"
+#include "tests/support/test_paths.h"
 
 using paddock::gui::ProjectSummaries;
 
@@ -38,7 +39,7 @@ class ProjectSummariesTest : public QObject {
   paddock::gui::test::GuiTestEnv env_;
 
  private slots:
-  void initTestCase() { paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void each_card_gets_its_own_line_off_the_callers_thread() {
     const QString open = makeProject(env_.root(), "open",

@@ -17,6 +17,7 @@
 #include "gui_test_env.h"
 #include "session_monitor.h"
 #include "sessions_model.h"
+#include "tests/support/test_paths.h"
 
 using paddock::gui::AskInbox;
 using paddock::gui::SessionMonitor;
@@ -74,7 +75,7 @@ class SessionMonitorTest : public QObject {
   explicit SessionMonitorTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
 
  private slots:
-  void initTestCase() { paddock::gui::AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void the_log_shows_every_event_once_and_in_order_while_the_session_writes_and_broadcasts() {
     const QString dir = env_->state() + "/paddock/sessions/s-log";
@@ -333,7 +334,7 @@ class SessionMonitorTest : public QObject {
     QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
     e.insert("HOME", env_->root() + "/home");
     run.setProcessEnvironment(e);
-    run.start(QString(PADDOCK_BUILD_BIN) + "/paddock",
+    run.start(QString::fromStdString(paddock::test::build_bin()) + "/paddock",
               {"run", "--profile", "permissive", "--net", "ask", "--", "curl", "-sS", "-o", "/dev/null",
                "-w", "%{http_code}", "https://unlisted.invalid/"});
     QVERIFY(run.waitForStarted());

@@ -7,6 +7,7 @@
 #include "app_paths.h"
 #include "engine/engine.h"
 #include "gui_test_env.h"
+#include "tests/support/test_paths.h"
 #include "violation_inbox.h"
 
 using namespace paddock::gui;
@@ -35,7 +36,7 @@ class ViolationInboxTest : public QObject {
   explicit ViolationInboxTest(test::GuiTestEnv* env) : env_(env) {}
 
  private slots:
-  void initTestCase() { AppPaths::setExecutableDir(PADDOCK_BUILD_BIN); }
+  void initTestCase() { AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
 
   void denials_are_grouped_by_host_and_a_fix_is_a_reviewed_diff_that_round_trips() {
     const QString project = env_->root() + "/home/inbox-project";

@@ -3,6 +3,7 @@
 #include "backends/backend.h"
 #include "backends/macos/macos_plan.h"
 #include "tests/backends/fixtures.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using namespace paddock::macos_backend;
@@ -38,7 +39,7 @@ class SbplTest : public QObject {
   void the_profile_starts_from_the_base_file_and_denies_by_default() {
     auto sb = compile_sbpl(mac_ir());
     QVERIFY(sb.text.rfind(base_profile(), 0) == 0);
-    const std::string on_disk = read_text(std::string(PADDOCK_SOURCE_DIR) + "/resources/macos/paddock-base.sb");
+    const std::string on_disk = read_text(paddock::test::source_dir() + "/resources/macos/paddock-base.sb");
     QCOMPARE(base_profile(), on_disk);
     pos(sb.text, "(deny default)");
     pos(sb.text, "(deny network*)");

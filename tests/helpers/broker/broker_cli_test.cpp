@@ -7,13 +7,14 @@
 
 #include "tests/helpers/broker/broker_fixture.h"
 #include "tests/support/process_runner.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock::broker::test;
 
 namespace {
 
-const QString kBroker = QStringLiteral(PADDOCK_BUILD_BIN "/paddock-broker");
-const std::string kConnect = PADDOCK_BUILD_LIBEXEC "/paddock-connect";
+const QString kBroker = QString::fromStdString(paddock::test::build_bin() + "/paddock-broker");
+const std::string kConnect = paddock::test::build_libexec() + "/paddock-connect";
 
 // Starts paddock-broker with `args` and returns its port (0 on failure).
 int start_broker(QProcess& p, const QStringList& args) {

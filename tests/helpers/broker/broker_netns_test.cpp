@@ -21,6 +21,7 @@
 
 #include "platform/fd_passing.h"
 #include "tests/helpers/broker/broker_fixture.h"
+#include "tests/support/test_paths.h"
 
 using namespace paddock;
 using namespace paddock::broker;
@@ -172,7 +173,7 @@ class BrokerNetnsTest : public QObject {
     e.mode = NetMode::kStrict;
     e.domains = {"git.example.com"};
     e.strict_ports["git.example.com"] = {echo.port()};
-    const std::string connect = PADDOCK_BUILD_LIBEXEC "/paddock-connect";
+    const std::string connect = paddock::test::build_libexec() + "/paddock-connect";
     SandboxRun r = run_in_netns(h, e,
                                 "printf 'SSH-2.0-x' | HTTPS_PROXY=http://127.0.0.1:3128 " + connect +
                                     " git.example.com " + std::to_string(echo.port()) + "; echo \" rc=$?\"");

@@ -16,6 +16,7 @@
 
 #include "engine/engine.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock;
@@ -42,7 +43,7 @@ class HelperSandboxTest : public QObject {
     in.project = fixture_.project;
     in.profile = profile;
     in.agent = agent;
-    in.resources_dir = PADDOCK_SOURCE_DIR "/resources";
+    in.resources_dir = paddock::test::source_dir() + "/resources";
     in.environment = {{"HOME", fixture_.home}, {"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"},
                       {"PADDOCK_SYSTEM_DIR", fixture_.root + "/etc-paddock"}};
     for (const auto& [k, v] : env) in.environment[k] = v;

@@ -1,4 +1,5 @@
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
 
 #include <dirent.h>
@@ -56,7 +57,7 @@ SandboxFixture make_fixture(uid_t uid) {
   put(f.outside + "/readme.txt", "outside but readable\n");
   fs::create_symlink(f.project + "/.env", f.project + "/link-to-env");
   fs::create_symlink(f.home + "/.ssh/id_rsa", f.project + "/link-to-ssh");
-  fs::copy_file(std::string(PADDOCK_TEST_TOOLS) + "/sandbox_probe", f.probe_tool());
+  fs::copy_file(paddock::test::build_dir() + "/tests/helpers/linux/tools" + "/sandbox_probe", f.probe_tool());
   ::chmod(f.probe_tool().c_str(), 0755);
   chown_tree(f.root, uid);
   f.probe_file = f.root + "/probe.json";
