@@ -56,6 +56,10 @@ void set_up(Launcher& l, const QString& project, const QString& command) {
 
 // The launch has left Starting: it runs, ended, or was refused or failed.
 bool settled(const Launcher& l) { return l.state() != Launcher::Idle && l.state() != Launcher::Starting; }
+// The launch is over: it ended, or was refused or failed.
+bool finished(const Launcher& l) {
+  return l.state() == Launcher::Ended || l.state() == Launcher::Refused || l.state() == Launcher::Failed;
+}
 
 }  // namespace
 
@@ -153,7 +157,7 @@ class LauncherTest : public QObject {
     Launcher l;
     set_up(l, project, "true");
     QVERIFY(l.launchInBackground());
-    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished(l), 20000);
     QCOMPARE(l.state(), Launcher::Refused);
     QCOMPARE(l.exitCode(), 126);
     QVERIFY2(l.message().contains("is not approved"), qPrintable(l.message()));
@@ -168,7 +172,7 @@ class LauncherTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!composer.busy() && composer.rowOfLayer(l.fixTarget()) >= 0, 20000);
     QVERIFY(composer.approve(composer.rowOfLayer(l.fixTarget())));
     QVERIFY(l.applyFix());
-    QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished(l), 20000);
     QVERIFY2(l.state() == Launcher::Ended,
              qPrintable(l.message() + " | sessions: " + QDir(AppPaths::sessionsDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).join(",")));
     QCOMPARE(l.exitCode(), 0);
@@ -183,7 +187,7 @@ class LauncherTest : public QObject {
     set_up(bad, project, "true");
     bad.setPublish("99999");
     QVERIFY(bad.launchInBackground());
-    QTRY_VERIFY_WITH_TIMEOUT(settled(bad), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished(bad), 20000);
     QCOMPARE(bad.state(), Launcher::Refused);
     QVERIFY2(bad.message().contains("99999"), qPrintable(bad.message()));
     QVERIFY2(!bad.message().contains('\n'), qPrintable(bad.message()));
