@@ -101,7 +101,7 @@ class SessionMonitor : public StatusListModel {
   // A long log opened for the first time: a worker finds where its tail starts (counting the
   // lines before it); until then nothing is read.
   void startTailScan();
-  static constexpr qint64 kSliceBytes = 128 * 1024;
+  static constexpr qint64 kSliceBytes = 64 * 1024;
   static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
   void setLive(bool live);
