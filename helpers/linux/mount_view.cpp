@@ -172,7 +172,11 @@ class ViewBuilder {
       if (!within) return within.error();
       target.reset(open_beneath(within->get(), relative_to(step.target, step.within)));
     }
-    if (!target.valid()) return changed(step.target, "(granted) is gone");
+    if (!target.valid()) {
+      if (errno == ENOENT || errno == ENOTDIR) return changed(step.target, "(granted) is gone");
+      if (errno == ELOOP || errno == EXDEV) return changed(step.target, "(granted) became a symlink");
+      return sys_error("open the mount point of", step.target);  // e.g. a parent the sandbox cannot enter
+    }
     if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
     if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
     if (prepared >= 0) {
