@@ -1,6 +1,5 @@
 #include "engine/session/init_message.h"
 
-#include <climits>
 
 #include <nlohmann/json.hpp>
 

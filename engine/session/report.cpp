@@ -1,6 +1,5 @@
 #include "engine/session/report.h"
 
-#include <climits>
 
 #include "engine/json_text.h"
 #include "engine/session/record_json.h"

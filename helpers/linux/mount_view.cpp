@@ -67,6 +67,15 @@ Error changed(const std::string& path, const std::string& what) {
   return refused(path + " " + what + " since the policy was resolved; nothing was run (run again)");
 }
 
+// Why opening `path` (named `subject`, e.g. "(granted) ") beneath its root failed, from errno: it
+// is gone or became a symlink since the policy walk, or the kernel's own reason (a parent the
+// sandbox cannot enter, say).
+Error open_failed(const std::string& path, const std::string& subject) {
+  if (errno == ENOENT || errno == ENOTDIR) return changed(path, subject + "is gone");
+  if (errno == ELOOP || errno == EXDEV) return changed(path, subject + "became a symlink");
+  return sys_error("open", path);
+}
+
 // Clones the mount tree at src (recursively: host submounts and the masks already below it come
 // along), sets attributes on the detached copy, then attaches it on top of target. Both are held
 // descriptors, so nothing is looked up by name in between.
@@ -172,11 +181,7 @@ class ViewBuilder {
       if (!within) return within.error();
       target.reset(open_beneath(within->get(), relative_to(step.target, step.within)));
     }
-    if (!target.valid()) {
-      if (errno == ENOENT || errno == ENOTDIR) return changed(step.target, "(granted) is gone");
-      if (errno == ELOOP || errno == EXDEV) return changed(step.target, "(granted) became a symlink");
-      return sys_error("open the mount point of", step.target);  // e.g. a parent the sandbox cannot enter
-    }
+    if (!target.valid()) return open_failed(step.target, "(granted) ");
     if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
     if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
     if (prepared >= 0) {
@@ -239,9 +244,7 @@ class ViewBuilder {
     if (!target.valid()) {
       if (errno == ENOENT && expect_absent) return Status::Ok();
       if (errno == EACCES && !step.pin) return Status::Ok();  // out of the agent's reach too (above)
-      if (errno == ENOENT) return changed(step.target, "is gone");
-      if (errno == ELOOP || errno == EXDEV) return changed(step.target, "became a symlink");
-      return sys_error("open", step.target);
+      return open_failed(step.target, "");
     }
     if (expect_absent) return changed(step.target, "(denied) appeared");
     if (is_symlink(target.get())) return changed(step.target, "became a symlink");

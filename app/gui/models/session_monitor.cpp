@@ -6,8 +6,8 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QJsonArray>
-#include <QtConcurrent>
 #include <QJsonDocument>
+#include <QtConcurrent>
 
 #include "app_paths.h"
 #include "engine/session/event.h"

@@ -179,7 +179,7 @@ class LauncherTest : public QObject {
   }
 
   // Open ports: a bad one is the CLI's one-line refusal; a good one reaches the session's IR (the
-  // helper then forwards it; tests/helpers/linux/publish_test.cpp covers the forwarding).
+  // helper then forwards it; tests/helpers/linux/helper_publish_test.cpp covers the forwarding).
   void open_ports_reach_the_session_and_a_bad_one_is_refused_in_one_line() {
     const QString project = env_->root() + "/home/publish-project";
     QVERIFY(QDir().mkpath(project));
