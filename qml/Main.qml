@@ -54,6 +54,7 @@ ApplicationWindow {
     // Every running session's pending asks; an agent's connection waits on each one.
     AskInbox {
         id: askInbox
+        objectName: "askInbox"
         sessionDirs: sessionsModel.runningDirs
         onSessionClosed: (dir) => sessionsModel.reload()
     }

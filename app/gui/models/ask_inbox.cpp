@@ -36,8 +36,19 @@ void AskInbox::setSessionDirs(const QStringList& dirs) {
   if (dirs == dirs_) return;
   dirs_ = dirs;
   // A session that stopped running takes its monitor (and its asks) with it; new ones start.
-  for (auto it = monitors_.begin(); it != monitors_.end();)
-    it = dirs_.contains(it->first) ? std::next(it) : monitors_.erase(it);
+  // This runs inside that monitor's own signals (its socket closed -> sessionClosed -> the
+  // sessions list reloads -> these dirs change), so the monitor is only handed to the event loop
+  // to delete: its handler, and its socket's, go on after this returns.
+  for (auto it = monitors_.begin(); it != monitors_.end();) {
+    if (dirs_.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    SessionMonitor* gone = it->second.release();
+    gone->disconnect(this);
+    gone->deleteLater();
+    it = monitors_.erase(it);
+  }
   for (const QString& dir : dirs_) {
     if (monitors_.count(dir)) continue;
     auto m = std::make_unique<SessionMonitor>();

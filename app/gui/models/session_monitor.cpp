@@ -68,14 +68,17 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
   connect(&client_, &ControlClient::connected, this, [this] { setLive(true); });
   connect(&client_, &ControlClient::message, this, &SessionMonitor::onMessage);
   connect(&client_, &ControlClient::closed, this, [this] {
-    setLive(false);
-    readNewLines();  // the last events (session_ended) were written before the socket closed
-    readOutput();
-    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
-    if (!asks_.empty()) {
-      asks_.clear();  // the session is gone; so are its questions
-      emit pendingAsksChanged();
+    // Every read first, the signals last: a listener of liveChanged may reload the sessions list
+    // and with it retire this monitor (docs/architecture.md, "The app's lifetimes").
+    if (keep_log_) {
+      readNewLines();  // the last events (session_ended) were written before the socket closed
+      readOutput();
     }
+    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
+    const bool had_asks = !asks_.empty();
+    asks_.clear();  // the session is gone; so are its questions
+    if (had_asks) emit pendingAsksChanged();
+    setLive(false);
   });
   connect(&client_, &ControlClient::failed, this, [this](const QString& reason) {
     setLastError(reason);
