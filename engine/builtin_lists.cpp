@@ -53,6 +53,38 @@ const std::vector<std::string>& deny_write_list_names() {
   return names;
 }
 
+namespace {
+
+const std::vector<std::pair<std::string, std::vector<std::string>>>& network_presets() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> presets = {
+      {"npm", {"registry.npmjs.org"}},
+      {"pypi", {"pypi.org", "files.pythonhosted.org"}},
+      {"cargo", {"crates.io", "index.crates.io", "static.crates.io"}},
+      {"git", {"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"}},
+      {"go", {"proxy.golang.org", "sum.golang.org"}},
+      {"maven", {"repo.maven.apache.org", "repo1.maven.org"}},
+      {"huggingface", {"huggingface.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co"}}};
+  return presets;
+}
+
+}  // namespace
+
+const std::vector<std::string>& network_preset_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, domains] : network_presets()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& network_preset_domains(const std::string& name) {
+  static const std::vector<std::string> none;
+  for (const auto& [n, domains] : network_presets())
+    if (n == name) return domains;
+  return none;
+}
+
 const std::vector<std::string>& watch_list_names() {
   static const std::vector<std::string> names = {"agent-config"};
   return names;

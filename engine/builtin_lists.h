@@ -65,6 +65,10 @@ const std::vector<std::string>& deny_write_list_names();
 // Lists of files that are not masked but compared before and after a session (effect: watch).
 const std::vector<std::string>& watch_list_names();
 
+// The package registries network.presets names, each with its domains.
+const std::vector<std::string>& network_preset_names();
+const std::vector<std::string>& network_preset_domains(const std::string& name);
+
 // Reads and checks resources/lists/<name>.json. A missing or malformed file is a broken
 // installation (kInternal, naming the file and the entry).
 Result<BuiltinList> load_builtin_list(const std::string& resources_dir, const std::string& name);

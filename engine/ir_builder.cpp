@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "engine/glob.h"
+#include "engine/layer_schema.h"
 
 namespace paddock {
 namespace fs = std::filesystem;
@@ -31,41 +32,15 @@ void IrBuilder::set_lockdown(const Layer* sys) {
   if (!sys || !sys->immutable.value_or(false)) return;
   locked_ = true;
   lock_at_ = sys->immutable_at;
-  for (int i = 0; i < kLimitCount; ++i) lock_limits_[i] = sys->limits[i].value;
-  for (const auto& [d, q] : sys->quotas) lock_quotas_[d.text] = q;
-  lock_mode_ = sys->net_mode;
+  lock_layer_ = sys;
 }
 
 Status IrBuilder::check_lockdown(const Layer& l) {
   // Shipped tiers (built-in profile, preset, agent preset) are part of the installation; the
   // lock is against what users, repositories and flags add on top of the administrator's policy.
+  // What each key may not do is its lock rule (engine/layer_schema.h).
   if (!locked_ || l.tier == kTierSystem || is_builtin(l.tier)) return {};
-  auto first = [](const std::vector<Item>& v) -> const Item* { return v.empty() ? nullptr : &v.front(); };
-  if (auto* i = first(l.allow_write)) return lock_error(i->at, lock_at_, "add write paths");
-  if (auto* i = first(l.allow_read)) return lock_error(i->at, lock_at_, "add read paths");
-  if (auto* i = first(l.allow_domains)) return lock_error(i->at, lock_at_, "add domains");
-  if (auto* i = first(l.net_presets)) return lock_error(i->at, lock_at_, "add domains");
-  if (auto* i = first(l.allow_cidr)) return lock_error(i->at, lock_at_, "add CIDR ranges");
-  if (!l.strict_ports.empty()) return lock_error(l.strict_ports.front().first.at, lock_at_, "add domains or ports");
-  if (!l.publish.empty()) return lock_error(l.publish.front().second, lock_at_, "publish host ports");
-  if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
-  if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
-  if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
-  if (auto* i = first(l.unprotect)) return lock_error(i->at, lock_at_, "lift the write protection of files your tools execute");
-  if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
-  if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
-  if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
-    return lock_error(l.net_mode_at, lock_at_, "change the network mode");
-  for (int i = 0; i < kLimitCount; ++i) {
-    const auto& v = l.limits[i];
-    // Setting a limit where the system has none only tightens; raising the system's does not.
-    if (v.value && lock_limits_[i] && *v.value > *lock_limits_[i])
-      return lock_error(v.at, lock_at_, "raise a limit above the system's");
-  }
-  for (const auto& [d, q] : l.quotas) {
-    auto it = lock_quotas_.find(d.text);
-    if (it != lock_quotas_.end() && q > it->second) return lock_error(d.at, lock_at_, "raise a quota above the system's");
-  }
+  if (auto v = layer_schema::lockdown_violation(l, *lock_layer_)) return lock_error(v->at, lock_at_, std::string(v->what));
   return {};
 }
 
@@ -125,16 +100,8 @@ Status IrBuilder::add_layer(const Layer& l) {
     auto it = quotas_.find(d.text);
     if (it == quotas_.end() || q < it->second.first) quotas_[d.text] = {q, d.at};
   }
-  static const std::map<std::string, std::vector<std::string>> kNetPresets = {
-      {"npm", {"registry.npmjs.org"}},
-      {"pypi", {"pypi.org", "files.pythonhosted.org"}},
-      {"cargo", {"crates.io", "index.crates.io", "static.crates.io"}},
-      {"git", {"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"}},
-      {"go", {"proxy.golang.org", "sum.golang.org"}},
-      {"maven", {"repo.maven.apache.org", "repo1.maven.org"}},
-      {"huggingface", {"huggingface.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co"}}};
   for (const auto& p : l.net_presets)
-    for (const auto& d : kNetPresets.at(p.text)) domains_.push_back(Item{d, p.at});
+    for (const auto& d : network_preset_domains(p.text)) domains_.push_back(Item{d, p.at});
 
   for (const auto& i : l.pass_through) pass_through_.push_back(i);
   for (const auto& i : l.env_deny) env_deny_.push_back(i);
@@ -326,14 +293,15 @@ Status IrBuilder::add_cli_flags() {
     auto spec = parse_limits_spec(*in_.limits);
     if (!spec.ok()) return spec.error();
     for (int i = 0; i < kLimitCount; ++i)
-      if ((*spec)[i]) l.limits[i] = LimitValue{(*spec)[i], at(std::string("--limits ") + limit_yaml_key(static_cast<LimitKey>(i)))};
+      if ((*spec)[i])
+        l.limits[i] = LimitValue{(*spec)[i], at(std::string("--limits ") + layer_schema::limit_yaml_key(static_cast<LimitKey>(i)))};
   }
   if (in_.timeout_secs) {
     auto& w = l.limits[static_cast<int>(LimitKey::kWallTime)];
     if (!w.value || *in_.timeout_secs < *w.value) w = LimitValue{*in_.timeout_secs, at("--timeout")};
   }
   if (in_.net) {
-    if (locked_ && *in_.net != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *in_.net))
+    if (locked_ && layer_schema::mode_breaks_lockdown(*in_.net, *lock_layer_))
       return lock_error(at("--net"), lock_at_, "change the network mode");
     net_cli_ = std::make_pair(*in_.net, at("--net"));
   }
@@ -344,57 +312,17 @@ Status IrBuilder::add_cli_flags() {
   return {};
 }
 
-void IrBuilder::record_adds(const Layer& l) {
-  nlohmann::json a = nlohmann::json::object();
-  auto list = [&](const char* key, const std::vector<Item>& v) {
-    if (v.empty()) return;
-    auto& arr = a[key] = nlohmann::json::array();
-    for (const auto& i : v) arr.push_back(i.text);
-  };
-  list("filesystem.allow_write", l.allow_write);
-  list("filesystem.allow_read", l.allow_read);
-  list("filesystem.deny", l.deny);
-  list("filesystem.deny_write", l.deny_write);
-  list("filesystem.deny_preset", l.deny_preset);
-  list("filesystem.deny_write_preset", l.deny_write_preset);
-  list("filesystem.unprotect", l.unprotect);
-  list("network.allow_domains", l.allow_domains);
-  list("network.allow_cidr", l.allow_cidr);
-  list("network.presets", l.net_presets);
-  for (const auto& [d, ports] : l.strict_ports) a["network.strict_ports"][d.text] = ports;
-  for (const auto& [d, q] : l.quotas) a["network.quotas"][d.text] = q;
-  for (const auto& [p, at] : l.publish) a["network.publish"].push_back(p);
-  if (l.net_mode) a["network.mode"] = to_string(*l.net_mode);
-  list("unix_sockets.allow", l.unix_sockets_allow);
-  list("environment.pass_through", l.pass_through);
-  list("environment.deny", l.env_deny);
-  if (l.agent_credentials) a["environment.agent_credentials"] = *l.agent_credentials;
-  list("secrets.brokered_env", l.brokered_env);
-  for (int i = 0; i < kLimitCount; ++i)
-    if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
-  if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
-  if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
-  adds_[l.file] = std::move(a);
-}
+void IrBuilder::record_adds(const Layer& l) { adds_[l.file] = layer_schema::layer_adds(l); }
 
 void IrBuilder::build_limits() {
-  // The IR field of each limit, in LimitKey order, with its provenance key.
-  using Limit = std::optional<std::int64_t> IrResources::*;
-  const std::array<std::pair<Limit, const std::string*>, kLimitCount> fields = {{
-      {&IrResources::cpu_seconds, &prov_key<&IrResources::cpu_seconds>()},
-      {&IrResources::memory_bytes, &prov_key<&IrResources::memory_bytes>()},
-      {&IrResources::processes, &prov_key<&IrResources::processes>()},
-      {&IrResources::open_files, &prov_key<&IrResources::open_files>()},
-      {&IrResources::file_size_bytes, &prov_key<&IrResources::file_size_bytes>()},
-      {&IrResources::wall_time_secs, &prov_key<&IrResources::wall_time_secs>()},
-  }};
   for (int i = 0; i < kLimitCount; ++i) {
+    const auto which = static_cast<LimitKey>(i);
     std::optional<std::int64_t> v;
     if (limits_[i]) {
       v = limits_[i]->first;
-      prov_.add(*fields[i].second, limits_[i]->second, "set", std::to_string(*v));
+      prov_.add(layer_schema::limit_ir_path(which), limits_[i]->second, "set", std::to_string(*v));
     }
-    ir_.resources.*fields[i].first = v;
+    ir_.resources.*layer_schema::limit_ir_field(which) = v;
   }
 }
 

@@ -100,9 +100,7 @@ class IrBuilder {
 
   bool locked_ = false;
   Origin lock_at_;
-  LimitSet lock_limits_{};
-  std::map<std::string, std::int64_t> lock_quotas_;
-  std::optional<NetMode> lock_mode_;
+  const Layer* lock_layer_ = nullptr;  // the system-global layer that set security.immutable
 
   std::vector<PathRequest> paths_;
   std::map<std::string, BuiltinList> lists_;  // loaded once per evaluation

@@ -1,6 +1,8 @@
 // A parsed policy layer (docs/policy-layers.md, schema version 1): what one YAML file says, with
 // the file:line:column of every entry so that errors, provenance and `--why` can name the rule.
-// Nothing here is resolved yet: paths still carry $PROJECT, ~/ and globs.
+// Nothing here is resolved yet: paths still carry $PROJECT, ~/ and globs. Every member that holds
+// a key's value is declared in engine/layer_schema.h, which the parser, the lockdown check and
+// the documentation are derived from.
 #pragma once
 
 #include <array>
@@ -29,6 +31,9 @@ inline constexpr const char* kTierCliFlags = "cli-flags";
 // installation (Inputs::launch_reads).
 inline constexpr const char* kTierLaunchCommand = "launch-command";
 
+// The agent presets that ship (resources/agents): what --agent and when.agent_is accept.
+const std::vector<std::string>& agent_preset_names();
+
 // Repository-side tiers come with the code: untrusted, approval-gated, no dangerous writes.
 bool is_repository_side(const std::string& tier);
 // Tiers shipped inside Paddock's own resources (part of the installation, like the binary).
@@ -43,20 +48,22 @@ struct Origin {
   int col = 0;
   std::string where() const { return pos().where(); }  // "file:line:col" (or just file)
   ErrorOrigin pos() const { return {file, line, col, key}; }
+  bool operator==(const Origin&) const = default;
 };
 
 struct Item {  // one list entry or scalar, with where it was written
   std::string text;
   Origin at;
+  bool operator==(const Item&) const = default;
 };
 
 enum class LimitKey { kCpu, kMemory, kProcesses, kOpenFiles, kFileSize, kWallTime };
 inline constexpr int kLimitCount = 6;
-const char* limit_yaml_key(LimitKey k);  // cpu_seconds, memory, ...
 
 struct LimitValue {
   std::optional<std::int64_t> value;
   Origin at;
+  bool operator==(const LimitValue&) const = default;
 };
 
 struct Layer {
@@ -69,11 +76,13 @@ struct Layer {
   struct When {
     std::optional<Item> branch, file_exists, project_contains, os, agent_is;
     bool empty() const { return !branch && !file_exists && !project_contains && !os && !agent_is; }
+    bool operator==(const When&) const = default;
   } when;
 
   std::optional<bool> immutable;
   Origin immutable_at;
   std::optional<bool> require_signed;
+  Origin require_signed_at;
 
   std::vector<Item> allow_write, allow_read, deny, deny_write, deny_preset;
   std::vector<Item> deny_write_preset;  // built-in deny_write lists (resources/lists)
@@ -125,7 +134,10 @@ struct Layer {
     // Variables the agent reads its settings from (e.g. CLAUDE_CONFIG_DIR: $AGENT); values
     // may use $AGENT, $HOME and ~/.
     std::vector<std::pair<std::string, Item>> env;
+    bool operator==(const Agent&) const = default;
   } agent;
+
+  bool operator==(const Layer&) const = default;
 };
 
 // Parses one layer's bytes. Errors: kBadInput "file:line:col: key 'a.b': <what is allowed>".

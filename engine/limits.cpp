@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/layer_schema.h"
+
 namespace paddock {
 namespace {
 
@@ -61,11 +63,10 @@ Result<std::int64_t> parse_duration(const std::string& text) {
 }
 
 Result<LimitSet> parse_limits_spec(const std::string& spec) {
-  static const std::vector<std::pair<std::string, LimitKey>> kKeys = {
-      {"cpu", LimitKey::kCpu},          {"mem", LimitKey::kMemory},
-      {"procs", LimitKey::kProcesses},  {"nofile", LimitKey::kOpenFiles},
-      {"fsize", LimitKey::kFileSize},   {"wall", LimitKey::kWallTime}};
-  const std::string allowed = "cpu, mem, procs, nofile, fsize, wall";
+  // The keys are the limits' `--limits` names in engine/layer_schema.h.
+  std::string allowed;
+  for (int i = 0; i < kLimitCount; ++i)
+    allowed += (i ? ", " : "") + std::string(layer_schema::limit_cli_key(static_cast<LimitKey>(i)));
   LimitSet out{};
   if (spec.empty()) return bad_input("--limits: empty spec (expected key=value pairs: " + allowed + ")");
   std::size_t start = 0;
@@ -78,17 +79,17 @@ Result<LimitSet> parse_limits_spec(const std::string& spec) {
     if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
       return bad_input("--limits '" + pair + "': expected key=value (keys: " + allowed + ")");
     const std::string key = pair.substr(0, eq), value = pair.substr(eq + 1);
-    auto it = std::find_if(kKeys.begin(), kKeys.end(), [&](const auto& k) { return k.first == key; });
-    if (it == kKeys.end()) return bad_input("--limits: unknown key '" + key + "' (allowed: " + allowed + ")");
-    const LimitKey k = it->second;
-    Result<std::int64_t> v = (k == LimitKey::kCpu || k == LimitKey::kWallTime) ? parse_duration(value)
-                             : (k == LimitKey::kMemory || k == LimitKey::kFileSize) ? parse_size(value)
-                                                                                    : parse_size(value);
+    std::optional<LimitKey> found;
+    for (int i = 0; i < kLimitCount; ++i)
+      if (layer_schema::limit_cli_key(static_cast<LimitKey>(i)) == key) found = static_cast<LimitKey>(i);
+    if (!found) return bad_input("--limits: unknown key '" + key + "' (allowed: " + allowed + ")");
+    const layer_schema::Unit unit = layer_schema::limit_unit(*found);
+    Result<std::int64_t> v = unit == layer_schema::Unit::kDuration ? parse_duration(value) : parse_size(value);
     if (!v.ok()) return bad_input("--limits " + key + ": " + v.error().message);
-    if ((k == LimitKey::kProcesses || k == LimitKey::kOpenFiles) && value.find_first_not_of("0123456789") != std::string::npos &&
+    if (unit == layer_schema::Unit::kCount && value.find_first_not_of("0123456789") != std::string::npos &&
         !(value.back() == 'k' || value.back() == 'K'))
       return bad_input("--limits " + key + ": '" + value + "' must be a count (digits, optional k)");
-    auto& slot = out[static_cast<int>(k)];
+    auto& slot = out[static_cast<int>(*found)];
     slot = slot ? std::min(*slot, *v) : *v;
     start = comma + 1;
     if (comma == spec.size()) break;

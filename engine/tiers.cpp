@@ -22,7 +22,6 @@ LayerSource make_source(const std::string& tier, const std::string& file, const 
 
 const std::vector<std::string> kProfiles = {"default", "strict", "audit", "permissive"};
 const std::vector<std::string> kPresets = {"paranoid", "balanced", "yolo"};
-const std::vector<std::string> kAgents = {"claude-code", "codex", "gemini-cli", "aider", "opencode", "copilot", "custom"};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -69,6 +68,12 @@ Status add_builtin(std::vector<LayerSource>& out, const Inputs& in, const std::s
 
 }  // namespace
 
+const std::vector<std::string>& agent_preset_names() {
+  static const std::vector<std::string> names = {"claude-code", "codex",   "gemini-cli", "aider",
+                                                 "opencode",    "copilot", "custom"};
+  return names;
+}
+
 Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink) {
   std::error_code ec;
   const auto st = fs::symlink_status(path, ec);
@@ -91,7 +96,7 @@ Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalCon
   if (!(st = add_builtin(out, in, kTierProfile, "profiles", in.profile, kProfiles, "--profile")).ok()) return st.error();
   if (!(st = add_builtin(out, in, kTierPreset, "presets", in.preset, kPresets, "--preset")).ok()) return st.error();
   if (!in.agent.empty())
-    if (!(st = add_builtin(out, in, kTierAgent, "agents", in.agent, kAgents, "--agent")).ok()) return st.error();
+    if (!(st = add_builtin(out, in, kTierAgent, "agents", in.agent, agent_preset_names(), "--agent")).ok()) return st.error();
 
   const std::string dot = ctx.project + "/.paddock";
   std::error_code ec;

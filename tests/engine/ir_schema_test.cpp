@@ -8,35 +8,17 @@
 #include "engine/capability.h"
 #include "engine/ir.h"
 #include "engine/ir_schema.h"
+#include "tests/support/member_count.h"
 
 using namespace paddock;
 using namespace paddock::ir_schema;
 
 namespace {
 
-// Converts to any member type: T{Any, Any, ...} compiles for as many initialisers as T has
-// members and no more, which counts an aggregate's members without naming them.
-struct Any {
-  template <class T>
-  operator T() const;  // NOLINT(google-explicit-constructor): declared only, never called
-};
-
-template <class T, std::size_t... I>
-constexpr bool brace_initialisable(std::index_sequence<I...>) {
-  return requires { T{(static_cast<void>(I), Any{})...}; };
-}
-
-template <class T, std::size_t N = 0>
-constexpr std::size_t member_count() {
-  if constexpr (brace_initialisable<T>(std::make_index_sequence<N + 1>{}))
-    return member_count<T, N + 1>();
-  else
-    return N;
-}
+using test::member_count;
 
 template <class T>
 void expect_declared(const char* name) {
-  static_assert(std::is_aggregate_v<T>, "the member count needs an aggregate");
   const std::size_t members = member_count<T>();
   const std::size_t declared = field_count<T>;
   QVERIFY2(members == declared, (std::string(name) + " has " + std::to_string(members) + " members but " +
