@@ -87,6 +87,8 @@ class CanonicalWriter {
     }
     return end_object();
   }
+  // A value given as its canonical bytes already.
+  CanonicalWriter& canonical(std::string_view bytes) { return raw(bytes); }
   // A value that is already a json tree (small, e.g. the kernel probe).
   CanonicalWriter& value(const nlohmann::json& j) {
     return raw(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict));

@@ -9,7 +9,7 @@
 
 #include "engine/ir_schema.h"
 #include "engine/json_text.h"
-#include "engine/strict_json_reader.h"
+#include "engine/schema_codec.h"
 
 namespace paddock {
 namespace {
@@ -36,116 +36,25 @@ void normalize_value(T& v, unsigned traits) {
   }
 }
 
-template <class T>
-json value_json(const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return json_text_value(v);
-  } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
-    return v ? json(*v) : json(nullptr);
-  } else if constexpr (Enum<T>) {
-    return json(std::string(enum_name(v)));
-  } else if constexpr (is_vector<T>) {
-    json out = json::array();
-    for (const auto& x : v) out.push_back(value_json(x));
-    return out;
-  } else if constexpr (is_map<T>) {
-    json out = json::object();
-    for (const auto& [k, x] : v) out[encode_json_text(k)] = value_json(x);
-    return out;
-  } else if constexpr (Described<T>) {
-    json out = json::object();
-    for_each_field(v, [&](const FieldInfo& info, const auto& member) { out[std::string(info.key)] = value_json(member); });
-    return out;
-  } else {
-    return json(v);  // bool, integers, the extensions (already JSON)
-  }
-}
-
-// The IR's reader: the shared strict reader driven by the schema.
-class Reader : public StrictJsonReader {
- public:
-  Reader() : StrictJsonReader("IR field ") {}
-
-  template <class T>
-  bool read(const json& j, const std::string& path, T& out) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      return str(j, path, out);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return boolean(j, path, out);
-    } else if constexpr (std::is_same_v<T, int>) {
-      return int32(j, path, out);
-    } else if constexpr (std::is_same_v<T, std::int64_t>) {
-      return integer(j, path, out);
-    } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
-      return opt_integer(j, path, out);
-    } else if constexpr (Enum<T>) {
-      std::string name;
-      if (!str(j, path, name)) return false;
-      std::string expected;
-      const auto& values = EnumNames<T>::values;
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (values[i].second == name) {
-          out = values[i].first;
-          return true;
-        }
-        expected += std::string(i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(values[i].second);
-      }
-      return fail(path, "expected " + expected);
-    } else if constexpr (is_vector<T>) {
-      if (!j.is_array()) return fail(path, "expected an array");
-      out.clear();
-      out.reserve(j.size());
-      for (std::size_t i = 0; i < j.size(); ++i) {
-        typename T::value_type x{};
-        if (!read(j[i], path + "[" + std::to_string(i) + "]", x)) return false;
-        out.push_back(std::move(x));
-      }
-      return true;
-    } else if constexpr (is_map<T>) {
-      if (!j.is_object()) return fail(path, "expected an object");
-      out.clear();
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        const auto key = decode_json_text(it.key());
-        if (!key) return fail(path + "." + it.key(), "a key that is not valid encoded text");
-        if (!read(it.value(), path + "." + it.key(), out[*key])) return false;
-      }
-      return true;
-    } else if constexpr (Described<T>) {
-      std::vector<std::string_view> keys;
-      for_each_field(out, [&](const FieldInfo& info, auto&) { keys.push_back(info.key); });
-      if (!object(j, path.empty() ? "ir" : path, keys)) return false;
-      bool ok = true;
-      for_each_field(out, [&](const FieldInfo& info, auto& member) {
-        const std::string key(info.key);
-        ok = ok && read(j[key], path.empty() ? key : path + "." + key, member);
-      });
-      return ok;
-    } else {
-      static_assert(std::is_same_v<T, json>, "no JSON reading for this IR field type");
-      out = j;
-      return true;
-    }
-  }
-};
-
 }  // namespace
 
 const char* to_string(NetMode mode) { return enum_name(mode).data(); }
 
-std::optional<NetMode> net_mode_from_string(const std::string& s) {
-  for (const auto& [mode, name] : EnumNames<NetMode>::values)
-    if (name == s) return mode;
-  return std::nullopt;
-}
+std::optional<NetMode> net_mode_from_string(const std::string& s) { return enum_from_name<NetMode>(s); }
 
 const char* to_string(PathKind kind) { return enum_name(kind).data(); }
 
 void normalize(FrozenIr& ir) { normalize_value(ir, kPlain); }
 
-json to_json(const FrozenIr& ir) { return value_json(ir); }
+json to_json(const FrozenIr& ir) { return to_json_value(ir); }
+
+// Written straight into a string, without a json tree: `paddock run` serialises the IR three times
+// before the helper starts (the schema hash, ir.json and the plan's ir_hash). tests/engine/ir_test
+// compares these bytes with canonical_bytes(to_json(ir)) on every golden IR.
+std::string canonical_bytes(const FrozenIr& ir) { return canonical_bytes_of(ir); }
 
 Result<FrozenIr> ir_from_json(const json& j) {
-  Reader r;
+  Reader r("IR field ", "ir");
   FrozenIr ir;
   // The version first: an IR from another Paddock says so rather than naming a field it lacks.
   if (j.is_object() && j.contains("meta") && j["meta"].is_object() && j["meta"].contains("ir_version") &&

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock {
@@ -185,3 +186,17 @@ std::string sha256_hex(const std::string& bytes);
 std::string ir_hash(const FrozenIr& ir);
 
 }  // namespace paddock
+
+template <>
+struct paddock::schema::EnumNames<paddock::NetMode> {
+  static constexpr NameTable<NetMode, 4> values{
+      {{NetMode::kOff, "off"}, {NetMode::kAllowlist, "allowlist"}, {NetMode::kStrict, "strict"}, {NetMode::kAsk, "ask"}}};
+};
+
+template <>
+struct paddock::schema::EnumNames<paddock::PathKind> {
+  static constexpr NameTable<PathKind, 4> values{{{PathKind::kDir, "dir"},
+                                                  {PathKind::kFile, "file"},
+                                                  {PathKind::kAbsent, "absent"},
+                                                  {PathKind::kAbsentDir, "absent_dir"}}};
+};

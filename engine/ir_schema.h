@@ -1,7 +1,8 @@
-// The IR's schema, declared once: for every struct of engine/ir.h, each member with its JSON
-// key, its traits and how the fail-closed check asks a backend for it. Everything that walks the
-// IR is derived from these declarations: normalize, to_json and ir_from_json (ir.cpp), the
-// canonical bytes (ir_canonical.cpp), the capability rows and requested fields (capability.cpp),
+// The IR's schema, declared once with the mechanism every record shares (engine/schema.h): for
+// every struct of engine/ir.h, each member with its JSON key, its traits and how the fail-closed
+// check asks a backend for it. Everything that walks the IR is derived from these declarations:
+// normalize, to_json and ir_from_json (ir.cpp, through engine/schema_codec.h), the canonical
+// bytes, the capability rows and requested fields (capability.cpp),
 // provenance keys (field_path), the GUI's Diff and the CLI's explain. docs/architecture.md,
 // "How to add an IR field", is the recipe; tests/engine/ir_schema_test checks that every member
 // is declared and tests/backends/capability_matrix_test that every row has a backend row.
@@ -22,83 +23,12 @@
 #include <vector>
 
 #include "engine/ir.h"
+#include "engine/schema.h"
 
-namespace paddock::ir_schema {
-
-// Traits of a field.
-enum Trait : unsigned {
-  kPlain = 0,
-  kSet = 1u << 0,     // a list normalize sorts and de-duplicates (a map: each of its value lists)
-  kNoDiff = 1u << 1,  // left out of the GUI's Diff (the warnings have a pane of their own)
-};
-
-// How the fail-closed check (requested_fields) asks a backend for a field. Every field states
-// one: a field that no backend row covers is a decision written here, never an omission.
-enum class Request {
-  kNever,                // never asked for on its own: `covered_by` names the field whose rows
-                         // enforce it, or is empty for what only describes the IR
-  kWhenSet,              // row "<path>" when non-empty, true or set
-  kValue,                // row "<path>=<value>": rows are the default (a string) or each enum value
-  kValueWhenNetworked,   // kValue, asked only when egress.mode is not off
-  kValueUnlessDefault,   // "<path>=<value>" only for a value other than the default, which every
-                         // backend honours by construction (so the default has no row)
-  kClassified,           // rows "<path>.<row>"; capability.cpp decides which rows an IR asks for
-};
-
-struct Gate {
-  Request request = Request::kNever;
-  std::span<const std::string_view> rows{};  // kClassified only
-  std::string_view covered_by{};             // kNever only
-};
-
-inline constexpr Gate when_set{Request::kWhenSet};
-inline constexpr Gate by_value{Request::kValue};
-inline constexpr Gate by_value_when_networked{Request::kValueWhenNetworked};
-inline constexpr Gate by_value_unless_default{Request::kValueUnlessDefault};
-inline constexpr Gate no_enforcement{Request::kNever};  // meta data, warnings, sections
-constexpr Gate enforced_by(std::string_view field) { return {Request::kNever, {}, field}; }
-constexpr Gate classified(std::span<const std::string_view> rows) { return {Request::kClassified, rows, {}}; }
-
-// What every walker needs to know about a field, whatever its C++ type.
-struct FieldInfo {
-  std::string_view key;  // the JSON key
-  unsigned traits = kPlain;
-  Gate gate;
-};
-
-template <class S, class T>
-struct Field {
-  FieldInfo info;
-  T S::*member;
-};
-
-template <class S, class T>
-constexpr Field<S, T> field(std::string_view key, T S::*member, Gate gate, unsigned traits = kPlain) {
-  return {{key, traits, gate}, member};
-}
-
-// Enum values and their JSON names.
-template <class E>
-struct EnumNames;
-
-template <>
-struct EnumNames<NetMode> {
-  static constexpr std::array<std::pair<NetMode, std::string_view>, 4> values{{
-      {NetMode::kOff, "off"}, {NetMode::kAllowlist, "allowlist"}, {NetMode::kStrict, "strict"}, {NetMode::kAsk, "ask"}}};
-};
-
-template <>
-struct EnumNames<PathKind> {
-  static constexpr std::array<std::pair<PathKind, std::string_view>, 4> values{{
-      {PathKind::kDir, "dir"}, {PathKind::kFile, "file"}, {PathKind::kAbsent, "absent"}, {PathKind::kAbsentDir, "absent_dir"}}};
-};
-
-template <class E>
-constexpr std::string_view enum_name(E value) {
-  for (const auto& [v, name] : EnumNames<E>::values)
-    if (v == value) return name;
-  return EnumNames<E>::values[0].second;
-}
+// The declarations. Order is display order (capability rows, explain, Diff); the JSON and the
+// canonical bytes sort keys by byte value whatever the order here. The requests (when_set,
+// by_value, ...) are engine/schema.h's.
+namespace paddock::schema {
 
 // Rows of the classified fields.
 inline constexpr std::string_view kDenyRows[] = {"outside_grants", "inside_read_root", "inside_write_root",
@@ -106,11 +36,6 @@ inline constexpr std::string_view kDenyRows[] = {"outside_grants", "inside_read_
 inline constexpr std::string_view kDenyWriteRows[] = {"outside_write_roots", "inside_write_root",
                                                       "absent_inside_write_root"};
 inline constexpr std::string_view kExtensionRows[] = {"linux", "macos", "windows"};
-
-// The declarations. Order is display order (capability rows, explain, Diff); the JSON and the
-// canonical bytes sort keys by byte value whatever the order here.
-template <class T>
-struct Schema;
 
 template <>
 struct Schema<SourceLayer> {
@@ -167,21 +92,21 @@ struct Schema<IrEgress> {
   static constexpr auto fields = std::make_tuple(
       field("mode", &IrEgress::mode, by_value),
       field("domains", &IrEgress::domains, enforced_by("egress.mode"), kSet),
-      field("strict_ports", &IrEgress::strict_ports, enforced_by("egress.mode"), kSet),
+      field("strict_ports", &IrEgress::strict_ports, enforced_by("egress.mode"), kSet | kPort),
       field("dns", &IrEgress::dns, by_value_when_networked),
       field("tls", &IrEgress::tls, by_value_when_networked),
       field("cidr", &IrEgress::cidr, when_set, kSet),
-      field("bind_ports", &IrEgress::bind_ports, when_set, kSet),
-      field("connect_ports", &IrEgress::connect_ports, when_set, kSet),
+      field("bind_ports", &IrEgress::bind_ports, when_set, kSet | kPort),
+      field("connect_ports", &IrEgress::connect_ports, when_set, kSet | kPort),
       field("unix_ipc", &IrEgress::unix_ipc, by_value),
       field("unix_socket_files", &IrEgress::unix_socket_files, when_set, kSet),
       field("quotas", &IrEgress::quotas, when_set),
       field("git_ssh", &IrEgress::git_ssh, when_set),
-      field("ask_timeout_secs", &IrEgress::ask_timeout_secs, enforced_by("egress.mode")),
+      field("ask_timeout_secs", &IrEgress::ask_timeout_secs, enforced_by("egress.mode"), kNonNegative),
       field("git_ssh_connect", &IrEgress::git_ssh_connect, enforced_by("egress.git_ssh")),
       field("debug_resolve", &IrEgress::debug_resolve, when_set, kSet),
       field("loopback_bind", &IrEgress::loopback_bind, by_value_unless_default),
-      field("publish", &IrEgress::publish, when_set, kSet));
+      field("publish", &IrEgress::publish, when_set, kSet | kPort));
 };
 
 template <>
@@ -216,12 +141,12 @@ struct Schema<IrEnv> {
 template <>
 struct Schema<IrResources> {
   static constexpr auto fields = std::make_tuple(
-      field("cpu_seconds", &IrResources::cpu_seconds, when_set),
-      field("memory_bytes", &IrResources::memory_bytes, when_set),
-      field("processes", &IrResources::processes, when_set),
-      field("open_files", &IrResources::open_files, when_set),
-      field("file_size_bytes", &IrResources::file_size_bytes, when_set),
-      field("wall_time_secs", &IrResources::wall_time_secs, when_set),
+      field("cpu_seconds", &IrResources::cpu_seconds, when_set, kNonNegative),
+      field("memory_bytes", &IrResources::memory_bytes, when_set, kNonNegative),
+      field("processes", &IrResources::processes, when_set, kNonNegative),
+      field("open_files", &IrResources::open_files, when_set, kNonNegative),
+      field("file_size_bytes", &IrResources::file_size_bytes, when_set, kNonNegative),
+      field("wall_time_secs", &IrResources::wall_time_secs, when_set, kNonNegative),
       field("merge", &IrResources::merge, by_value_unless_default));
 };
 
@@ -250,20 +175,13 @@ struct Schema<FrozenIr> {
       field("taint", &FrozenIr::taint, no_enforcement, kSet));
 };
 
+}  // namespace paddock::schema
+
+namespace paddock::ir_schema {
+
+using namespace paddock::schema;
+
 // ---- Walking the declarations ----------------------------------------------------------------
-
-template <class T>
-concept Described = requires { Schema<std::remove_cvref_t<T>>::fields; };
-
-template <class T>
-concept Enum = requires { EnumNames<std::remove_cvref_t<T>>::values; };
-
-template <class T> struct IsVector : std::false_type {};
-template <class T> struct IsVector<std::vector<T>> : std::true_type {};
-template <class T> struct IsMap : std::false_type {};
-template <class V> struct IsMap<std::map<std::string, V>> : std::true_type {};
-template <class T> inline constexpr bool is_vector = IsVector<std::remove_cvref_t<T>>::value;
-template <class T> inline constexpr bool is_map = IsMap<std::remove_cvref_t<T>>::value;
 
 // Types a request can read: "set" for kWhenSet, a value's text for the kValue kinds.
 template <class T>
@@ -297,54 +215,6 @@ constexpr bool gate_fits(const Field<S, T>& f) {
 template <class S>
 constexpr bool gates_fit() {
   return std::apply([](const auto&... f) { return (gate_fits(f) && ...); }, Schema<S>::fields);
-}
-
-template <class T>
-inline constexpr std::size_t field_count = std::tuple_size_v<std::remove_cvref_t<decltype(Schema<T>::fields)>>;
-
-// Calls f(info, member) for every field of obj, in declaration order (obj may be const).
-template <class S, class F>
-void for_each_field(S& obj, F&& f) {
-  std::apply([&](const auto&... fd) { (f(fd.info, obj.*(fd.member)), ...); }, Schema<std::remove_const_t<S>>::fields);
-}
-
-// The same over two objects of one type: f(info, member of a, member of b).
-template <class S, class F>
-void for_each_field(const S& a, const S& b, F&& f) {
-  std::apply([&](const auto&... fd) { (f(fd.info, a.*(fd.member), b.*(fd.member)), ...); }, Schema<S>::fields);
-}
-
-// The fields' indices in the byte order of their keys: the order of canonical JSON.
-template <class S>
-constexpr auto canonical_order() {
-  constexpr std::size_t n = field_count<S>;
-  auto keys = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.info.key...}; },
-                         Schema<S>::fields);
-  std::array<std::size_t, n> order{};
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
-  return order;
-}
-
-template <class S>
-constexpr bool keys_are_unique() {
-  constexpr auto order = canonical_order<S>();
-  auto keys = std::apply([](const auto&... f) { return std::array<std::string_view, field_count<S>>{f.info.key...}; },
-                         Schema<S>::fields);
-  for (std::size_t i = 1; i < order.size(); ++i)
-    if (keys[order[i - 1]] == keys[order[i]]) return false;
-  return true;
-}
-
-// Calls f(info, member) in canonical (key byte) order.
-template <class S, class F>
-void for_each_field_canonical(S& obj, F&& f) {
-  using T = std::remove_const_t<S>;
-  static_assert(keys_are_unique<T>(), "two fields of one IR struct share a JSON key");
-  static constexpr auto order = canonical_order<T>();
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (f(std::get<order[K]>(Schema<T>::fields).info, obj.*(std::get<order[K]>(Schema<T>::fields).member)), ...);
-  }(std::make_index_sequence<order.size()>{});
 }
 
 // Every field of the IR with its path: a section's fields as "section.key", the others (the
