@@ -1,6 +1,7 @@
 // Backend-neutral plan data (docs/architecture.md, "The pipeline"): what a backend compiler
 // produces from a frozen IR, the capability vector that says honestly how each IR field is
-// enforced, and the attestation record a helper sends before it execs the agent.
+// enforced, and the attestation record a helper sends before it execs the agent. Each is declared
+// once (engine/schema.h) at the end of this header; plan.cpp derives their JSON from that.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock {
@@ -70,3 +72,44 @@ nlohmann::json to_json(const Attestation& a);
 Result<Attestation> attestation_from_json(const nlohmann::json& j);
 
 }  // namespace paddock
+
+template <>
+struct paddock::schema::EnumNames<paddock::Support> {
+  static constexpr NameTable<Support, 3> values{
+      {{Support::kExact, "exact"}, {Support::kPartial, "partial"}, {Support::kUnsupported, "unsupported"}}};
+};
+
+template <>
+struct paddock::schema::EnumNames<paddock::Needs> {
+  static constexpr NameTable<Needs, 5> values{{{Needs::kNone, "none"},
+                                               {Needs::kHostComponent, "host_component"},
+                                               {Needs::kVm, "vm"},
+                                               {Needs::kAdmin, "admin"},
+                                               {Needs::kEntitlement, "entitlement"}}};
+};
+
+template <>
+struct paddock::schema::Schema<paddock::FieldCapability> {
+  static constexpr auto fields = std::make_tuple(
+      field("field", &FieldCapability::field), field("support", &FieldCapability::support),
+      field("needs", &FieldCapability::needs), field("loss", &FieldCapability::loss),
+      field("mechanism", &FieldCapability::mechanism));
+};
+
+template <>
+struct paddock::schema::Schema<paddock::BackendPlan> {
+  static constexpr auto fields = std::make_tuple(
+      field("backend", &BackendPlan::backend), field("ir_hash", &BackendPlan::ir_hash),
+      field("probe", &BackendPlan::probe), field("steps", &BackendPlan::steps),
+      field("capability_vector", &BackendPlan::capability_vector), field("losses", &BackendPlan::losses),
+      field("taint", &BackendPlan::taint), field("refusals", &BackendPlan::refusals));
+};
+
+template <>
+struct paddock::schema::Schema<paddock::Attestation> {
+  static constexpr auto fields = std::make_tuple(
+      field("ir_hash", &Attestation::ir_hash), field("plan_hash", &Attestation::plan_hash),
+      field("backend", &Attestation::backend), field("abi", &Attestation::abi),
+      field("capability_vector", &Attestation::capability_vector), field("taint", &Attestation::taint),
+      field("source_layers", &Attestation::source_layers));
+};

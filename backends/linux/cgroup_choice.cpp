@@ -12,14 +12,7 @@ bool has(const std::vector<std::string>& v, const char* name) {
 
 }  // namespace
 
-const char* to_string(CgroupMechanism mechanism) {
-  switch (mechanism) {
-    case CgroupMechanism::kNone: return "none";
-    case CgroupMechanism::kV1: return "v1";
-    case CgroupMechanism::kV2: return "v2";
-  }
-  return "unknown";
-}
+const char* to_string(CgroupMechanism mechanism) { return schema::enum_name(mechanism).data(); }
 
 CgroupMechanism choose_cgroup(const CgroupProbe& probe, bool need_memory, bool need_pids) {
   const auto covers = [&](const std::vector<std::string>& controllers) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/linux/kernel_probe.h"
+#include "engine/schema.h"
 
 namespace paddock::linux_backend {
 
@@ -43,3 +44,9 @@ struct LimitChoice {
 LimitChoice choose_limits(const KernelProbe& probe);
 
 }  // namespace paddock::linux_backend
+
+template <>
+struct paddock::schema::EnumNames<paddock::linux_backend::CgroupMechanism> {
+  using M = paddock::linux_backend::CgroupMechanism;
+  static constexpr NameTable<M, 3> values{{{M::kNone, "none"}, {M::kV1, "v1"}, {M::kV2, "v2"}}};
+};

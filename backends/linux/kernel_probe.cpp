@@ -146,7 +146,7 @@ Result<KernelProbe> probe_from_json(const json& j) {
     if (!r.object(j, "probe", {"kernel_release", "landlock_abi", "seccomp_filter", "namespaces", "userns_blocked_by",
                                "userns_error", "unprivileged", "host_root", "rlimit_data", "cgroup"}) ||
         !r.str(j["kernel_release"], "kernel_release", p.kernel_release) ||
-        !r.int32(j["landlock_abi"], "landlock_abi", p.landlock_abi) ||
+        !r.int_value(j["landlock_abi"], "landlock_abi", p.landlock_abi) ||
         !r.boolean(j["seccomp_filter"], "seccomp_filter", p.seccomp_filter) ||
         !r.str(j["userns_blocked_by"], "userns_blocked_by", blocked_by) ||
         !r.str(j["userns_error"], "userns_error", p.userns_error) ||

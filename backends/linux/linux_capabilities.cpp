@@ -101,31 +101,6 @@ FieldCapability processes_row(const KernelProbe& probe, const LimitChoice& choic
                          ", or remove the processes limit");
 }
 
-// The limits step: which mechanism carries each limit this IR sets (the capability vector says
-// what it means).
-std::vector<LimitEntry> limits_step(const FrozenIr& ir, const LimitChoice& choice) {
-  const auto via = [&](LimitVia v, LimitMechanism v1, LimitMechanism v2, LimitMechanism rlimit) {
-    switch (v) {
-      case LimitVia::kCgroup: return choice.cgroup == CgroupMechanism::kV2 ? v2 : v1;
-      case LimitVia::kRlimit: return rlimit;
-      case LimitVia::kNone: break;
-    }
-    return LimitMechanism::kNone;
-  };
-  std::vector<LimitEntry> out;
-  if (ir.resources.memory_bytes)
-    out.push_back({LimitName::kMemoryBytes,
-                   via(choice.memory, LimitMechanism::kCgroupV1Memory, LimitMechanism::kCgroupV2Memory,
-                       LimitMechanism::kRlimitData),
-                   *ir.resources.memory_bytes});
-  if (ir.resources.processes)
-    out.push_back({LimitName::kProcesses,
-                   via(choice.processes, LimitMechanism::kCgroupV1Pids, LimitMechanism::kCgroupV2Pids,
-                       LimitMechanism::kRlimitNproc),
-                   *ir.resources.processes});
-  return out;
-}
-
 }  // namespace
 
 std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
@@ -302,7 +277,7 @@ Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe&
   if (!lp.ok()) return lp.error();
   LinuxCompiled out;
   out.linux_plan = std::move(*lp);
-  out.steps = canonical_steps(out.linux_plan, limits_step(ir, choose_limits(probe)));
+  out.steps = canonical_steps(out.linux_plan);
   BackendPlan& plan = out.plan;
   plan.backend = "linux";
   plan.ir_hash = paddock::ir_hash(ir);

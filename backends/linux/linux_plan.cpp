@@ -281,113 +281,42 @@ std::vector<Rlimit> rlimits(const IrResources& res, const LimitChoice& choice) {
   return r;
 }
 
+// The limits step: which mechanism carries each limit this IR sets (the capability vector says
+// what it means).
+std::vector<LimitEntry> limits_step(const FrozenIr& ir, const LimitChoice& choice) {
+  const auto via = [&](LimitVia v, LimitMechanism v1, LimitMechanism v2, LimitMechanism rlimit) {
+    switch (v) {
+      case LimitVia::kCgroup: return choice.cgroup == CgroupMechanism::kV2 ? v2 : v1;
+      case LimitVia::kRlimit: return rlimit;
+      case LimitVia::kNone: break;
+    }
+    return LimitMechanism::kNone;
+  };
+  std::vector<LimitEntry> out;
+  if (ir.resources.memory_bytes)
+    out.push_back({LimitName::kMemoryBytes,
+                   via(choice.memory, LimitMechanism::kCgroupV1Memory, LimitMechanism::kCgroupV2Memory,
+                       LimitMechanism::kRlimitData),
+                   *ir.resources.memory_bytes});
+  if (ir.resources.processes)
+    out.push_back({LimitName::kProcesses,
+                   via(choice.processes, LimitMechanism::kCgroupV1Pids, LimitMechanism::kCgroupV2Pids,
+                       LimitMechanism::kRlimitNproc),
+                   *ir.resources.processes});
+  return out;
+}
+
 }  // namespace
 
-const char* to_string(MountOp op) {
-  switch (op) {
-    case MountOp::kBindRo: return "bind_ro";
-    case MountOp::kBindRw: return "bind_rw";
-    case MountOp::kProtectDir: return "protect_dir";
-    case MountOp::kProtectFile: return "protect_file";
-    case MountOp::kProtectAbsentDir: return "protect_absent_dir";
-    case MountOp::kProtectAbsentFile: return "protect_absent_file";
-    case MountOp::kMaskFile: return "mask_file";
-    case MountOp::kMaskDir: return "mask_dir";
-    case MountOp::kExpectAbsent: return "expect_absent";
-    case MountOp::kTmpfs: return "tmpfs";
-    case MountOp::kProc: return "proc";
-    case MountOp::kDev: return "dev";
-  }
-  return "unknown";
-}
-
-const char* to_string(LandlockFsRight right) {
-  switch (right) {
-    case Fs::kExecute: return "execute";
-    case Fs::kWriteFile: return "write_file";
-    case Fs::kReadFile: return "read_file";
-    case Fs::kReadDir: return "read_dir";
-    case Fs::kRemoveDir: return "remove_dir";
-    case Fs::kRemoveFile: return "remove_file";
-    case Fs::kMakeChar: return "make_char";
-    case Fs::kMakeDir: return "make_dir";
-    case Fs::kMakeReg: return "make_reg";
-    case Fs::kMakeSock: return "make_sock";
-    case Fs::kMakeFifo: return "make_fifo";
-    case Fs::kMakeBlock: return "make_block";
-    case Fs::kMakeSym: return "make_sym";
-    case Fs::kRefer: return "refer";
-    case Fs::kTruncate: return "truncate";
-    case Fs::kIoctlDev: return "ioctl_dev";
-  }
-  return "unknown";
-}
-
-const char* to_string(LandlockNetRight right) {
-  switch (right) {
-    case LandlockNetRight::kBindTcp: return "bind_tcp";
-    case LandlockNetRight::kConnectTcp: return "connect_tcp";
-  }
-  return "unknown";
-}
-
-const char* to_string(LandlockScope scope) {
-  switch (scope) {
-    case LandlockScope::kAbstractUnixSocket: return "abstract_unix_socket";
-    case LandlockScope::kSignal: return "signal";
-  }
-  return "unknown";
-}
-
-const char* to_string(SeccompArgOp op) {
-  switch (op) {
-    case SeccompArgOp::kNone: return "";
-    case SeccompArgOp::kMaskedEq: return "masked_eq";
-  }
-  return "unknown";
-}
-
-const char* to_string(SocketFamily family) {
-  switch (family) {
-    case SocketFamily::kUnix: return "unix";
-    case SocketFamily::kInet: return "inet";
-    case SocketFamily::kInet6: return "inet6";
-  }
-  return "unknown";
-}
-
-const char* to_string(RlimitResource resource) {
-  switch (resource) {
-    case RlimitResource::kCpu: return "cpu";
-    case RlimitResource::kData: return "data";
-    case RlimitResource::kNproc: return "nproc";
-    case RlimitResource::kNofile: return "nofile";
-    case RlimitResource::kFsize: return "fsize";
-    case RlimitResource::kCore: return "core";
-  }
-  return "unknown";
-}
-
-const char* to_string(LimitName limit) {
-  switch (limit) {
-    case LimitName::kMemoryBytes: return "memory_bytes";
-    case LimitName::kProcesses: return "processes";
-  }
-  return "unknown";
-}
-
-const char* to_string(LimitMechanism mechanism) {
-  switch (mechanism) {
-    case LimitMechanism::kNone: return "none";
-    case LimitMechanism::kCgroupV1Memory: return "cgroup_v1_memory";
-    case LimitMechanism::kCgroupV1Pids: return "cgroup_v1_pids";
-    case LimitMechanism::kCgroupV2Memory: return "cgroup_v2_memory";
-    case LimitMechanism::kCgroupV2Pids: return "cgroup_v2_pids";
-    case LimitMechanism::kRlimitData: return "rlimit_data";
-    case LimitMechanism::kRlimitNproc: return "rlimit_nproc";
-  }
-  return "unknown";
-}
+const char* to_string(MountOp op) { return schema::enum_name(op).data(); }
+const char* to_string(LandlockFsRight right) { return schema::enum_name(right).data(); }
+const char* to_string(LandlockNetRight right) { return schema::enum_name(right).data(); }
+const char* to_string(LandlockScope scope) { return schema::enum_name(scope).data(); }
+const char* to_string(SeccompArgOp op) { return schema::enum_name(op).data(); }
+const char* to_string(SocketFamily family) { return schema::enum_name(family).data(); }
+const char* to_string(RlimitResource resource) { return schema::enum_name(resource).data(); }
+const char* to_string(LimitName limit) { return schema::enum_name(limit).data(); }
+const char* to_string(LimitMechanism mechanism) { return schema::enum_name(mechanism).data(); }
 
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
   LinuxPlan p;
@@ -404,10 +333,11 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   p.tmpfs = tmpfs_size(ir.resources);
   p.idmap_read_roots = probe.host_root;
   p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
-  p.socket_families_allowed = {SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6};
-  p.seccomp = seccomp_rules(p.socket_families_allowed);
+  p.seccomp.socket_families_allowed = {SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6};
+  p.seccomp.rules = seccomp_rules(p.seccomp.socket_families_allowed);
   const LimitChoice limits = choose_limits(probe);
   p.rlimits = rlimits(ir.resources, limits);
+  p.limits = limits_step(ir, limits);
   const bool memory_in_cgroup = ir.resources.memory_bytes && limits.memory == LimitVia::kCgroup;
   const bool pids_in_cgroup = ir.resources.processes && limits.processes == LimitVia::kCgroup;
   // A leaf only where a limit needs one. Without a limit it would add nothing: the PID

@@ -15,17 +15,17 @@
 #include "backends/linux/kernel_probe.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
+#include "engine/schema.h"
 
 namespace paddock::linux_backend {
 
+// The plan and every struct in it are declared once (engine/schema.h) at the end of this header:
+// the plan's steps, their canonical bytes (plan_hash) and its JSON are derived from the
+// declaration of LinuxPlan, whose fields are the steps in the order the helper applies them.
 // Every name the plan writes for a value of one of the enums below (and CgroupMechanism,
-// cgroup_choice.h) comes from that enum's one table, its to_string; the helper maps each
+// cgroup_choice.h) comes from that enum's one table, its EnumNames; the helper maps each
 // enumerator to the kernel's constant with a switch over every enumerator, so there is no
 // unknown name to refuse.
-//
-// Every sandbox gets new user, mount, PID, IPC, UTS and network namespaces and no_new_privs: they
-// are not choices of the plan. Its bytes state them (steps "namespaces" and "no_new_privs"), and
-// the helper does them unconditionally.
 
 // The agent's file system view is built on an empty tmpfs root inside the new mount namespace,
 // then pivot_root'ed into. Steps run in order; targets are paths inside the new root, which
@@ -130,6 +130,20 @@ struct SeccompRule {
 enum class SocketFamily { kUnix = 1, kInet = 2, kInet6 = 10 };
 const char* to_string(SocketFamily family);
 
+struct SeccompPlan {
+  std::string default_action = "allow";               // what a call no rule matches gets
+  std::vector<SeccompRule> rules;
+  std::vector<SocketFamily> socket_families_allowed;  // the rules deny every other
+  bool operator==(const SeccompPlan&) const = default;
+};
+
+// Every sandbox gets new user, mount, PID, IPC, UTS and network namespaces and no_new_privs: they
+// are not choices of the plan. Its bytes state them (steps "namespaces" and "no_new_privs"), and
+// the helper does them unconditionally, whatever these members say.
+struct Namespaces {
+  bool ipc = true, mount = true, net = true, pid = true, user = true, uts = true;
+  bool operator==(const Namespaces&) const = default;
+};
 enum class RlimitResource { kCpu, kData, kNproc, kNofile, kFsize, kCore };
 const char* to_string(RlimitResource resource);
 
@@ -163,31 +177,6 @@ struct ProxyPlan {
   bool operator==(const ProxyPlan&) const = default;
 };
 
-struct LinuxPlan {
-  std::string hostname = "paddock";
-  std::vector<MountStep> mounts;
-  TmpfsSize tmpfs;  // each of /tmp and /dev/shm
-  // The caller is root: every read-only grant is an idmapped mount on which the host's root (and
-  // every other owner) shows as nobody, so that the agent, uid 0 without capabilities, reads only
-  // what everyone may read there (root-only files such as /etc/shadow- or ssh host keys stay
-  // closed). Write roots stay plain binds: the agent owns what it may write.
-  bool idmap_read_roots = false;
-  LandlockPlan landlock;
-  std::vector<SeccompRule> seccomp;                   // default action: allow
-  std::vector<SocketFamily> socket_families_allowed;  // the seccomp rules deny every other
-  std::vector<Rlimit> rlimits;
-  CgroupPlan cgroup;
-  EnvPlan env;
-  ProxyPlan proxy;
-  // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
-  // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
-  std::vector<int> publish;
-  std::optional<std::int64_t> wall_time_secs;
-  bool operator==(const LinuxPlan&) const = default;
-};
-
-nlohmann::json to_json(const LinuxPlan& plan);
-
 // One entry of the plan's "limits" step: which mechanism carries a limit the IR sets.
 enum class LimitName { kMemoryBytes, kProcesses };
 const char* to_string(LimitName limit);
@@ -203,11 +192,44 @@ struct LimitEntry {
   LimitName limit = LimitName::kMemoryBytes;
   LimitMechanism mechanism = LimitMechanism::kNone;
   std::int64_t value = 0;
+  bool operator==(const LimitEntry&) const = default;
 };
 
-// The plan's "steps" array as canonical JSON bytes (linux_steps.cpp). plan_hash covers exactly
-// these bytes; the plan JSON's steps are these bytes parsed.
-std::string canonical_steps(const LinuxPlan& plan, const std::vector<LimitEntry>& limits);
+// The plan's members are its steps, in the order the helper applies them (the declaration below
+// names each step).
+struct LinuxPlan {
+  Namespaces namespaces;
+  std::string hostname = "paddock";
+  TmpfsSize tmpfs;  // each of /tmp and /dev/shm
+  // The caller is root: every read-only grant is an idmapped mount on which the host's root (and
+  // every other owner) shows as nobody, so that the agent, uid 0 without capabilities, reads only
+  // what everyone may read there (root-only files such as /etc/shadow- or ssh host keys stay
+  // closed). Write roots stay plain binds: the agent owns what it may write.
+  bool idmap_read_roots = false;
+  std::vector<MountStep> mounts;  // each a step of its own
+  CgroupPlan cgroup;
+  std::vector<Rlimit> rlimits;
+  std::vector<LimitEntry> limits;  // which mechanism carries each limit the IR sets
+  bool no_new_privs = true;
+  LandlockPlan landlock;
+  SeccompPlan seccomp;             // default action: allow
+  EnvPlan env;
+  ProxyPlan proxy;
+  // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
+  // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
+  std::vector<int> publish;
+  std::optional<std::int64_t> wall_time_secs;
+  bool operator==(const LinuxPlan&) const = default;
+};
+
+// The plan as one JSON object, each step under its name (for tests and debugging; plan.json
+// holds the steps).
+nlohmann::json to_json(const LinuxPlan& plan);
+
+// The plan's "steps" array as canonical JSON bytes: one {"step": name, "value": ...} per member of
+// LinuxPlan, in declaration order. plan_hash covers exactly these bytes; the plan JSON's steps
+// are these bytes parsed.
+std::string canonical_steps(const LinuxPlan& plan);
 
 // Compiles the Linux plan for this IR on a kernel described by probe. Pure: same inputs, same
 // plan. Never widens the IR; what cannot be expressed is reported by the capability vector and
@@ -236,3 +258,191 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe);
 std::vector<std::string> linux_probe_refusals(const KernelProbe& probe);
 
 }  // namespace paddock::linux_backend
+
+// ---- The declarations (engine/schema.h) --------------------------------------------------------
+
+namespace paddock::schema {
+
+using namespace paddock::linux_backend;
+
+template <>
+struct EnumNames<MountOp> {
+  static constexpr NameTable<MountOp, 12> values{{{MountOp::kBindRo, "bind_ro"},
+                                                  {MountOp::kBindRw, "bind_rw"},
+                                                  {MountOp::kProtectDir, "protect_dir"},
+                                                  {MountOp::kProtectFile, "protect_file"},
+                                                  {MountOp::kProtectAbsentDir, "protect_absent_dir"},
+                                                  {MountOp::kProtectAbsentFile, "protect_absent_file"},
+                                                  {MountOp::kMaskFile, "mask_file"},
+                                                  {MountOp::kMaskDir, "mask_dir"},
+                                                  {MountOp::kExpectAbsent, "expect_absent"},
+                                                  {MountOp::kTmpfs, "tmpfs"},
+                                                  {MountOp::kProc, "proc"},
+                                                  {MountOp::kDev, "dev"}}};
+};
+
+template <>
+struct EnumNames<LandlockFsRight> {
+  using R = LandlockFsRight;
+  static constexpr NameTable<R, 16> values{{{R::kExecute, "execute"},       {R::kWriteFile, "write_file"},
+                                            {R::kReadFile, "read_file"},     {R::kReadDir, "read_dir"},
+                                            {R::kRemoveDir, "remove_dir"},   {R::kRemoveFile, "remove_file"},
+                                            {R::kMakeChar, "make_char"},     {R::kMakeDir, "make_dir"},
+                                            {R::kMakeReg, "make_reg"},       {R::kMakeSock, "make_sock"},
+                                            {R::kMakeFifo, "make_fifo"},     {R::kMakeBlock, "make_block"},
+                                            {R::kMakeSym, "make_sym"},       {R::kRefer, "refer"},
+                                            {R::kTruncate, "truncate"},      {R::kIoctlDev, "ioctl_dev"}}};
+};
+
+template <>
+struct EnumNames<LandlockNetRight> {
+  static constexpr NameTable<LandlockNetRight, 2> values{
+      {{LandlockNetRight::kBindTcp, "bind_tcp"}, {LandlockNetRight::kConnectTcp, "connect_tcp"}}};
+};
+
+template <>
+struct EnumNames<LandlockScope> {
+  static constexpr NameTable<LandlockScope, 2> values{
+      {{LandlockScope::kAbstractUnixSocket, "abstract_unix_socket"}, {LandlockScope::kSignal, "signal"}}};
+};
+
+// An unconditional rule's comparison is written "".
+template <>
+struct EnumNames<SeccompArgOp> {
+  static constexpr NameTable<SeccompArgOp, 2> values{{{SeccompArgOp::kNone, ""}, {SeccompArgOp::kMaskedEq, "masked_eq"}}};
+};
+
+template <>
+struct EnumNames<SocketFamily> {
+  static constexpr NameTable<SocketFamily, 3> values{
+      {{SocketFamily::kUnix, "unix"}, {SocketFamily::kInet, "inet"}, {SocketFamily::kInet6, "inet6"}}};
+};
+
+template <>
+struct EnumNames<RlimitResource> {
+  using R = RlimitResource;
+  static constexpr NameTable<R, 6> values{{{R::kCpu, "cpu"},
+                                           {R::kData, "data"},
+                                           {R::kNproc, "nproc"},
+                                           {R::kNofile, "nofile"},
+                                           {R::kFsize, "fsize"},
+                                           {R::kCore, "core"}}};
+};
+
+template <>
+struct EnumNames<LimitName> {
+  static constexpr NameTable<LimitName, 2> values{
+      {{LimitName::kMemoryBytes, "memory_bytes"}, {LimitName::kProcesses, "processes"}}};
+};
+
+template <>
+struct EnumNames<LimitMechanism> {
+  using M = LimitMechanism;
+  static constexpr NameTable<M, 7> values{{{M::kNone, "none"},
+                                           {M::kCgroupV1Memory, "cgroup_v1_memory"},
+                                           {M::kCgroupV1Pids, "cgroup_v1_pids"},
+                                           {M::kCgroupV2Memory, "cgroup_v2_memory"},
+                                           {M::kCgroupV2Pids, "cgroup_v2_pids"},
+                                           {M::kRlimitData, "rlimit_data"},
+                                           {M::kRlimitNproc, "rlimit_nproc"}}};
+};
+
+template <>
+struct Schema<MountStep> {
+  static constexpr auto fields =
+      std::make_tuple(field("op", &MountStep::op), field("source", &MountStep::source), field("target", &MountStep::target),
+                      field("within", &MountStep::within), field("pin", &MountStep::pin));
+};
+
+template <>
+struct Schema<TmpfsSize> {
+  static constexpr auto fields = std::make_tuple(field("bytes", &TmpfsSize::bytes), field("inodes", &TmpfsSize::inodes));
+};
+
+template <>
+struct Schema<LandlockPathRule> {
+  static constexpr auto fields =
+      std::make_tuple(field("path", &LandlockPathRule::path), field("access", &LandlockPathRule::access));
+};
+
+template <>
+struct Schema<LandlockNetRule> {
+  static constexpr auto fields =
+      std::make_tuple(field("port", &LandlockNetRule::port), field("access", &LandlockNetRule::access));
+};
+
+template <>
+struct Schema<LandlockPlan> {
+  static constexpr auto fields = std::make_tuple(
+      field("abi", &LandlockPlan::abi), field("handled_fs", &LandlockPlan::handled_fs),
+      field("handled_net", &LandlockPlan::handled_net), field("scoped", &LandlockPlan::scoped),
+      field("path_rules", &LandlockPlan::path_rules), field("net_rules", &LandlockPlan::net_rules));
+};
+
+template <>
+struct Schema<SeccompRule> {
+  static constexpr auto fields = std::make_tuple(
+      field("syscall", &SeccompRule::syscall), field("errno", &SeccompRule::errno_value),
+      field("arg_index", &SeccompRule::arg_index), field("arg_op", &SeccompRule::arg_op),
+      field("arg_value", &SeccompRule::arg_value), field("arg_mask", &SeccompRule::arg_mask));
+};
+
+template <>
+struct Schema<SeccompPlan> {
+  static constexpr auto fields =
+      std::make_tuple(field("default", &SeccompPlan::default_action), field("rules", &SeccompPlan::rules),
+                      field("socket_families_allowed", &SeccompPlan::socket_families_allowed));
+};
+
+template <>
+struct Schema<Namespaces> {
+  static constexpr auto fields =
+      std::make_tuple(field("user", &Namespaces::user), field("mount", &Namespaces::mount), field("pid", &Namespaces::pid),
+                      field("ipc", &Namespaces::ipc), field("uts", &Namespaces::uts), field("net", &Namespaces::net));
+};
+
+template <>
+struct Schema<Rlimit> {
+  static constexpr auto fields = std::make_tuple(field("resource", &Rlimit::resource), field("value", &Rlimit::value));
+};
+
+template <>
+struct Schema<CgroupPlan> {
+  static constexpr auto fields =
+      std::make_tuple(field("mechanism", &CgroupPlan::mechanism), field("memory_max", &CgroupPlan::memory_max),
+                      field("pids_max", &CgroupPlan::pids_max));
+};
+
+template <>
+struct Schema<EnvPlan> {
+  static constexpr auto fields = std::make_tuple(field("set", &EnvPlan::set), field("pass", &EnvPlan::pass));
+};
+
+template <>
+struct Schema<ProxyPlan> {
+  static constexpr auto fields = std::make_tuple(
+      field("enabled", &ProxyPlan::enabled), field("mode", &ProxyPlan::mode),
+      field("port_in_sandbox", &ProxyPlan::port_in_sandbox), field("git_ssh_connect", &ProxyPlan::git_ssh_connect),
+      field("debug_resolve", &ProxyPlan::debug_resolve));
+};
+
+template <>
+struct Schema<LimitEntry> {
+  static constexpr auto fields = std::make_tuple(field("limit", &LimitEntry::limit),
+                                                 field("mechanism", &LimitEntry::mechanism), field("value", &LimitEntry::value));
+};
+
+// The steps, in the order the helper applies them; each key is the step's name.
+template <>
+struct Schema<LinuxPlan> {
+  static constexpr auto fields = std::make_tuple(
+      field("namespaces", &LinuxPlan::namespaces), field("hostname", &LinuxPlan::hostname),
+      field("tmpfs_size", &LinuxPlan::tmpfs), field("idmap_read_roots", &LinuxPlan::idmap_read_roots),
+      field("mount", &LinuxPlan::mounts, kStepEach), field("cgroup", &LinuxPlan::cgroup),
+      field("rlimits", &LinuxPlan::rlimits), field("limits", &LinuxPlan::limits),
+      field("no_new_privs", &LinuxPlan::no_new_privs), field("landlock", &LinuxPlan::landlock),
+      field("seccomp", &LinuxPlan::seccomp), field("env", &LinuxPlan::env), field("proxy", &LinuxPlan::proxy),
+      field("publish", &LinuxPlan::publish), field("wall_time_secs", &LinuxPlan::wall_time_secs));
+};
+
+}  // namespace paddock::schema

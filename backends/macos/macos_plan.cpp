@@ -2,6 +2,7 @@
 
 #include "backends/macos/macos_base_profile.h"
 #include "engine/capability.h"
+#include "engine/schema_codec.h"
 
 namespace paddock::macos_backend {
 namespace {
@@ -52,34 +53,30 @@ SbplProfile compile_sbpl(const FrozenIr& ir) {
   return p;
 }
 
+MacosPlan compile_macos_plan(const FrozenIr& ir) {
+  MacosPlan p;
+  p.seatbelt = compile_sbpl(ir);
+  const auto add = [&](MacosRlimit resource, const std::optional<std::int64_t>& v) {
+    if (v) p.rlimits.push_back({resource, *v});
+  };
+  add(MacosRlimit::kCpu, ir.resources.cpu_seconds);
+  add(MacosRlimit::kNproc, ir.resources.processes);
+  add(MacosRlimit::kNofile, ir.resources.open_files);
+  add(MacosRlimit::kFsize, ir.resources.file_size_bytes);
+  p.rlimits.push_back({MacosRlimit::kCore, 0});
+  p.env.set = ir.env.set;
+  p.env.pass = ir.env.passed_names;
+  p.wall_time_secs = ir.resources.wall_time_secs;
+  return p;
+}
+
 Result<BackendPlan> compile_macos(const FrozenIr& ir, const json& probe) {
   if (!probe.is_object()) return bad_input("macOS probe: expected a JSON object");
-  SbplProfile sb = compile_sbpl(ir);
-  json rlimits = json::array();
-  const auto add = [&](const char* name, const std::optional<std::int64_t>& v) {
-    if (v) rlimits.push_back({{"resource", name}, {"value", *v}});
-  };
-  add("cpu", ir.resources.cpu_seconds);
-  add("nproc", ir.resources.processes);
-  add("nofile", ir.resources.open_files);
-  add("fsize", ir.resources.file_size_bytes);
-  rlimits.push_back({{"resource", "core"}, {"value", 0}});
-
   BackendPlan plan;
   plan.backend = "macos";
   plan.ir_hash = ir_hash(ir);
   plan.probe = probe;
-  plan.steps = json::array();
-  plan.steps.push_back({{"step", "seatbelt"},
-                        {"value", {{"profile", sb.text}, {"params", sb.params},
-                                   {"helper_params", sb.helper_params}}}});
-  plan.steps.push_back({{"step", "rlimits"}, {"value", rlimits}});
-  plan.steps.push_back({{"step", "env"},
-                        {"value", {{"set", ir.env.set}, {"pass", ir.env.passed_names},
-                                   {"tmpdir", "SESSION_TMPDIR"}}}});
-  plan.steps.push_back({{"step", "wall_time_secs"},
-                        {"value", ir.resources.wall_time_secs ? json(*ir.resources.wall_time_secs)
-                                                              : json(nullptr)}});
+  plan.steps = schema::steps_json(compile_macos_plan(ir));
   plan.capability_vector = capability_vector(macos_capability_matrix(), requested_fields(ir));
   plan.losses = losses_of(plan.capability_vector);
   plan.taint = ir.taint;

@@ -3,7 +3,9 @@
 // on Linux. User paths never appear in the profile text: each is a parameter.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 
 #include "engine/ir.h"
 #include "engine/plan.h"
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock::macos_backend {
@@ -23,6 +26,31 @@ struct SbplProfile {
   bool operator==(const SbplProfile&) const = default;
 };
 
+enum class MacosRlimit { kCpu, kNproc, kNofile, kFsize, kCore };
+
+struct MacosLimit {
+  MacosRlimit resource = MacosRlimit::kCore;
+  std::int64_t value = 0;
+  bool operator==(const MacosLimit&) const = default;
+};
+
+struct MacosEnv {
+  std::map<std::string, std::string> set;
+  std::vector<std::string> pass;
+  std::string tmpdir = "SESSION_TMPDIR";  // the helper parameter TMPDIR is set to
+  bool operator==(const MacosEnv&) const = default;
+};
+
+// The macOS plan's steps, in the order the helper applies them (declared below: each key is the
+// step's name).
+struct MacosPlan {
+  SbplProfile seatbelt;
+  std::vector<MacosLimit> rlimits;
+  MacosEnv env;
+  std::optional<std::int64_t> wall_time_secs;
+  bool operator==(const MacosPlan&) const = default;
+};
+
 // The fixed base text (resources/macos/paddock-base.sb, embedded at build time).
 const std::string& base_profile();
 
@@ -32,7 +60,48 @@ SbplProfile compile_sbpl(const FrozenIr& ir);
 
 std::vector<FieldCapability> macos_capability_matrix();
 
+MacosPlan compile_macos_plan(const FrozenIr& ir);
+
 // probe: {} or an OS description object; it is carried into the plan as given.
 Result<BackendPlan> compile_macos(const FrozenIr& ir, const nlohmann::json& probe);
 
 }  // namespace paddock::macos_backend
+
+namespace paddock::schema {
+
+using namespace paddock::macos_backend;
+
+template <>
+struct EnumNames<MacosRlimit> {
+  static constexpr NameTable<MacosRlimit, 5> values{{{MacosRlimit::kCpu, "cpu"},
+                                                     {MacosRlimit::kNproc, "nproc"},
+                                                     {MacosRlimit::kNofile, "nofile"},
+                                                     {MacosRlimit::kFsize, "fsize"},
+                                                     {MacosRlimit::kCore, "core"}}};
+};
+
+template <>
+struct Schema<SbplProfile> {
+  static constexpr auto fields = std::make_tuple(field("profile", &SbplProfile::text), field("params", &SbplProfile::params),
+                                                 field("helper_params", &SbplProfile::helper_params));
+};
+
+template <>
+struct Schema<MacosLimit> {
+  static constexpr auto fields = std::make_tuple(field("resource", &MacosLimit::resource), field("value", &MacosLimit::value));
+};
+
+template <>
+struct Schema<MacosEnv> {
+  static constexpr auto fields =
+      std::make_tuple(field("set", &MacosEnv::set), field("pass", &MacosEnv::pass), field("tmpdir", &MacosEnv::tmpdir));
+};
+
+template <>
+struct Schema<MacosPlan> {
+  static constexpr auto fields =
+      std::make_tuple(field("seatbelt", &MacosPlan::seatbelt), field("rlimits", &MacosPlan::rlimits),
+                      field("env", &MacosPlan::env), field("wall_time_secs", &MacosPlan::wall_time_secs));
+};
+
+}  // namespace paddock::schema

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/capability.h"
+#include "engine/schema_codec.h"
 
 namespace paddock::windows_backend {
 namespace {
@@ -44,8 +45,8 @@ WindowsSpec compile_spec(const FrozenIr& ir) {
   s.job.active_processes = ir.resources.processes;
   s.job.job_user_time_secs = ir.resources.cpu_seconds;
   s.job.kill_on_job_close = true;
-  s.env_set = ir.env.set;
-  s.env_pass = ir.env.passed_names;
+  s.env.set = ir.env.set;
+  s.env.pass = ir.env.passed_names;
   s.private_temp = ir.fs.tmp_isolated;
   s.wall_time_secs = ir.resources.wall_time_secs;
   return s;
@@ -57,8 +58,7 @@ Result<BackendPlan> compile_windows(const FrozenIr& ir, const json& probe) {
   plan.backend = "windows";
   plan.ir_hash = ir_hash(ir);
   plan.probe = probe;
-  plan.steps = json::array();
-  plan.steps.push_back({{"step", "appcontainer"}, {"value", to_json(compile_spec(ir))}});
+  plan.steps = schema::steps_json(WindowsPlan{compile_spec(ir)});
   plan.capability_vector = capability_vector(windows_capability_matrix(), requested_fields(ir));
   plan.losses = losses_of(plan.capability_vector);
   plan.taint = ir.taint;

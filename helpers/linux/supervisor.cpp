@@ -225,7 +225,7 @@ Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channe
 // it could not be built, "" when it was.
 std::string send_filter(platform::UniqueFd filter, const linux_backend::LinuxPlan& plan) {
   std::string filter_error;
-  auto program = compile_seccomp(plan.seccomp);
+  auto program = compile_seccomp(plan.seccomp.rules);
   if (!program) filter_error = program.error().message;
   const std::uint32_t bytes = program ? static_cast<std::uint32_t>(program->size() * sizeof(sock_filter)) : 0;
   std::string frame(reinterpret_cast<const char*>(&bytes), sizeof bytes);

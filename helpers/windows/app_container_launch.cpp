@@ -137,8 +137,8 @@ bool configure_job(HANDLE job, const windows_backend::JobLimits& l, std::string&
 // Windows expects, TEMP/TMP pointing at the container's private folder.
 bool environment_block(const WindowsSpec& spec, PSID sid, std::wstring& block, std::string& error) {
   std::map<std::wstring, std::wstring> env;
-  for (const auto& [k, v] : spec.env_set) env[wide(k)] = wide(v);
-  for (const auto& name : spec.env_pass) {
+  for (const auto& [k, v] : spec.env.set) env[wide(k)] = wide(v);
+  for (const auto& name : spec.env.pass) {
     std::wstring n = wide(name);
     DWORD size = GetEnvironmentVariableW(n.c_str(), nullptr, 0);
     if (size == 0) continue;

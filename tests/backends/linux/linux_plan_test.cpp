@@ -334,7 +334,7 @@ class LinuxPlanTest : public QObject {
     std::set<std::string> unconditional;
     std::set<std::uint64_t> families;
     int high_bits = 0;
-    for (const auto& r : p.seccomp) {
+    for (const auto& r : p.seccomp.rules) {
       if (r.arg_index < 0) unconditional.insert(r.syscall);
       if (r.syscall == "socket") {
         QCOMPARE(r.errno_value, 97);
@@ -350,11 +350,11 @@ class LinuxPlanTest : public QObject {
     QCOMPARE(families.size(), std::size_t{61});
     for (std::uint64_t f : {1, 2, 10}) QVERIFY(!families.count(f));
     QCOMPARE(high_bits, 26);  // bits 6..31 cover every family >= 64
-    QCOMPARE(names(p.socket_families_allowed), (std::vector<std::string>{"unix", "inet", "inet6"}));
-    auto tiocsti = std::find_if(p.seccomp.begin(), p.seccomp.end(), [](const SeccompRule& r) {
+    QCOMPARE(names(p.seccomp.socket_families_allowed), (std::vector<std::string>{"unix", "inet", "inet6"}));
+    auto tiocsti = std::find_if(p.seccomp.rules.begin(), p.seccomp.rules.end(), [](const SeccompRule& r) {
       return r.syscall == "ioctl" && r.arg_value == 0x5412;
     });
-    QVERIFY(tiocsti != p.seccomp.end());
+    QVERIFY(tiocsti != p.seccomp.rules.end());
     QCOMPARE(tiocsti->arg_index, 1);
   }
 

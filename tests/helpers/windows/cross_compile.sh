@@ -16,7 +16,7 @@ mkdir -p "$out/mingw-include"
 ln -sfn "$nlohmann/nlohmann" "$out/mingw-include/nlohmann"
 "$cxx" -std=c++20 -municode -O2 -Wall -Wextra -Wshadow -Werror \
   -I "$src" -isystem "$out/mingw-include" \
-  "$src"/helpers/windows/*.cpp "$src/backends/windows/windows_spec.cpp" \
+  "$src"/helpers/windows/*.cpp "$src/backends/windows/windows_spec.cpp" "$src/engine/json_text.cpp" \
   -static -o "$out/paddock-helper.exe" -luserenv -ladvapi32 -lole32
 head -c 2 "$out/paddock-helper.exe" | grep -q MZ || { echo "not a PE executable"; exit 1; }
 imports=$("$objdump" -p "$out/paddock-helper.exe")
