@@ -1,6 +1,6 @@
-// Strict reading of JSON written by Paddock itself (IR, plan, attestation): every object has
-// exactly the expected keys, each of the expected type; the first failure is kept, naming the
-// JSON path. Shared by ir.cpp and plan.cpp.
+// Strict reading of JSON written by Paddock itself: every object has exactly the expected keys,
+// each of the expected type; the first failure is kept, naming the JSON path. The reader of every
+// declared record (engine/schema_codec.h) is built on it.
 #pragma once
 
 #include <climits>
@@ -69,7 +69,8 @@ class StrictJsonReader {
     out = static_cast<int>(v);
     return true;
   }
-  bool int32(const json& j, const std::string& path, int& out) {
+  // A TCP or UDP port number, 0..65535.
+  bool port(const json& j, const std::string& path, int& out) {
     std::int64_t v = 0;
     if (!integer(j, path, v)) return false;
     if (v < 0 || v > 65535) return fail(path, "out of range 0..65535");
@@ -91,16 +92,6 @@ class StrictJsonReader {
       std::string s;
       if (!str(j[i], path + "[" + std::to_string(i) + "]", s)) return false;
       out.push_back(std::move(s));
-    }
-    return true;
-  }
-  bool ints(const json& j, const std::string& path, std::vector<int>& out) {
-    if (!j.is_array()) return fail(path, "expected an array of integers");
-    out.clear();
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      int v = 0;
-      if (!int32(j[i], path + "[" + std::to_string(i) + "]", v)) return false;
-      out.push_back(v);
     }
     return true;
   }

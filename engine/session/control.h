@@ -13,7 +13,8 @@
 //                                                      is engine/session/usage_message.h's
 //
 // A request that does not decode gets {"ok":false,"error":...}; the error is one line a user can
-// read (the CLI prints it as it is).
+// read (the CLI prints it as it is). The requests, the replies and the pending asks are declared
+// once (engine/schema.h) at the end of this header; their JSON is derived from the declarations.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -39,6 +41,7 @@ struct ControlRequest {
   ControlCommand cmd = ControlCommand::kStop;
   std::string ask_id;                       // kAskReply
   AskAnswer answer = AskAnswer::kDeny;      // kAskReply
+  bool operator==(const ControlRequest&) const = default;
 };
 ControlRequest request_of(ControlCommand cmd);  // stop, asks, subscribe, usage
 ControlRequest ask_reply_request(std::string ask_id, AskAnswer answer);
@@ -63,9 +66,52 @@ struct ControlReply {
   bool ok = true;
   std::string error;              // when !ok
   std::vector<PendingAsk> asks;   // the answer to kAsks
+  bool operator==(const ControlReply&) const = default;
 };
 std::string encode_control_reply(const ControlReply& r);
 // `what` names the peer in errors ("session <id>").
 Result<ControlReply> decode_control_reply(std::string_view line, const std::string& what);
 
 }  // namespace paddock::session
+
+namespace paddock::schema {
+
+template <>
+struct EnumNames<session::ControlCommand> {
+  using C = session::ControlCommand;
+  static constexpr NameTable<C, 5> values{
+      {{C::kStop, "stop"}, {C::kAsks, "asks"}, {C::kSubscribe, "subscribe"}, {C::kAskReply, "ask_reply"}, {C::kUsage, "usage"}}};
+};
+
+template <>
+struct EnumNames<session::AskAnswer> {
+  using A = session::AskAnswer;
+  static constexpr NameTable<A, 3> values{
+      {{A::kAllowOnce, "allow_once"}, {A::kAllowSession, "allow_session"}, {A::kDeny, "deny"}}};
+};
+
+template <>
+struct Tagged<session::ControlRequest> {
+  using R = session::ControlRequest;
+  using C = session::ControlCommand;
+  static constexpr auto tag = field("cmd", &R::cmd);
+  static constexpr auto variants =
+      std::make_tuple(variant<C::kStop>(), variant<C::kAsks>(), variant<C::kSubscribe>(),
+                      variant<C::kAskReply>(field("id", &R::ask_id), field("decision", &R::answer)), variant<C::kUsage>());
+};
+
+template <>
+struct Schema<session::PendingAsk> {
+  using A = session::PendingAsk;
+  static constexpr auto fields = std::make_tuple(field("id", &A::id), field("host", &A::host),
+                                                 field("port", &A::port, kPort), field("ts", &A::ts));
+};
+
+template <>
+struct Schema<session::ControlReply> {
+  using R = session::ControlReply;
+  static constexpr auto fields = std::make_tuple(field("ok", &R::ok), field("error", &R::error, kOmitEmpty),
+                                                 field("asks", &R::asks, kOmitEmpty));
+};
+
+}  // namespace paddock::schema

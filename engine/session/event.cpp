@@ -9,49 +9,35 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::pair<EventType, const char*> kEventNames[] = {
-    {EventType::kSessionStarted, "session_started"},
-    {EventType::kAttestation, "attestation"},
-    {EventType::kNetRequest, "net_request"},
-    {EventType::kDnsResolved, "dns_resolved"},
-    {EventType::kNetEgress, "net_egress"},
-    {EventType::kAsk, "ask"},
-    {EventType::kQuotaExceeded, "quota_exceeded"},
-    {EventType::kLimitHit, "limit_hit"},
-    {EventType::kNotice, "notice"},
-    {EventType::kConfigChanged, "agent_config_changed"},
-    {EventType::kSessionEnded, "session_ended"},
-};
-
-// Keys of the line itself; every other key is one of the event's fields.
+// Keys of the line itself; every other key is one of the payload's fields.
 constexpr const char* kLineKeys[] = {"event", "ts", "count", "last_ts"};
+
+// f(default payload of type t).
+template <class F>
+void with_payload(EventType t, F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((schema::EnumNames<EventType>::values[I].first == t ? f(std::tuple_element_t<I, EventPayloads>{}) : void()), ...);
+  }(std::make_index_sequence<std::tuple_size_v<EventPayloads>>{});
+}
+
+// The fields hold what the type's declaration says, exactly: "<what>: <event>.<field>: ...".
+Status check_payload(const Event& e, const std::string& what) {
+  Status st;
+  with_payload(e.type, [&](auto payload) {
+    using P = decltype(payload);
+    schema::Reader r(what + ": " + event_name(e.type) + ".", "");
+    if (!r.read(e.fields, "", payload)) st = bad_input(r.error());
+    if constexpr (std::is_same_v<P, Report>)
+      if (st.ok() && e.fields.contains("session_id")) st = bad_input(what + ": session_ended.session_id: unknown field");
+  });
+  return st;
+}
 
 }  // namespace
 
-const char* event_name(EventType t) {
-  for (const auto& [type, name] : kEventNames)
-    if (type == t) return name;
-  return "notice";
-}
+const char* event_name(EventType t) { return schema::enum_name(t).data(); }
 
-std::optional<EventType> parse_event_type(std::string_view name) {
-  for (const auto& [type, n] : kEventNames)
-    if (name == n) return type;
-  return std::nullopt;
-}
-
-Event make_event(EventType t, json fields) {
-  Event e;
-  e.type = t;
-  e.fields = fields.is_object() ? std::move(fields) : json::object();
-  return e;
-}
-
-json event_json(EventType t, json fields) {
-  json j = fields.is_object() ? std::move(fields) : json::object();
-  j["event"] = event_name(t);
-  return j;
-}
+std::optional<EventType> parse_event_type(std::string_view name) { return schema::enum_from_name<EventType>(name); }
 
 std::string encode_event(const Event& e) {
   json j = e.fields.is_object() ? e.fields : json::object();
@@ -83,6 +69,7 @@ Result<Event> event_from_json(json j, const std::string& what) {
   if (!r.error().empty()) return bad_input(r.error());
   for (const char* k : kLineKeys) j.erase(k);
   e.fields = std::move(j);
+  if (Status st = check_payload(e, what); !st.ok()) return st.error();
   return e;
 }
 
@@ -94,46 +81,17 @@ Result<Event> decode_event(std::string_view line, const std::string& what) {
 }
 
 Event notice_event(const std::string& level, const std::string& message) {
-  // A message may name a file whose name is not UTF-8 (engine/json_text.h); the reader decodes.
-  return make_event(EventType::kNotice, {{"level", level}, {"message", encode_json_text(message)}});
+  Notice n;
+  n.level = level;
+  n.message = message;
+  return make_event(n);
 }
 
-namespace {
-
-// The agent's argv is any bytes: each word encoded as the reader (StrictJsonReader) decodes it.
-json encoded(const std::vector<std::string>& words) {
-  json out = json::array();
-  for (const auto& w : words) out.push_back(encode_json_text(w));
-  return out;
+Event session_ended_event(const Report& r) {
+  Report fields = r;
+  fields.session_id.clear();  // the session_ended event leaves it out
+  return make_event(fields);
 }
-
-}  // namespace
-
-Event session_started_event(const SessionStarted& s) {
-  return make_event(EventType::kSessionStarted,
-                    {{"session_id", s.session_id}, {"command", encoded(s.command)}, {"ir_hash", s.ir_hash},
-                     {"plan_hash", s.plan_hash}, {"backend", s.backend}, {"tainted", s.tainted},
-                     {"helper_pid", s.helper_pid}});
-}
-
-Result<SessionStarted> session_started_from(const Event& e) {
-  const std::string what = "session_started";
-  if (e.type != EventType::kSessionStarted) return bad_input(what + ": the event is " + event_name(e.type));
-  StrictJsonReader r(what + ": ");
-  SessionStarted s;
-  const json& f = e.fields;
-  if (f.contains("session_id")) r.str(f["session_id"], "session_id", s.session_id);
-  if (f.contains("command")) r.strings(f["command"], "command", s.command);
-  if (f.contains("ir_hash")) r.str(f["ir_hash"], "ir_hash", s.ir_hash);
-  if (f.contains("plan_hash")) r.str(f["plan_hash"], "plan_hash", s.plan_hash);
-  if (f.contains("backend")) r.str(f["backend"], "backend", s.backend);
-  if (f.contains("tainted")) r.boolean(f["tainted"], "tainted", s.tainted);
-  if (f.contains("helper_pid")) r.integer(f["helper_pid"], "helper_pid", s.helper_pid);
-  if (!r.error().empty()) return bad_input(r.error());
-  return s;
-}
-
-Event session_ended_event(const Report& r) { return make_event(EventType::kSessionEnded, report_json(r, /*with_id=*/false)); }
 
 Result<Report> report_from_event(const Event& e) {
   if (e.type != EventType::kSessionEnded) return bad_input(std::string("session_ended: the event is ") + event_name(e.type));

@@ -28,11 +28,13 @@ void EventFolder::out(const Event& e, std::vector<EventLine>& lines) {
   }
   if (!capped_ && written_ + size > limits_.cap_bytes - limits_.reserve_bytes) {
     capped_ = true;
-    Event notice = notice_event("warning", "events.jsonl reached its cap of " + mib(limits_.cap_bytes) +
-                                               ": later events are counted, not written (events_dropped in "
-                                               "report.json); session_ended still is");
-    notice.fields["kind"] = "event_log_capped";
-    notice.fields["cap_bytes"] = limits_.cap_bytes;
+    Notice capped;
+    capped.level = "warning";
+    capped.kind = "event_log_capped";
+    capped.message = "events.jsonl reached its cap of " + mib(limits_.cap_bytes) +
+                     ": later events are counted, not written (events_dropped in report.json); session_ended still is";
+    capped.cap_bytes = limits_.cap_bytes;
+    Event notice = make_event(capped);
     notice.ts = e.ts;
     std::string n = encode_event(notice);
     written_ += static_cast<std::int64_t>(n.size()) + 1;

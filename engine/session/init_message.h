@@ -14,6 +14,9 @@
 //   deadline                        init's own wall-time keeper is ending the session
 //   exit {status, pids, cpu_ms, max_rss, timed_out, left_cgroup}
 //                                   the agent's wait status and the tree's usage, from init
+//
+// Each kind's fields are declared once (engine/schema.h) at the end of this header; the encoder
+// and the strict decoder are derived from the declaration.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -39,6 +43,7 @@ struct InitMessage {
     std::string path;
     bool dir = false;
     std::uint64_t dev = 0, ino = 0;
+    bool operator==(const Placeholder&) const = default;
   };
 
   InitMessageType type = InitMessageType::kSetupFailed;
@@ -60,6 +65,7 @@ struct InitMessage {
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);
   static InitMessage deadline();
+  bool operator==(const InitMessage&) const = default;
 };
 
 std::string encode_init_message(const InitMessage& m);
@@ -70,3 +76,42 @@ std::string encode_init_message(const InitMessage& m);
 Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view readiness = {});
 
 }  // namespace paddock::session
+
+namespace paddock::schema {
+
+template <>
+struct EnumNames<session::InitMessageType> {
+  using T = session::InitMessageType;
+  static constexpr NameTable<T, 8> values{{{T::kSetupFailed, "setup_failed"},
+                                           {T::kPlaceholders, "placeholders"},
+                                           {T::kProxyListen, "proxy_listen"},
+                                           {T::kNetworkNamespace, "network_namespace"},
+                                           {T::kAttestation, "attestation"},
+                                           {T::kExecFailed, "exec_failed"},
+                                           {T::kDeadline, "deadline"},
+                                           {T::kExit, "exit"}}};
+};
+
+template <>
+struct Schema<session::InitMessage::Placeholder> {
+  using P = session::InitMessage::Placeholder;
+  static constexpr auto fields =
+      std::make_tuple(field("path", &P::path), field("dir", &P::dir), field("dev", &P::dev), field("ino", &P::ino));
+};
+
+template <>
+struct Tagged<session::InitMessage> {
+  using M = session::InitMessage;
+  using T = session::InitMessageType;
+  static constexpr auto tag = field("type", &M::type);
+  static constexpr auto variants = std::make_tuple(
+      variant<T::kSetupFailed>(field("message", &M::message)), variant<T::kPlaceholders>(field("list", &M::placeholders)),
+      variant<T::kProxyListen>(), variant<T::kNetworkNamespace>(),
+      variant<T::kAttestation>(field("attestation", &M::attestation, kJsonText)),
+      variant<T::kExecFailed>(field("errno", &M::error_number), field("message", &M::message)), variant<T::kDeadline>(),
+      variant<T::kExit>(field("status", &M::status), field("pids", &M::pids), field("cpu_ms", &M::cpu_ms, kOmitEmpty),
+                        field("max_rss", &M::max_rss, kOmitEmpty), field("timed_out", &M::timed_out, kOmitEmpty),
+                        field("left_cgroup", &M::left_cgroup, kOmitEmpty)));
+};
+
+}  // namespace paddock::schema

@@ -48,7 +48,7 @@ SessionSummary summarize(const std::string& id, const SessionFiles& files) {
       if (!first.ok()) {
         unreadable(first.error().message);
       } else if (first->type == EventType::kSessionStarted) {
-        auto started = session_started_from(*first);
+        auto started = payload_of<SessionStarted>(*first);
         if (!started.ok()) {
           unreadable("events.jsonl line 1: " + started.error().message);
         } else {

@@ -46,7 +46,7 @@ void BrokerCore::emit(nlohmann::json event) const {
 }
 
 void BrokerCore::notice(const std::string& kind, const std::string& message) const {
-  emit(session::event_json(session::EventType::kNotice, {{"source", "broker"}, {"kind", kind}, {"message", message}}));
+  emit(session::event_json(session::Notice{"", "broker", kind, message, std::nullopt}));
 }
 
 bool BrokerCore::session_allowed(const std::string& host) const {

@@ -73,10 +73,8 @@ void Connection::on_http() {
     case ParseStatus::kOversize:
       return drop("oversize_request", "HTTP request header larger than 8 KiB");
     case ParseStatus::kNotConnect:
-      core_.emit(session::event_json(EventType::kNetRequest,
-                                     {{"host", ""}, {"port", 0}, {"protocol", "http"}, {"decision", "deny"},
-                                      {"rule", "protocol: only CONNECT is brokered"},
-                                      {"reason", "plain-HTTP " + printable(r.method) + " answered 501"}}));
+      core_.emit(session::event_json(session::NetRequest{"", 0, "http", "deny", "protocol: only CONNECT is brokered",
+                                                         "plain-HTTP " + printable(r.method) + " answered 501", ""}));
       return write_then_close(http_not_implemented(r.method));
     case ParseStatus::kOk:
       break;
@@ -226,18 +224,16 @@ void Connection::allowed(const PolicyDecision& decision) {
 
 void Connection::on_resolved(std::vector<IpAddress> answers, std::string error) {
   if (closed_) return;
-  nlohmann::json ips = nlohmann::json::array();
+  std::vector<std::string> ips;
   for (const auto& a : answers) ips.push_back(a.to_string());
   if (!error.empty()) {
-    core_.emit(session::event_json(EventType::kDnsResolved,
-                                   {{"host", host_}, {"ips", ips}, {"verdict", "failed"}, {"reason", error}}));
+    core_.emit(session::event_json(session::DnsResolved{host_, ips, "failed", error}));
     core_.emit(request_event("deny", "dns: lookup failed", error));
     return fail_upstream(error);
   }
   AnswerVerdict v = vet_answer_set(answers, core_.options().vetting, host_);
-  core_.emit(session::event_json(EventType::kDnsResolved,
-                                 {{"host", host_}, {"ips", ips}, {"verdict", v.ok ? "allowed" : "refused"},
-                                  {"reason", v.ok ? "every address passed vetting" : v.reason}}));
+  core_.emit(session::event_json(session::DnsResolved{host_, std::move(ips), v.ok ? "allowed" : "refused",
+                                                      v.ok ? "every address passed vetting" : v.reason}));
   if (!v.ok)
     return refuse(v.reason, "the host's DNS answer contains an address the sandbox never connects to");
   core_.emit(request_event("allow", rule_, "allowed; connecting to the vetted address"));
@@ -291,8 +287,7 @@ void Connection::start_tunnel() {
   if (!quota_key_.empty() && early > 0) core_.ledger().add(quota_key_, early);
   auto events = [core = &core_](nlohmann::json e) { core->emit(std::move(e)); };
   tunnel_.emplace(&core_.ledger(), events, client_, upstream_, quota_key_, weak_from_this(), [this, early](const Tunnel::Totals& t) {
-    core_.emit(session::event_json(EventType::kNetEgress, {{"host", host_}, {"ip", pinned_ip_}, {"port", port_},
-                                                           {"bytes_tx", t.tx + early}, {"bytes_rx", t.rx}, {"end", t.end}}));
+    core_.emit(session::event_json(session::NetEgress{host_, pinned_ip_, port_, t.tx + early, t.rx, t.end}));
     closed_ = true;
     timer_.cancel();
   });
@@ -306,12 +301,10 @@ void Connection::start_tunnel() {
 
 nlohmann::json Connection::request_event(const char* decision, const std::string& rule,
                                          const std::string& reason) const {
-  nlohmann::json fields = {{"host", host_}, {"port", port_}, {"protocol", protocol_ == Protocol::kSocks5 ? "socks5" : "connect"},
-                           {"decision", decision}, {"rule", rule}, {"reason", reason}};
-  // Names the ask this connection raised, so that its settling (by an answer or the timeout)
-  // can be matched to it.
-  if (!ask_id_.empty()) fields["ask_id"] = ask_id_;
-  return session::event_json(EventType::kNetRequest, std::move(fields));
+  // ask_id names the ask this connection raised, so that its settling (by an answer or the
+  // timeout) can be matched to it.
+  return session::event_json(session::NetRequest{host_, port_, protocol_ == Protocol::kSocks5 ? "socks5" : "connect",
+                                                 decision, rule, reason, ask_id_});
 }
 
 void Connection::refuse(const std::string& rule, const std::string& reason, bool emit_request) {

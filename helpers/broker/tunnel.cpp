@@ -113,9 +113,8 @@ void Tunnel::step(Direction& d) {
       if (quota_exceeded_now(d.pending)) {
         if (ledger_->mark_exceeded(quota_key_)) {
           if (events_)
-            events_(session::event_json(session::EventType::kQuotaExceeded,
-                                        {{"domain", quota_key_}, {"limit_bytes", ledger_->limit(quota_key_)},
-                                         {"used_bytes", ledger_->used(quota_key_)}}));
+            events_(session::event_json(
+                session::QuotaExceeded{quota_key_, ledger_->limit(quota_key_), ledger_->used(quota_key_)}));
         }
         close("quota");
         return;

@@ -41,9 +41,8 @@ void EventLog::emit(session::Event event) {
 void EventLog::emit(nlohmann::json event) {
   auto e = session::event_from_json(std::move(event));
   if (!e.ok()) {
-    session::Event n = session::notice_event("warning", "an event that is not one was not logged: " + e.error().message);
-    n.fields["kind"] = "bad_event";
-    return emit(std::move(n));
+    return emit(session::make_event(
+        session::Notice{"warning", "", "bad_event", "an event that is not one was not logged: " + e.error().message, std::nullopt}));
   }
   emit(std::move(*e));
 }

@@ -276,8 +276,7 @@ class Forwarder final : public PortForwarder {
   void notice(const std::string& kind, const std::string& message) {
     if (!events_) return;
     try {
-      events_(session::event_json(session::EventType::kNotice,
-                                  {{"source", "publish"}, {"kind", kind}, {"message", message}}));
+      events_(session::event_json(session::Notice{"", "publish", kind, message, std::nullopt}));
     } catch (...) {
       // Events are advisory: a failing sink never ends the forwarding.
     }

@@ -334,7 +334,8 @@ void Supervisor::read_init(InitChannel& init) {
         init.answer(stored.ok());
         if (stored.ok()) {
           out_.attested = true;
-          events_.emit(make_event(EventType::kAttestation, {{"attestation", std::move(attestation_)}}));
+          if (auto record = attestation_from_json(attestation_); record.ok())
+            events_.emit(make_event(session::AttestationStored{std::move(*record)}));
         }
         // While the agent runs: the placeholders' record (it is for tidying up, not for the
         // boundary, so it need not delay the agent), the report's temporary, and the leaves
@@ -397,7 +398,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
     if (deadline_is_ours()) read_init(init);
     if (deadline_is_ours()) {
       timed_out_ = true;
-      events_.emit(make_event(EventType::kLimitHit, {{"limit", "wall_time"}, {"value_secs", *o_.timeout_secs}}));
+      events_.emit(make_event(session::LimitHit{"wall_time", *o_.timeout_secs, ""}));
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
       host_.leaf.kill_all();
     }
@@ -427,8 +428,8 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   }
   if (out_.init_timed_out && !timed_out_) {
     timed_out_ = true;
-    events_.emit(make_event(EventType::kLimitHit, {{"limit", "wall_time"}, {"value_secs", o_.timeout_secs.value_or(0)},
-                                                   {"enforced_by", "sandbox init (the helper did not act in time)"}}));
+    events_.emit(make_event(session::LimitHit{"wall_time", o_.timeout_secs.value_or(0),
+                                              "sandbox init (the helper did not act in time)"}));
   }
   long live = host_.leaf.process_count();
   host_.leaf.kill_all();
@@ -439,10 +440,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   // Each change is said on stderr too, where `paddock run` was started.
   std::vector<session::ConfigChange> config_changes = host_.configs.changes();
   for (const auto& c : config_changes) {
-    events_.emit(make_event(EventType::kConfigChanged, {{"file", encode_json_text(c.file)},
-                                                        {"key", c.key},
-                                                        {"change", c.change},
-                                                        {"severity", "high"}}));
+    events_.emit(make_event(session::ConfigChanged{c.file, c.key, c.change, "high"}));
     report_error_line(c.file + ": " + c.key + " " + c.change +
                       " during the session; the agent's CLI runs what it names on this machine, outside "
                       "Paddock: review it before you start that agent again");
@@ -462,7 +460,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
 
   std::vector<std::string> hits = host_.leaf.limits_hit();
   for (auto& h : limits_hit_by_signal(verdict.signal)) hits.push_back(std::move(h));
-  for (const auto& h : hits) events_.emit(make_event(EventType::kLimitHit, {{"limit", h}}));
+  for (const auto& h : hits) events_.emit(make_event(session::LimitHit{h, std::nullopt, ""}));
   const long reaped_total = *reaped;
 
   // Init's account of the agent's tree where it gave one; else (init died early, or was killed)
@@ -599,7 +597,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   started.session_id = o.session_id;
   started.command = spec.argv;
   started.helper_pid = getpid();
-  events.emit(session::session_started_event(started));
+  events.emit(session::make_event(started));
   supervisor.set_attestation(std::move(attestation));
   return supervisor.run(channel, pid, pidfd.get(), sigfd.get(), filter_error, reaped);
 }

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (auto e = decode_event(bytes); e.ok()) {
     if (!decode_event(encode_event(*e)).ok()) std::abort();
-    (void)session_started_from(*e);
+    (void)payload_of<SessionStarted>(*e);
     (void)report_from_event(*e);
   }
   if (auto m = decode_init_message(bytes); m.ok()) {

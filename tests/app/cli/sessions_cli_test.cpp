@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kStarted =
-    R"({"event":"session_started","ts":"2026-11-29T23:05:01.000Z","command":["sh","-c","true"],"ir_hash":"sha256:11"})"
+    R"({"event":"session_started","ts":"2026-11-29T23:05:01.000Z","command":["sh","-c","true"],"ir_hash":"sha256:11",)"
+    R"("session_id":"s","plan_hash":"sha256:22","backend":"linux","tainted":false,"helper_pid":1})"
     "\n";
 const std::string kReport = R"({"session_id":"s","status":"exited","exit_code":3})";
 

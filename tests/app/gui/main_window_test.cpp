@@ -122,7 +122,8 @@ class MainWindowTest : public QObject {
     QVERIFY(QDir().mkpath(dir));
     write(dir + "/events.jsonl",
           "{\"ts\":\"2026-11-29T10:00:00Z\",\"event\":\"session_started\",\"command\":[\"claude\",\"--help\"],"
-          "\"ir_hash\":\"sha256:abc123\"}\n"
+          "\"ir_hash\":\"sha256:abc123\",\"session_id\":\"s-20261129-0001\",\"plan_hash\":\"sha256:0\","
+          "\"backend\":\"linux\",\"tainted\":false,\"helper_pid\":1}\n"
           "{\"ts\":\"2026-11-29T10:00:05Z\",\"event\":\"session_ended\",\"status\":\"exited\",\"exit_code\":0}\n");
     write(dir + "/report.json", R"({"session_id":"s-20261129-0001","status":"exited","exit_code":0})");
     QQmlApplicationEngine engine;

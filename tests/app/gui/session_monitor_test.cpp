@@ -4,6 +4,7 @@
 // is denied from the inbox.
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -82,8 +83,13 @@ class SessionMonitorTest : public QObject {
     QVERIFY(QDir().mkpath(dir));
     QVERIFY(QDir().mkpath(env_->root() + "/runtime/paddock"));
     const QString events = dir + "/events.jsonl";
-    append(events, line({{"event", "session_started"}, {"ts", "2026-11-30T02:00:00.000Z"}}));
-    append(events, line({{"event", "attestation"}, {"ts", "2026-11-30T02:00:00.001Z"}}));
+    append(events, line({{"event", "session_started"}, {"ts", "2026-11-30T02:00:00.000Z"}, {"session_id", "s-log"},
+                         {"command", QJsonArray{"sh"}}, {"ir_hash", "sha256:1"}, {"plan_hash", "sha256:2"},
+                         {"backend", "linux"}, {"tainted", false}, {"helper_pid", 1}}));
+    append(events, line({{"event", "attestation"}, {"ts", "2026-11-30T02:00:00.001Z"},
+                         {"attestation", QJsonObject{{"ir_hash", "sha256:1"}, {"plan_hash", "sha256:2"}, {"backend", "linux"},
+                                                     {"abi", 7}, {"capability_vector", QJsonArray{}}, {"taint", QJsonArray{}},
+                                                     {"source_layers", QJsonArray{}}}}}));
     FakeSession fake(paddock::gui::AppPaths::controlSocketPath(dir));
     fake.replay << QJsonObject{{"event", "ask"}, {"id", "ask-1"}, {"host", "pypi.org"}, {"port", 443}};
 
@@ -99,7 +105,7 @@ class SessionMonitorTest : public QObject {
     QCOMPARE(kinds(m), QStringList({"session_started", "attestation"}));
 
     // The helper appends to the file, then broadcasts: the row comes from the file, once.
-    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443},
+    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"protocol", "connect"},
                           {"decision", "allow"}, {"rule", "ask: pypi.org allowed once"}, {"ask_id", "ask-1"},
                           {"reason", "the user allowed it once"}, {"ts", "2026-11-30T02:00:01.000Z"}};
     append(events, line(req));
@@ -118,7 +124,7 @@ class SessionMonitorTest : public QObject {
     fake.send({{"event", "notice"}});
     QTest::qWait(100);
     QCOMPARE(m.rowCount(), 3);
-    append(events, "\"bytes_tx\":10,\"bytes_rx\":4096}\nnot json at all\n");
+    append(events, "\"bytes_tx\":10,\"bytes_rx\":4096,\"end\":\"eof\"}\nnot json at all\n");
     QTRY_COMPARE(m.rowCount(), 5);
     QCOMPARE(m.data(m.index(3), SessionMonitor::IpRole).toString(), QString("151.101.0.223"));
     QCOMPARE(m.data(m.index(3), SessionMonitor::BytesRxRole).toLongLong(), 4096);
@@ -159,7 +165,7 @@ class SessionMonitorTest : public QObject {
     // A second ask for the same host and port, raised by another connection.
     fake.send({{"event", "ask"}, {"id", "ask-9"}, {"host", "pypi.org"}, {"port", 443}});
     QTRY_COMPARE(m.pendingAsks().size(), 2);
-    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"decision", "deny"},
+    const QJsonObject req{{"event", "net_request"}, {"host", "pypi.org"}, {"port", 443}, {"protocol", "connect"}, {"decision", "deny"},
                           {"rule", "ask: pypi.org denied"}, {"ask_id", "ask-1"}, {"ts", "2026-11-30T02:00:01.000Z"}};
     append(dir + "/events.jsonl", line(req));
     fake.send(req);
@@ -186,7 +192,7 @@ class SessionMonitorTest : public QObject {
   void an_ended_session_shows_its_log_and_refuses_stop_in_words() {
     const QString dir = env_->state() + "/paddock/sessions/s-ended";
     QVERIFY(QDir().mkpath(dir));
-    append(dir + "/events.jsonl", line({{"event", "session_ended"}, {"exit_code", 0}}));
+    append(dir + "/events.jsonl", line({{"event", "session_ended"}, {"status", "exited"}, {"exit_code", 0}}));
     append(dir + "/report.json", "{}\n");
     SessionMonitor m;
     m.setSessionDir(dir);
@@ -209,7 +215,7 @@ class SessionMonitorTest : public QObject {
       QVERIFY(out.open(QIODevice::WriteOnly));
       QByteArray chunk;
       for (int i = 0; i < 60000; ++i)
-        chunk += line({{"event", "notice"}, {"n", i}, {"pad", QString(80, 'x')}});
+        chunk += line({{"event", "notice"}, {"message", QString("n=%1 ").arg(i) + QString(80, 'x')}});
       out.write(chunk);
     }
     const qint64 size = QFileInfo(events).size();
@@ -219,7 +225,7 @@ class SessionMonitorTest : public QObject {
     m.setSessionDir(dir);
     QCOMPARE(m.rowCount(), 0);  // nothing was read on this thread yet
     QCOMPARE(m.status(), paddock::gui::ModelStatus::Loading);
-    append(events, line({{"event", "session_ended"}, {"exit_code", 0}}));
+    append(events, line({{"event", "session_ended"}, {"status", "exited"}, {"exit_code", 0}}));
     QTRY_COMPARE(m.status(), paddock::gui::ModelStatus::Ready);
     QTRY_VERIFY(m.rowCount() > 0 && m.data(m.index(m.rowCount() - 1), SessionMonitor::KindRole) == "session_ended");
     // Every line is either shown or counted as dropped, none twice.
@@ -234,7 +240,8 @@ class SessionMonitorTest : public QObject {
   void a_sessions_changed_agent_settings_are_one_line_of_its_row() {
     const QString root = env_->root() + "/config-sessions";
     const QByteArray started =
-        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","command":["sh"],"ir_hash":"sha256:1"})" "\n";
+        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","session_id":"s","command":["sh"],"ir_hash":"sha256:1",)"
+        R"("plan_hash":"sha256:2","backend":"linux","tainted":false,"helper_pid":1})" "\n";
     for (const char* id : {"s-changed", "s-plain"}) {
       QVERIFY(QDir().mkpath(root + "/" + id));
       QFile events(root + "/" + id + "/events.jsonl");
@@ -280,7 +287,8 @@ class SessionMonitorTest : public QObject {
       f.write(bytes);
     };
     const QByteArray started =
-        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","command":["sh"],"ir_hash":"sha256:1"})" "\n";
+        R"({"event":"session_started","ts":"2026-11-30T02:00:00.000Z","session_id":"s","command":["sh"],"ir_hash":"sha256:1",)"
+        R"("plan_hash":"sha256:2","backend":"linux","tainted":false,"helper_pid":1})" "\n";
     put("s-ok", "events.jsonl", started);
     put("s-ok", "report.json", R"({"session_id":"s-ok","status":"stopped","exit_code":143})");
     put("s-confused", "events.jsonl", started);
@@ -310,7 +318,8 @@ class SessionMonitorTest : public QObject {
 
     put("s-log", "events.jsonl",
         started + R"({"event":"no_such_event","ts":"t"})" "\n" R"({"event":"limit_hit","ts":[],"limit":"x"})" "\n"
-                  R"({"event":"net_request","ts":"t","count":7,"last_ts":"u","host":"a","port":1,"decision":"deny"})" "\n");
+                  R"({"event":"net_request","ts":"t","count":7,"last_ts":"u","host":"a","port":1,"protocol":"connect",)"
+                  R"("decision":"deny","rule":"r","reason":""})" "\n");
     SessionMonitor m;
     m.setSessionDir(root + "/s-log");
     QCOMPARE(kinds(m), QStringList({"session_started", "unreadable", "unreadable", "net_request"}));

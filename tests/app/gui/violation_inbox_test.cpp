@@ -55,7 +55,7 @@ class ViolationInboxTest : public QObject {
     QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().message.c_str());
     write(dir + "/events.jsonl",
           "{\"ts\":\"2026-12-01T00:00:00Z\",\"event\":\"session_started\",\"command\":[\"x\"],\"ir_hash\":\"sha256:0\","
-          "\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,\"helper_pid\":1}\n"
+          "\"session_id\":\"s\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,\"helper_pid\":1}\n"
           "{\"ts\":\"2026-12-01T00:00:01Z\",\"event\":\"net_request\",\"host\":\"pypi.org\",\"port\":443,\"protocol\":\"connect\","
           "\"decision\":\"deny\",\"rule\":\"no tier allows pypi.org\",\"reason\":\"not in the allowlist\",\"count\":3,"
           "\"last_ts\":\"2026-12-01T00:00:03Z\"}\n"

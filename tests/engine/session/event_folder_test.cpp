@@ -11,8 +11,7 @@ using nlohmann::json;
 namespace {
 
 Event deny(const std::string& host, const std::string& ts) {
-  Event e = make_event(EventType::kNetRequest, {{"host", host}, {"port", 443}, {"decision", "deny"},
-                                                {"rule", "egress.domains: " + host + " not listed"}});
+  Event e = make_event(NetRequest{host, 443, "connect", "deny", "egress.domains: " + host + " not listed", "not listed", ""});
   e.ts = ts;
   return e;
 }

@@ -15,7 +15,7 @@ std::string started_line() {
   s.session_id = "s1";
   s.command = {"claude", "--resume"};
   s.ir_hash = "sha256:11";
-  Event e = session_started_event(s);
+  Event e = make_event(s);
   e.ts = "2026-11-29T23:05:01.000Z";
   return encode_event(e) + "\n";
 }

@@ -33,8 +33,8 @@ class UsageMessageTest : public QObject {
     const std::string good = encode_usage_reply(LiveUsage{});
     struct Case { std::string line, names; };
     for (const Case& c : {Case{"not json", "usage answer"},
-                          Case{R"({"ok":true})", ".usage"},
-                          Case{R"({"ok":"yes","usage":{}})", ".ok"},
+                          Case{R"({"ok":true})", "field usage: missing field"},
+                          Case{R"({"ok":"yes","usage":{}})", "field ok: expected true or false"},
                           Case{R"({"ok":true,"usage":{"cpu_ms":-1,"memory_bytes":0,"processes":0,"limits":{"cpu_ms":null,"memory_bytes":null,"processes":null}}})", "usage.cpu_ms"},
                           Case{R"({"ok":true,"usage":{"cpu_ms":1,"memory_bytes":"2","processes":0,"limits":{"cpu_ms":null,"memory_bytes":null,"processes":null}}})", "usage.memory_bytes"},
                           Case{R"({"ok":true,"usage":{"cpu_ms":1,"memory_bytes":2,"processes":0,"limits":{"cpu_ms":null,"memory_bytes":null}}})", "usage.limits.processes"},
