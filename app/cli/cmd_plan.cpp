@@ -120,7 +120,7 @@ void print_plan(std::ostream& o, const BackendPlan& plan, const Status& verdict)
   o << "check: " << (verdict.ok() ? "ok" : "refused: " + verdict.error().message) << "\n";
 }
 
-int plan_command(const InputsOptions& o, const PlanFlags& f, CliContext& ctx) {
+int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext& ctx) {
   backends::BackendId backend = backends::host_backend();
   if (!f.backend.empty()) {
     auto b = backends::backend_from_string(f.backend);

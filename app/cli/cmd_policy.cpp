@@ -19,7 +19,7 @@ struct ExplainFlags {
 };
 
 // Evaluates INPUTS or prints the one-line error; returns nullopt with ctx.exit_code set.
-std::optional<Evaluation> run_evaluate(const InputsOptions& o, CliContext& ctx, bool require_approvals) {
+std::optional<Evaluation> run_evaluate(const session::LaunchRequest& o, CliContext& ctx, bool require_approvals) {
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) {
     print_error(in.error().message);
@@ -36,7 +36,7 @@ std::optional<Evaluation> run_evaluate(const InputsOptions& o, CliContext& ctx, 
   return std::move(*ev);
 }
 
-int explain(const InputsOptions& o, const ExplainFlags& f, CliContext& ctx) {
+int explain(const session::LaunchRequest& o, const ExplainFlags& f, CliContext& ctx) {
   auto ev = run_evaluate(o, ctx, false);
   if (!ev) return ctx.exit_code;
   if (!f.why.empty()) {
@@ -51,7 +51,7 @@ int explain(const InputsOptions& o, const ExplainFlags& f, CliContext& ctx) {
   return 0;
 }
 
-int lint(const InputsOptions& o, bool strict, CliContext& ctx) {
+int lint(const session::LaunchRequest& o, bool strict, CliContext& ctx) {
   auto ev = run_evaluate(o, ctx, false);
   if (!ev) return ctx.exit_code;
   for (const auto& f : ev->lint)
@@ -60,7 +60,7 @@ int lint(const InputsOptions& o, bool strict, CliContext& ctx) {
   return strict && !ev->lint.empty() ? 1 : 0;
 }
 
-int approve(const InputsOptions& o, CliContext& ctx) {
+int approve(const session::LaunchRequest& o, CliContext& ctx) {
   auto ev = run_evaluate(o, ctx, false);
   if (!ev) return ctx.exit_code;
   int count = 0;

@@ -39,10 +39,6 @@ namespace {
 
 using nlohmann::json;
 
-struct RunFlags {
-  bool allow_tainted = false;
-  std::vector<std::string> command;
-};
 
 // Replaces this process with the helper: the session's exit code, signals and process are the
 // helper's own from here, with no second process waiting (SIGINT/SIGQUIT from the terminal reach
@@ -171,8 +167,8 @@ Result<CheckedPlan> compile_checked(const FrozenIr& ir, const platform::ProbeCac
   }
 }
 
-int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
-  if (f.command.empty()) return fail(bad_input("run: no command given; usage: paddock run [INPUTS] -- CMD [ARGS...]"));
+int run(const session::LaunchRequest& o, CliContext& ctx) {
+  if (o.command.empty()) return fail(bad_input("run: no command given; usage: paddock run [INPUTS] -- CMD [ARGS...]"));
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) return fail(in.error());
   in->require_approvals = true;
@@ -181,13 +177,13 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   if (auto s = create_agent_dirs(*in); !s.ok()) return fail(s.error());
   std::error_code cwd_ec;
   const std::string cwd = std::filesystem::current_path(cwd_ec).string();
-  auto launch = resolve_launch_command(f.command[0], sanitize_path_var(in->environment["PATH"]), cwd);
+  auto launch = resolve_launch_command(o.command[0], sanitize_path_var(in->environment["PATH"]), cwd);
   if (!launch.ok()) return fail(launch.error());
   in->launch_reads = launch->grants;
   auto ev = evaluate(*in);
   if (!ev.ok()) return fail(ev.error());
   if (auto s = check_runnable(*launch, ev->ir); !s.ok()) return fail(s.error());
-  std::vector<std::string> command = f.command;
+  std::vector<std::string> command = o.command;
   // Found outside every grant (under the home directory): run it by the path the grant shows.
   std::vector<std::string> grants = ev->ir.fs.read_roots;
   grants.insert(grants.end(), ev->ir.fs.write_roots.begin(), ev->ir.fs.write_roots.end());
@@ -199,7 +195,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
               << "); to let its session use them, set environment.agent_credentials: true in "
               << user_policy_path(*in) << " or a --policy file (docs/agents.md)\n";
   }
-  if (!ev->ir.taint.empty() && !f.allow_tainted)
+  if (!ev->ir.taint.empty() && !o.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
   auto layout = ctx.layout();
@@ -238,7 +234,7 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   args.timeout_secs = in->timeout_secs;
   args.replaces_caller = true;
   args.probe_cached = !cache.path().empty();
-  args.allow_tainted = f.allow_tainted;
+  args.allow_tainted = o.allow_tainted;
   args.command = command;
   int code = exec_helper(ctx.helper_path().string(), session::encode_run_args(args));
   const int exec_errno = errno;
@@ -418,17 +414,8 @@ int verify(const std::string& id, CliContext& ctx) {
 
 void add_run_command(CLI::App& app, CliContext& ctx) {
   auto* run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
-  auto inputs = add_inputs_options(run_cmd);
-  auto flags = std::make_shared<RunFlags>();
-  run_cmd->add_flag("--allow-tainted", flags->allow_tainted, "Run even if an environment switch weakened the policy");
-  // Every repeatable option takes one value per occurrence here, so that "--publish 1455 --" can
-  // never swallow the "--" that starts the agent's command line (nor the command's own options).
-  for (auto* opt : run_cmd->get_options())
-    if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
-  run_cmd->add_option("command", flags->command, "-- CMD [ARGS...]")->type_name("CMD");
-  run_cmd->callback([&ctx, inputs, flags] {
-    ctx.exit_code = run(*inputs, *flags, ctx);
-  });
+  auto request = add_launch_options(run_cmd);
+  run_cmd->callback([&ctx, request] { ctx.exit_code = run(*request, ctx); });
 }
 
 void add_session_commands(CLI::App& app, CliContext& ctx) {

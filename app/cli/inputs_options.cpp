@@ -1,6 +1,5 @@
 #include "app/cli/inputs_options.h"
 
-#include "app/cli/run_duration.h"
 #include "platform/dir_lister.h"
 
 #include <filesystem>
@@ -8,8 +7,8 @@
 
 namespace paddock::cli {
 
-std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
-  auto o = std::make_shared<InputsOptions>();
+std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd) {
+  auto o = std::make_shared<session::LaunchRequest>();
   cmd->add_option("--project", o->project, "Project directory (default: .)")->type_name("DIR");
   cmd->add_option("--agent", o->agent, "Agent preset: claude-code codex gemini-cli aider opencode copilot custom");
   cmd->add_option("--profile", o->profile, "Built-in profile: default strict audit permissive");
@@ -29,60 +28,47 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   return o;
 }
 
-namespace {
+std::shared_ptr<session::LaunchRequest> add_launch_options(CLI::App* run_cmd) {
+  auto o = add_inputs_options(run_cmd);
+  run_cmd->add_flag("--allow-tainted", o->allow_tainted, "Run even if an environment switch weakened the policy");
+  // Every repeatable option takes one value per occurrence here, so that "--publish 1455 --" can
+  // never swallow the "--" that starts the agent's command line (nor the command's own options).
+  for (auto* opt : run_cmd->get_options())
+    if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  run_cmd->add_option("command", o->command, "-- CMD [ARGS...]")->type_name("CMD");
+  return o;
+}
 
-// The engine never looks at the working directory: relative paths on the command line are made
-// absolute here, against the directory the user typed them in. "~/" and "$VAR" pass unchanged.
-std::string absolute_from_cwd(const std::string& p) {
-  if (p.empty() || p[0] == '/' || p[0] == '~' || p[0] == '$') return p;
+Result<session::LaunchRequest> parse_run_arguments(const std::vector<std::string>& args) {
+  CLI::App app;
+  auto* run_cmd = app.add_subcommand("run");
+  auto request = add_launch_options(run_cmd);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return bad_input(std::string("paddock run: ") + e.what());
+  }
+  if (!run_cmd->parsed()) return bad_input("paddock run: not a run command line");
+  return *request;
+}
+
+Result<Inputs> to_engine_inputs(const session::LaunchRequest& r, const CliContext& ctx) {
+  session::LaunchContext lc;
   std::error_code ec;
-  return (std::filesystem::current_path(ec) / p).lexically_normal().string();
-}
-
-std::vector<std::string> absolute_all(const std::vector<std::string>& v) {
-  std::vector<std::string> out;
-  for (const auto& p : v) out.push_back(absolute_from_cwd(p));
-  return out;
-}
-
-}  // namespace
-
-Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
-  Inputs in;
-  in.lister = &platform::fast_lister();
-  in.project = absolute_from_cwd(o.project.empty() ? "." : o.project);
-  in.agent = o.agent;
-  in.profile = o.profile;
-  in.preset = o.preset;
-  in.policy_files = absolute_all(o.policy_files);
-  if (!o.net.empty()) {
-    auto mode = net_mode_from_string(o.net);
-    if (!mode) return bad_input("--net " + o.net + ": expected off, allowlist, strict or ask");
-    in.net = *mode;
-  }
-  in.allow_domains = o.allow_domains;
-  in.allow_reads = absolute_all(o.allow_reads);
-  in.allow_writes = absolute_all(o.allow_writes);
-  if (!o.limits.empty()) in.limits = o.limits;
-  if (!o.timeout.empty()) {
-    auto secs = parse_duration_secs(o.timeout);
-    if (!secs.ok()) return secs.error();
-    in.timeout_secs = *secs;
-  }
-  in.git_ssh = o.git_ssh;
-  in.publish = o.publish;
-  in.environment = ctx.environment;
-  in.os = "linux";
-  in.resources_dir = ctx.resources_dir().string();
+  lc.cwd = std::filesystem::current_path(ec).string();
+  lc.environment = ctx.environment;
+  lc.resources_dir = ctx.resources_dir().string();
+  lc.os = "linux";
+  lc.lister = &platform::fast_lister();
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the
   // view, and nothing else reads it (so a run without --git-ssh does not resolve it).
-  if (in.git_ssh) {
-    std::error_code ec;
+  if (r.git_ssh) {
     const auto connect = ctx.helper_path().parent_path() / "paddock-connect";
     const auto canonical = std::filesystem::weakly_canonical(connect, ec);
-    in.connect_path = (ec ? connect : canonical).string();
+    lc.connect_path = (ec ? connect : canonical).string();
   }
-  return in;
+  return session::inputs_of(r, lc);
 }
 
 }  // namespace paddock::cli

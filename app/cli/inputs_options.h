@@ -1,5 +1,6 @@
-// The INPUTS options shared by explain, hash, plan, lint, run and approve (docs/cli.md), mapped
-// onto engine::Inputs in one place.
+// The INPUTS options shared by explain, hash, plan, lint, run and approve (docs/cli.md): the CLI's
+// parser fills a session::LaunchRequest (engine/session/launch_request.h), from which the engine's
+// Inputs are derived, as they are for a launch from the app.
 #pragma once
 
 #include <memory>
@@ -10,33 +11,23 @@
 
 #include "app/cli/cli_context.h"
 #include "engine/engine.h"
+#include "engine/session/launch_request.h"
 
 namespace paddock::cli {
 
-struct InputsOptions {
-  std::string project = ".";
-  std::string agent;
-  std::string profile = "default";
-  std::string preset = "balanced";
-  std::vector<std::string> policy_files;
-  std::string net;
-  std::vector<std::string> allow_domains;
-  std::vector<std::string> allow_reads;
-  std::vector<std::string> allow_writes;
-  std::string limits;
-  // Launch options that shape the IR too, so `hash`, `explain` and `plan` take them as well and
-  // reproduce exactly what `run` with the same flags attests.
-  bool git_ssh = false;
-  std::string timeout;
-  std::vector<int> publish;
-};
-
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits --git-ssh --timeout --publish to cmd; values land in the returned object.
-std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd);
+// --allow-write --limits --git-ssh --timeout --publish to cmd; values land in the returned request.
+std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd);
 
-// Builds engine Inputs: environment from ctx, resources from the install layout, --net and
-// --timeout parsed (bad value: kBadInput naming what is expected).
-Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx);
+// `run`'s own: the inputs, --allow-tainted and the command after "--".
+std::shared_ptr<session::LaunchRequest> add_launch_options(CLI::App* run_cmd);
+
+// `paddock run`'s arguments (after "paddock") read by the same parser as `paddock run` reads them:
+// what session::run_arguments wrote reads back as the request it was written from.
+Result<session::LaunchRequest> parse_run_arguments(const std::vector<std::string>& args);
+
+// Builds engine Inputs: environment from ctx, resources from the install layout, relative paths
+// from the working directory (bad value: kBadInput naming what is expected).
+Result<Inputs> to_engine_inputs(const session::LaunchRequest& r, const CliContext& ctx);
 
 }  // namespace paddock::cli

@@ -92,7 +92,7 @@ bool started_by(const QString& dir, qint64 pid) {
   if (nl == std::string::npos) return false;  // the first line is not complete yet
   auto ev = session::decode_event(std::string_view(text).substr(0, nl));
   if (!ev.ok() || ev->type != session::EventType::kSessionStarted) return false;
-  auto started = session::session_started_from(*ev);
+  auto started = session::payload_of<session::SessionStarted>(*ev);
   return started.ok() && started->helper_pid == pid;
 }
 
@@ -136,18 +136,24 @@ PADDOCK_SETTER(Publish, publish_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 
+session::LaunchRequest Launcher::request() const {
+  session::LaunchRequest r;
+  r.project = project_.toStdString();
+  r.agent = agent_preset_.toStdString();
+  r.profile = profile_.isEmpty() ? "default" : profile_.toStdString();
+  r.net = net_mode_.toStdString();
+  for (const QString& d : split_words(extra_domains_)) r.allow_domains.push_back(d.toStdString());
+  r.limits = limits_.trimmed().toStdString();
+  r.timeout = timeout_.trimmed().toStdString();
+  // As typed: the CLI refuses a bad port in one line, which the panel then shows.
+  for (const QString& p : split_words(publish_)) r.publish.push_back(p.toStdString());
+  for (const QString& w : splitCommandLine(command_)) r.command.push_back(w.toStdString());
+  return r;
+}
+
 QStringList Launcher::cliArguments() const {
-  QStringList a{"run", "--project", project_};
-  if (!agent_preset_.isEmpty()) a << "--agent" << agent_preset_;
-  if (!profile_.isEmpty() && profile_ != "default") a << "--profile" << profile_;
-  if (!net_mode_.isEmpty()) a << "--net" << net_mode_;
-  for (const QString& d : split_words(extra_domains_)) a << "--allow-domain" << d;
-  if (!limits_.trimmed().isEmpty()) a << "--limits" << limits_.trimmed();
-  if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
-  // Passed as typed: the CLI refuses a bad port in one line, which the panel then shows.
-  for (const QString& p : split_words(publish_)) a << "--publish" << p;
-  a << "--";
-  a << splitCommandLine(command_);
+  QStringList a;
+  for (const auto& w : session::run_arguments(request())) a << QString::fromStdString(w);
   return a;
 }
 
@@ -263,22 +269,12 @@ void Launcher::onFinished(int code, QProcess::ExitStatus status) {
   diagnose(exit_code_);
 }
 
-Inputs Launcher::engineInputs() const {
-  Inputs in;
-  in.project = project_.toStdString();
-  in.agent = agent_preset_.toStdString();
-  in.profile = profile_.isEmpty() ? "default" : profile_.toStdString();
-  if (!net_mode_.isEmpty()) in.net = net_mode_from_string(net_mode_.toStdString());
-  for (const QString& d : split_words(extra_domains_)) in.allow_domains.push_back(d.toStdString());
-  if (!limits_.trimmed().isEmpty()) in.limits = limits_.trimmed().toStdString();
-  for (const QString& p : split_words(publish_)) {
-    bool ok = false;
-    if (const int port = p.toInt(&ok); ok) in.publish.push_back(port);
-  }
-  in.environment = AppPaths::environment();
-  in.resources_dir = AppPaths::resourcesDir().toStdString();
-  in.os = backends::to_string(backends::host_backend());
-  return in;
+Result<Inputs> Launcher::engineInputs() const {
+  session::LaunchContext ctx;
+  ctx.environment = AppPaths::environment();
+  ctx.resources_dir = AppPaths::resourcesDir().toStdString();
+  ctx.os = backends::to_string(backends::host_backend());
+  return session::inputs_of(request(), ctx);
 }
 
 // What the CLI said (its last line: "paddock: ..."), and the fix for it, worked out from the
@@ -299,7 +295,12 @@ void Launcher::diagnose(int code) {
   if (line.isEmpty()) line = tr("paddock run exited with status %1 before the session started").arg(code);
   const bool refused = code == 2 || code == 103 || code == 125 || code == 126 || code == 127;
 
-  Inputs in = engineInputs();
+  auto inputs = engineInputs();
+  if (!inputs.ok()) {
+    setState(refused ? Refused : Failed, line);
+    return;
+  }
+  const Inputs& in = *inputs;
   auto ev = evaluate(in);
   if (ev.ok() && code == 126) {
     for (const auto& l : ev->layers)

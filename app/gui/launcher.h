@@ -21,6 +21,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include "engine/engine.h"
+#include "engine/session/launch_request.h"
 
 namespace paddock::gui {
 
@@ -88,6 +89,9 @@ class Launcher : public QObject {
   QString fixTarget() const { return fix_target_; }
   QString sessionId() const { return session_id_; }
 
+  // The launch this panel asks for (engine/session/launch_request.h): its argv and the engine's
+  // Inputs are both derived from it.
+  session::LaunchRequest request() const;
   // `paddock run ...` as argv (after the program) and as one shell-quoted line.
   QStringList cliArguments() const;
   QString cliEquivalent() const;
@@ -129,7 +133,12 @@ class Launcher : public QObject {
   void diagnose(int code);
   bool relaunch();
   QString last_mode_;
-  Inputs engineInputs() const;
+
+ public:
+  // The engine's Inputs for request() in this app (its environment and resources).
+  Result<Inputs> engineInputs() const;
+
+ private:
 
   QString project_, agent_preset_, command_, profile_ = "default";
   QString net_mode_, extra_domains_, limits_, timeout_, publish_, terminal_;

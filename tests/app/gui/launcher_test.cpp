@@ -43,7 +43,7 @@ qint64 helper_pid(const QString& session_dir) {
   const QByteArray first = f.readLine();
   auto ev = paddock::session::decode_event(std::string_view(first.constData(), static_cast<std::size_t>(first.size())));
   if (!ev.ok()) return 0;
-  auto s = paddock::session::session_started_from(*ev);
+  auto s = paddock::session::payload_of<paddock::session::SessionStarted>(*ev);
   return s.ok() ? s->helper_pid : 0;
 }
 
@@ -90,6 +90,45 @@ class LauncherTest : public QObject {
              QString("paddock run --project '/home/u/my project' --agent claude-code --net ask --allow-domain "
                      "example.org --allow-domain pypi.org --limits mem=2GiB --timeout 2h --publish 1455 --publish 8080 "
                      "-- claude --verbose"));
+  }
+
+  // The panel fills one launch request (engine/session/launch_request.h); the argv it runs and the
+  // Inputs it evaluates for its fixes are both derived from it, so no option reaches one and not
+  // the other (the wall-time limit once did not reach the Inputs).
+  void every_option_of_the_panel_reaches_both_the_argv_and_the_engine_inputs() {
+    Launcher l;
+    l.setProject("/home/u/proj");
+    l.setAgentPreset("codex");
+    l.setProfile("strict");
+    l.setCommand("codex --full-auto");
+    l.setNetMode("allowlist");
+    l.setExtraDomains("example.org");
+    l.setLimits("mem=2GiB");
+    l.setTimeout("90s");
+    l.setPublish("1455");
+    paddock::session::LaunchRequest expected;
+    expected.project = "/home/u/proj";
+    expected.agent = "codex";
+    expected.profile = "strict";
+    expected.command = {"codex", "--full-auto"};
+    expected.net = "allowlist";
+    expected.allow_domains = {"example.org"};
+    expected.limits = "mem=2GiB";
+    expected.timeout = "90s";
+    expected.publish = {"1455"};
+    QVERIFY(l.request() == expected);
+    QStringList argv;
+    for (const auto& w : paddock::session::run_arguments(expected)) argv << QString::fromStdString(w);
+    QCOMPARE(l.cliArguments(), argv);
+    auto in = l.engineInputs();
+    QVERIFY2(in.ok(), in.ok() ? "" : in.error().message.c_str());
+    QCOMPARE(in->project, std::string("/home/u/proj"));
+    QCOMPARE(in->profile, std::string("strict"));
+    QVERIFY(in->net == paddock::NetMode::kAllowlist);
+    QCOMPARE(in->allow_domains, std::vector<std::string>{"example.org"});
+    QCOMPARE(*in->limits, std::string("mem=2GiB"));
+    QCOMPARE(*in->timeout_secs, std::int64_t{90});
+    QCOMPARE(in->publish, std::vector<int>{1455});
   }
 
   void a_command_line_splits_into_the_words_a_shell_would_give() {
