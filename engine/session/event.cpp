@@ -10,7 +10,7 @@ namespace {
 using nlohmann::json;
 
 // Keys of the line itself; every other key is one of the payload's fields.
-constexpr const char* kLineKeys[] = {"event", "ts", "count", "last_ts"};
+constexpr const char* kLineKeys[] = {"event", "ts", "count", "last_ts", "taint"};
 
 // f(default payload of type t).
 template <class F>
@@ -48,6 +48,7 @@ std::string encode_event(const Event& e) {
     j["count"] = e.count;
     j["last_ts"] = e.last_ts;
   }
+  if (!e.taint.empty()) j["taint"] = e.taint;
   return dump_record(j);
 }
 
@@ -66,6 +67,7 @@ Result<Event> event_from_json(json j, const std::string& what) {
     if (r.integer(j["count"], "count", e.count) && e.count < 1) r.fail("count", "must be at least 1");
   }
   if (j.contains("last_ts")) r.str(j["last_ts"], "last_ts", e.last_ts);
+  if (j.contains("taint") && r.str(j["taint"], "taint", e.taint) && e.taint.empty()) r.fail("taint", "must not be empty");
   if (!r.error().empty()) return bad_input(r.error());
   for (const char* k : kLineKeys) j.erase(k);
   e.fields = std::move(j);

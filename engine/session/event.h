@@ -157,9 +157,13 @@ using EventPayloads = std::tuple<SessionStarted, AttestationStored, NetRequest, 
 struct Event {
   EventType type = EventType::kNotice;
   std::string ts;  // "" until the log stamps it
-  nlohmann::json fields = nlohmann::json::object();  // the payload's fields (everything but event, ts, count, last_ts)
+  nlohmann::json fields = nlohmann::json::object();  // the payload's fields (everything but the line's keys)
   std::int64_t count = 1;
   std::string last_ts;  // with count > 1: the time of the last event this line stands for
+  // Set on every event of a session whose broker runs with a test seam (PADDOCK_DEBUG_RESOLVE,
+  // --unsafe-allow-loopback-targets): says why, so a log read on its own is never taken for a
+  // real session's. "" = none, and then not written.
+  std::string taint;
 };
 
 // The event of a payload (fields as its declaration writes them), and the same as the object a

@@ -150,6 +150,22 @@ class EventTest : public QObject {
     QCOMPARE(folded->fields, e.fields);  // count and last_ts belong to the line, not the fields
   }
 
+  void a_test_seams_taint_is_kept_on_every_line_of_any_type() {
+    // The broker of a seam session (PADDOCK_DEBUG_RESOLVE) marks each of its events; the line
+    // carries the mark whatever the type's payload declares.
+    for (Event e : {make_event(NetRequest{"x.example", 443, "connect", "deny", "r", "why", ""}),
+                    make_event(DnsResolved{"x.example", {"127.0.0.1"}, "failed", "not in the table"})}) {
+      json j = json::parse(encode_event(e));
+      QVERIFY(!j.contains("taint"));
+      j["taint"] = "PADDOCK_DEBUG_RESOLVE";
+      auto back = event_from_json(j);
+      QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+      QCOMPARE(back->taint, std::string("PADDOCK_DEBUG_RESOLVE"));
+      QCOMPARE(back->fields, e.fields);
+      QCOMPARE(json::parse(encode_event(*back))["taint"].get<std::string>(), std::string("PADDOCK_DEBUG_RESOLVE"));
+    }
+  }
+
   void session_started_and_session_ended_are_typed_both_ways() {
     SessionStarted s;
     s.session_id = "s1";
@@ -195,6 +211,8 @@ class EventTest : public QObject {
         {R"({"event":"notice","ts":"t","count":0})", "count"},
         {R"({"event":"notice","ts":"t","count":"2"})", "count"},
         {R"({"event":"notice","ts":"t","last_ts":[]})", "last_ts"},
+        {R"({"event":"notice","ts":"t","taint":7})", "taint"},
+        {R"({"event":"notice","ts":"t","taint":""})", "taint"},
     };
     for (const auto& [line, what] : cases) {
       auto e = decode_event(line, "events.jsonl line 3");
