@@ -100,9 +100,13 @@ Status IrBuilder::check_repository_writes() {
     if (r.use != PathUse::kWrite || !is_repository_side(r.item.at.tier)) continue;
     auto danger = [&](const std::string& p) -> std::string {
       if (p == "/" || path_within(ctx_.home, p)) return "the home directory or one of its parents";
+      // Inside the project is the project's own, wherever the project lives: a checkout under
+      // /srv, /opt, /var or /root may grant $PROJECT/dist like any other. Decided before the
+      // system roots, which would otherwise refuse every path of such a project.
+      if (ctx_.project != "/" && path_within(p, ctx_.project)) return "";
       for (const auto& s : kSystemRoots)
         if (path_within(p, s)) return "the system root " + s;
-      if (path_within(p, ctx_.home) && !path_within(p, ctx_.project)) {
+      if (path_within(p, ctx_.home)) {
         const std::string rest = p.substr(ctx_.home.size() + 1);
         if (!rest.empty() && rest[0] == '.') return "a dotfile or configuration directory in the home directory";
       }
