@@ -378,9 +378,15 @@ Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t fi
   for (std::size_t j = first; j < jobs.size(); ++j) {
     const std::string& pattern = jobs[j].pattern;
     const std::string base = pattern == "/**" ? "/" : pattern.substr(0, pattern.size() - 3);
-    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end())
+    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end()) {
+      // The walk matches its base whole for two reasons: the base itself cannot be read, or it
+      // holds too many entries. Each is said in its own words.
+      if (const std::error_code rd = directory_read_error(base))
+        return refused(base + " cannot be read by " + reader_name(*ctx_.env) + " (" + rd.message() +
+                       "), so Paddock cannot check it for host sockets; make it readable or remove the grant");
       return refused(jobs[j].label + " walks more than " + std::to_string(kGlobWalkBudget) +
                      " entries, too many to prove it holds no host socket; grant narrower directories");
+    }
     sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
     for (const auto& w : jobs[j].widened) warn(w);
   }
