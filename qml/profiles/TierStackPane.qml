@@ -51,6 +51,20 @@ Pane {
             }
         }
 
+        // The policy does not evaluate: said above the cards, which stay (the failing one says
+        // where).
+        Label {
+            objectName: "stackError"
+            Layout.fillWidth: true
+            visible: pane.composer.status === ModelStatus.Error && pane.composer.layers.count > 0
+            text: pane.composer.errorFile.length > 0
+                  ? qsTr("The layer marked below does not evaluate; the policy panes come back once it does.")
+                  : pane.composer.errorString
+            wrapMode: Text.Wrap
+            color: "#c62828"
+            font.pixelSize: 12
+        }
+
         StatusPlaceholder {
             Layout.fillWidth: true
             Layout.fillHeight: true
@@ -72,6 +86,7 @@ Pane {
             delegate: TierCard {
                 width: stack.width - 8
                 openFile: pane.document.path
+                openDirty: pane.document.dirty
                 onOpenRequested: function(file, tier) { pane.document.open(file, tier) }
                 onApproveRequested: function(row) { approveDialog.ask(row) }
             }
