@@ -184,12 +184,6 @@ ApplicationWindow {
         onApproved: if (launcher.fixKind === "approve") launcher.applyFix()
     }
 
-    Shortcut {
-        sequences: [StandardKey.Save]
-        enabled: doc.loaded && doc.dirty
-        onActivated: doc.save()
-    }
-
     DropArea {
         anchors.fill: parent
         keys: ["text/uri-list"]
@@ -215,9 +209,16 @@ ApplicationWindow {
         }
 
         StackLayout {
+            id: pages
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: nav.currentIndex
+            // Keyboard focus goes with the page: keys typed after switching pages never reach a
+            // field of the page that was hidden (its editor kept the focus otherwise).
+            onCurrentIndexChanged: {
+                const page = pages.children[pages.currentIndex]
+                if (page && !page.activeFocus) page.forceActiveFocus()
+            }
 
             HomePage {
                 objectName: "homePage"

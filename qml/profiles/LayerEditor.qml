@@ -132,10 +132,16 @@ Pane {
             TabButton { text: qsTr("YAML") }
         }
         StackLayout {
+            id: views
             Layout.fillWidth: true
             Layout.fillHeight: true
             visible: editor.document.loaded
             currentIndex: tabs.currentIndex
+            // The hidden view gives up the keyboard (its text must not take keys unseen).
+            onCurrentIndexChanged: {
+                const view = views.children[views.currentIndex]
+                if (view && !view.activeFocus) view.forceActiveFocus()
+            }
             LayerForm {
                 document: editor.document
                 project: editor.project

@@ -30,6 +30,15 @@ Pane {
         }
     }
     Component.onCompleted: openDefaultLayer()
+    // Shown again: the file may have changed meanwhile (the violation inbox saves fixes into it).
+    onVisibleChanged: if (visible) page.document.checkDisk()
+
+    // Ctrl+S saves the layer being edited, only while this page is on screen.
+    Shortcut {
+        sequences: [StandardKey.Save]
+        enabled: page.visible && page.document.loaded && (page.document.dirty || !page.document.existsOnDisk)
+        onActivated: page.document.save()
+    }
 
     CustomAgentDialog {
         id: customAgentDialog

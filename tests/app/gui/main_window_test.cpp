@@ -158,7 +158,76 @@ class MainWindowTest : public QObject {
     QDir(dir).removeRecursively();
   }
 
+  // Focus in Customize's YAML view, then Home chosen in the rail: what is typed on Home (Tab,
+  // letters, Ctrl+S) never reaches the hidden editor, and Ctrl+S saves only on Customize.
+  void keys_typed_on_another_page_never_reach_the_hidden_editor() {
+    const QString project = QFileInfo(env_->root()).canonicalFilePath() + "/home/kbd-project";
+    const QString layer = project + "/.paddock/policy.yaml";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    const QByteArray saved = "version: 1\nfilesystem:\n  allow_write: []\n";
+    write(layer, saved);
+    const QString gui_json = env_->config() + "/paddock/gui.json";
+    QVERIFY(QDir().mkpath(env_->config() + "/paddock"));
+    write(gui_json, QString(R"({"version":1,"projects":[{"path":"%1"}],"current_project":"%1","custom_agents":[]})")
+                        .arg(project).toUtf8());
+
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    window->requestActivate();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    auto* nav = window->findChild<QObject*>("nav");
+    nav->setProperty("currentIndex", 2);
+    auto* tabs = window->findChild<QQuickItem*>("editorTabs");
+    QVERIFY(tabs);
+    tabs->setProperty("currentIndex", 1);
+    auto* yaml = window->findChild<QQuickItem*>("yamlText");
+    QVERIFY(yaml);
+    QTRY_COMPARE(yaml->property("text").toString().toUtf8(), saved);
+    yaml->forceActiveFocus();
+    QTRY_VERIFY(yaml->hasActiveFocus());
+    QTest::keyClick(window, Qt::Key_End, Qt::ControlModifier);
+    type(window, "# mine\n");
+    QTRY_VERIFY(yaml->property("text").toString().contains("# mine"));
+    const QString typed = yaml->property("text").toString();
+
+    auto* home = find_item(window->contentItem(), "nav_Home");  // a Repeater's: no QObject parent
+    QVERIFY(home);
+    QTest::mouseClick(window, Qt::LeftButton, {}, home->mapToScene(QPointF(home->width() / 2, home->height() / 2)).toPoint());
+    QTRY_COMPARE(nav->property("currentIndex").toInt(), 0);
+    QVERIFY(!yaml->hasActiveFocus());
+    for (int i = 0; i < 4; ++i) QTest::keyClick(window, Qt::Key_Tab);
+    type(window, "zz");
+    QTest::keyClick(window, Qt::Key_S, Qt::ControlModifier);
+    QTest::qWait(100);
+    QCOMPARE(yaml->property("text").toString(), typed);
+    QCOMPARE(read(layer), saved);  // Ctrl+S on Home saved nothing
+
+    nav->setProperty("currentIndex", 2);
+    QTest::qWait(50);
+    QTest::keyClick(window, Qt::Key_S, Qt::ControlModifier);
+    QTRY_COMPARE(read(layer), typed.toUtf8());
+    QFile::remove(gui_json);
+  }
+
  private:
+  static QQuickItem* find_item(QQuickItem* root, const QString& name) {
+    if (root->objectName() == name) return root;
+    for (QQuickItem* c : root->childItems())
+      if (QQuickItem* found = find_item(c, name)) return found;
+    return nullptr;
+  }
+  static void type(QWindow* w, const char* text) {
+    for (const char* c = text; *c; ++c) {
+      if (*c == '\n') QTest::keyClick(w, Qt::Key_Return);
+      else QTest::keyClick(w, *c);
+    }
+  }
+  static QByteArray read(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }
   static void write(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
