@@ -89,6 +89,17 @@ Item {
             verify(line.text.indexOf(" · secrets hidden") > 0, line.text)
         }
 
+        function test_5_switching_the_agent_updates_the_card_at_once() {
+            const label = findChild(page, "cardAgent")
+            verify(label !== null)
+            const box = findChild(page, "agentBox")
+            for (const name of ["codex", "gemini-cli", "claude-code"]) {
+                box.activated(workspace.agents.indexOfName(name))
+                compare(workspace.currentAgent, name)
+                compare(label.text, name)
+            }
+        }
+
         function test_3_the_launch_button_has_keyboard_focus_and_is_in_view() {
             const b = findChild(page, "launchButton")
             verify(b.visible)
