@@ -40,7 +40,11 @@ ApplicationWindow {
         profile: workspace.defaultProfile
         terminal: workspace.terminal
         onLaunched: (project, agent, mode) => workspace.recordLaunch(project, workspace.currentAgent, mode)
-        onSessionStarted: (id, dir) => sessionsModel.reload()
+        // The session a launch became is the one the Sessions page shows next (not an older one).
+        onSessionStarted: (id, dir) => {
+            sessionsModel.reload()
+            sessionsPage.selectedDir = dir
+        }
     }
 
     SessionsModel {
