@@ -97,6 +97,7 @@ Pane {
                 SplitView.minimumWidth: 420
                 orientation: split.wide ? Qt.Horizontal : Qt.Vertical
                 LayerEditor {
+                    objectName: "layerEditor"
                     SplitView.preferredWidth: split.wide ? 400 : 0
                     SplitView.preferredHeight: split.wide ? 0 : split.height * 0.5
                     SplitView.minimumWidth: 300
@@ -106,6 +107,7 @@ Pane {
                     project: page.workspace.currentProject
                 }
                 EffectivePolicyPane {
+                    objectName: "effectivePolicy"
                     SplitView.fillWidth: true
                     SplitView.fillHeight: true
                     SplitView.minimumWidth: 300

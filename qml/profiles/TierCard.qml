@@ -17,8 +17,10 @@ Frame {
     required property bool editable
     required property string error
     property string openFile
-    // The open file has edits not saved yet: the states shown are the saved file's.
+    // The open file has edits not saved yet (the states shown are the saved file's), or is not
+    // on disk at all yet.
     property bool openDirty: false
+    property bool openOnDisk: true
     signal openRequested(string file, string tier)
     signal approveRequested(int row)
 
@@ -99,7 +101,8 @@ Frame {
         Label {
             Layout.fillWidth: true
             visible: card.isOpen && card.openDirty
-            text: qsTr("Unsaved edits in the editor: these states are the saved file's.")
+            text: card.openOnDisk ? qsTr("Unsaved edits in the editor: these states are the saved file's.")
+                                  : qsTr("Not saved yet: save it, then approve it before a launch uses it.")
             wrapMode: Text.Wrap
             font.pixelSize: 11
             color: "#ef6c00"

@@ -32,7 +32,10 @@ Pane {
             opacity: 0.7
             font.pixelSize: 11
         }
-        RowLayout {
+        // Side by side where the pane is wide, one under the other where it is not (1024 px).
+        Flow {
+            Layout.fillWidth: true
+            spacing: 6
             Button {
                 objectName: "newRepositoryLayer"
                 text: qsTr("New repository layer")
@@ -87,6 +90,7 @@ Pane {
                 width: stack.width - 8
                 openFile: pane.document.path
                 openDirty: pane.document.dirty
+                openOnDisk: pane.document.existsOnDisk
                 onOpenRequested: function(file, tier) { pane.document.open(file, tier) }
                 onApproveRequested: function(row) { approveDialog.ask(row) }
             }

@@ -158,6 +158,47 @@ class MainWindowTest : public QObject {
     QDir(dir).removeRecursively();
   }
 
+  // Customize at 1024x700 with a layer open: Save, Undo, the agent choice and the tier stack's
+  // buttons are whole on screen, and the editor and the effective policy are stacked (below
+  // 1100 px, docs/gui.md).
+  void customize_at_1024_by_700_shows_save_undo_and_the_agent_and_stacks_its_panes() {
+    const QString project = QFileInfo(env_->root()).canonicalFilePath() + "/home/narrow-project";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    write(project + "/.paddock/policy.yaml", "version: 1\n");
+    const QString gui_json = env_->config() + "/paddock/gui.json";
+    QVERIFY(QDir().mkpath(env_->config() + "/paddock"));
+    write(gui_json, QString(R"({"version":1,"projects":[{"path":"%1"}],"current_project":"%1","custom_agents":[]})")
+                        .arg(project).toUtf8());
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    window->resize(1024, 700);
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    window->findChild<QObject*>("nav")->setProperty("currentIndex", 2);
+    auto* page = window->findChild<QQuickItem*>("profilesPage");
+    QVERIFY(page);
+    QTRY_COMPARE(window->width(), 1024);
+    QTest::qWait(300);
+    for (const char* name : {"saveButton", "undoButton", "agentBox", "projectBox", "newRepositoryLayer", "newLocalLayer"}) {
+      auto* item = page->findChild<QQuickItem*>(name);
+      QVERIFY2(item && item->isVisible(), name);
+      const QPointF tl = item->mapToScene(QPointF(0, 0));
+      const QPointF br = item->mapToScene(QPointF(item->width(), item->height()));
+      QVERIFY2(tl.x() >= 0 && br.x() <= 1024 && br.y() <= 700, qPrintable(QString("%1 at %2,%3-%4,%5").arg(name)
+                                                                             .arg(tl.x()).arg(tl.y()).arg(br.x()).arg(br.y())));
+      QVERIFY2(item->width() >= 60, name);
+    }
+    auto* agent = page->findChild<QQuickItem*>("agentBox");
+    QVERIFY2(agent->width() >= 160, qPrintable(QString::number(agent->width())));  // the agent's name reads whole
+    auto* editor = page->findChild<QQuickItem*>("layerEditor");
+    auto* effective = page->findChild<QQuickItem*>("effectivePolicy");
+    QVERIFY(editor && effective);
+    const QPointF e = editor->mapToScene(QPointF(0, 0)), p = effective->mapToScene(QPointF(0, 0));
+    QVERIFY2(p.y() > e.y() + 100 && qAbs(p.x() - e.x()) < 2, "the panes are not stacked");
+    QFile::remove(gui_json);
+  }
+
   // Focus in Customize's YAML view, then Home chosen in the rail: what is typed on Home (Tab,
   // letters, Ctrl+S) never reaches the hidden editor, and Ctrl+S saves only on Customize.
   void keys_typed_on_another_page_never_reach_the_hidden_editor() {
