@@ -83,6 +83,7 @@ PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::
           l.tier = src.tier;
           l.file = src.file;
           l.exists = src.exists;
+          l.applies = src.exists;  // its condition is not known without a parse
           l.sha256 = src.sha256;
           o.stack.push_back(std::move(l));
         }
@@ -321,8 +322,20 @@ void PolicyComposer::apply(const Outcome& o) {
     summary_.setError(error_);
     // The stack keeps its last good cards (they do not vanish while a word is half typed), or
     // shows the files as they are; the error goes on the card of the file that has it.
-    if (layers_.count() == 0 && !o.stack.empty()) layers_.setLayers(with_saved_states(o.stack, baseline_.get()));
-    else if (layers_.count() > 0 && o.baseline) layers_.setLayers(with_saved_states(layers_.layers(), baseline_.get()));
+    if (!o.stack.empty()) {
+      // The files as they are now (one may have just appeared), with what the last good
+      // evaluation said of each (applies, its condition, the lock).
+      std::vector<LayerInfo> stack = o.stack;
+      for (auto& l : stack)
+        for (const auto& before : layers_.layers())
+          if (before.file == l.file && before.tier == l.tier && before.exists) {
+            l.applies = before.applies;
+            l.condition = before.condition;
+            l.immutable = before.immutable;
+            l.approval = before.approval;
+          }
+      layers_.setLayers(with_saved_states(std::move(stack), baseline_.get()));
+    }
     if (layers_.count() == 0) layers_.setError(error_);
     layers_.setLayerError(error_file_.isEmpty() ? QString() : error_file_,
                           error_line_ > 0 ? tr("does not evaluate (line %1, column %2): %3")

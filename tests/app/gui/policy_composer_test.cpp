@@ -304,6 +304,29 @@ class PolicyComposerTest : public QObject {
     const QString error = m.data(m.index(repo), TierStackModel::ErrorRole).toString();
     QVERIFY2(error.startsWith("does not evaluate (line 3, column"), qPrintable(error));
     QVERIFY(m.data(m.index(row_of(m, "builtin-profile")), TierStackModel::ErrorRole).toString().isEmpty());
+    QVERIFY(m.data(m.index(repo), TierStackModel::ExistsRole).toBool());
+
+    // Fixed, then a new file appears broken (written by another program): its card says it is
+    // there, with its error; the others keep what they said.
+    {
+      QFile f(layerPath());
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(kRepoLayer);
+    }
+    c.refresh();
+    QVERIFY(settle(c));
+    QCOMPARE(c.status(), ModelStatus::Ready);
+    {
+      QFile f(project_->path() + "/.paddock/local.yaml");
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("version: 1\nnetwork: [\n");
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(c.status(), ModelStatus::Error, 10000);
+    QVERIFY(settle(c));
+    const int local = row_of(m, "local-override");
+    QVERIFY(m.data(m.index(local), TierStackModel::ExistsRole).toBool());
+    QVERIFY2(!m.data(m.index(local), TierStackModel::ErrorRole).toString().isEmpty(), qPrintable(c.errorString()));
+    QVERIFY(m.data(m.index(repo), TierStackModel::AppliesRole).toBool());
   }
 
   void the_approval_preview_says_sizes_and_durations_in_units() {
