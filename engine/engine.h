@@ -55,6 +55,11 @@ struct Inputs {
   // How the glob walks read directories: the platform's fast lister in the front ends, the
   // engine's portable one when null (dir_lister.h).
   const DirectoryLister* lister = nullptr;
+  // Paddock's own placeholders that running sessions keep on this machine for absent protected
+  // paths (engine/session/placeholder_record.h; the front ends read them with
+  // platform/placeholders.h): the evaluation sees each as the absent path it stands for, never
+  // as the user's file, so that the IR is the one the user's tree alone gives.
+  std::vector<std::string> placeholders;
 };
 
 enum class SignatureState { kUnsigned, kVerified, kFailed };

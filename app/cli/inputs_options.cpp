@@ -2,6 +2,7 @@
 
 #include "app/cli/run_duration.h"
 #include "platform/dir_lister.h"
+#include "platform/placeholders.h"
 
 #include <filesystem>
 #include <system_error>
@@ -72,6 +73,7 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.git_ssh = o.git_ssh;
   in.publish = o.publish;
   in.environment = ctx.environment;
+  in.placeholders = platform::live_placeholders(in.environment);
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the

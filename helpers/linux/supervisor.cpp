@@ -124,6 +124,8 @@ Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const Sessio
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return r.error();
+    // Before the sandbox exists: a placeholder it finds (another session's) stays while it runs.
+    if (auto s = r->hold(placeholder_candidates(plan.mounts)); !s) return s.error();
     host.placeholders = std::move(*r);
   }
   if (plan.idmap_read_roots) {
@@ -483,10 +485,15 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (!out_.setup_error.empty()) r.error = out_.setup_error;
   else if (!out_.exec_error.empty()) r.error = out_.exec_error;
   r.config_changes = std::move(config_changes);
+  record_placeholders();  // a sandbox that never reached its agent made them too
+  // The sandbox is gone: nothing of this session holds a placeholder. What could not be removed
+  // is said in the session's record and on stderr, never left silently.
+  for (const std::string& problem : host_.placeholders.sweep()) {
+    events_.emit(session::notice_event("warning", problem));
+    report_error_line(problem);
+  }
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
-  record_placeholders();  // a sandbox that never reached its agent made them too
-  host_.placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return verdict.exit_code;
 }
 
