@@ -16,6 +16,10 @@ namespace {
 bool still_as_made(const session::PlaceholderRecord& p) {
   struct stat st {};
   if (::lstat(p.path.c_str(), &st) != 0 || st.st_dev != p.dev || st.st_ino != p.ino) return false;
+  // A reused inode number (the user's own file made where the placeholder was) has a new ctime.
+  // (A directory's moves with its entries; an empty one is all a placeholder directory can be.)
+  const std::int64_t ctime = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  if (!p.dir && p.ctime_ns != 0 && ctime != p.ctime_ns) return false;
   if (!p.dir) return S_ISREG(st.st_mode) && st.st_size == 0;
   if (!S_ISDIR(st.st_mode)) return false;
   DIR* d = ::opendir(p.path.c_str());

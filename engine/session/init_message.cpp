@@ -98,7 +98,9 @@ std::string encode_init_message(const InitMessage& m) {
       return dump_record({{"type", type_name(m.type)}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kPlaceholders: {
       json list = json::array();
-      for (const auto& p : m.placeholders) list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      for (const auto& p : m.placeholders)
+        list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino},
+                        {"ctime_ns", p.ctime_ns}});
       return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
     }
     case InitMessageType::kExecFailed:
@@ -154,7 +156,7 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         const json& p = j["list"][i];
         const std::string at = "list[" + std::to_string(i) + "]";
         InitMessage::Placeholder ph;
-        if (!r.object(p, at, {"path", "dir", "dev", "ino"}) || !r.str(p["path"], at + ".path", ph.path) ||
+        if (!r.object(p, at, {"path", "dir", "dev", "ino", "ctime_ns"}) || !r.str(p["path"], at + ".path", ph.path) ||
             !r.boolean(p["dir"], at + ".dir", ph.dir))
           break;
         if (!p["dev"].is_number_unsigned() || !p["ino"].is_number_unsigned()) {
@@ -163,6 +165,11 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         }
         ph.dev = p["dev"].get<std::uint64_t>();
         ph.ino = p["ino"].get<std::uint64_t>();
+        if (!p["ctime_ns"].is_number_integer()) {
+          r.fail(at + ".ctime_ns", "expected an integer");
+          break;
+        }
+        ph.ctime_ns = p["ctime_ns"].get<std::int64_t>();
         m.placeholders.push_back(std::move(ph));
       }
       break;

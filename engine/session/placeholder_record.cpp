@@ -12,7 +12,8 @@ using nlohmann::json;
 std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& list) {
   json out = json::array();
   for (const PlaceholderRecord& p : list)
-    out.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+    out.push_back(
+        {{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}, {"ctime_ns", p.ctime_ns}});
   return dump_record(out) + "\n";
 }
 
@@ -33,7 +34,13 @@ Result<std::vector<PlaceholderRecord>> decode_placeholder_records(const std::str
     auto path = decode_json_text(p["path"].get_ref<const std::string&>());
     if (!path || path->empty() || (*path)[0] != '/')
       return Error{ErrorCode::kBadInput, "a placeholder record names no absolute path"};
-    out.push_back({std::move(*path), p["dir"].get<bool>(), p["dev"].get<std::uint64_t>(), p["ino"].get<std::uint64_t>()});
+    std::int64_t ctime = 0;  // older helpers' records have none
+    if (p.contains("ctime_ns")) {
+      if (!p["ctime_ns"].is_number_integer()) return Error{ErrorCode::kBadInput, "a placeholder's ctime_ns is not an integer"};
+      ctime = p["ctime_ns"].get<std::int64_t>();
+    }
+    out.push_back(
+        {std::move(*path), p["dir"].get<bool>(), p["dev"].get<std::uint64_t>(), p["ino"].get<std::uint64_t>(), ctime});
   }
   return out;
 }

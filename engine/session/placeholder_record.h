@@ -17,6 +17,9 @@ struct PlaceholderRecord {
   std::string path;  // absolute, the bytes the IR names (UTF-8 or not)
   bool dir = false;  // an empty directory, else an empty regular file
   std::uint64_t dev = 0, ino = 0;  // the inode that was made: anything else there is not Paddock's
+  // Its change time when made, in ns: an inode number is reused by the next file made there (the
+  // user's own, after the placeholder was removed), a change time is not. 0 = not recorded.
+  std::int64_t ctime_ns = 0;
 };
 
 std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& list);

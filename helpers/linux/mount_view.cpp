@@ -99,6 +99,11 @@ bool is_dir(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st) {
+  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+}
+
 bool is_empty_file(int fd) {
   struct stat st {};
   return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
@@ -311,8 +316,7 @@ class ViewBuilder {
         if (!next.valid()) return sys_error("open the placeholder", path);
         struct stat st {};
         if (made >= 0 && ::fstat(next.get(), &st) == 0)
-          placeholders_.push_back({path, as_dir, static_cast<std::uint64_t>(st.st_dev),
-                                   static_cast<std::uint64_t>(st.st_ino)});
+          placeholders_.push_back(made_placeholder(path, as_dir, st));
         if (!as_dir) git_hidden_.push_back(path);  // an empty directory git never shows
         return attach_clone(next.get(), next.get(), kReadOnly, path);
       }
@@ -456,7 +460,7 @@ class ViewBuilder {
     UniqueFd fd(open_beneath(at.get(), name));
     struct stat st {};
     if (fd.valid() && ::fstat(fd.get(), &st) == 0)
-      placeholders_.push_back({path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)});
+      placeholders_.push_back(made_placeholder(path, dir, st));
     return true;
   }
 

@@ -26,6 +26,10 @@ bool lock_blocking(int fd, int how) {
   return rc == 0;
 }
 
+std::int64_t ctime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+}
+
 bool empty_dir(const std::string& path) {
   DIR* d = ::opendir(path.c_str());
   if (!d) return false;
@@ -159,7 +163,13 @@ std::vector<std::string> PlaceholderRegistry::sweep() {
     struct stat st {};
     // Gone, or replaced by something else: not Paddock's any more, nothing to do.
     if (::lstat(path.c_str(), &st) != 0 || st.st_dev != e.made.dev || st.st_ino != e.made.ino) continue;
-    const bool still_empty = e.made.dir ? S_ISDIR(st.st_mode) && empty_dir(path) : S_ISREG(st.st_mode) && st.st_size == 0;
+    // An empty file with the inode number but not the change time is a new one (the user's own
+    // made after the placeholder went): not Paddock's. (A directory's change time moves with
+    // what is added to it, which the emptiness test below sees.)
+    const bool recreated = !e.made.dir && e.made.ctime_ns != 0 && ctime_ns(st) != e.made.ctime_ns;
+    if (recreated && S_ISREG(st.st_mode) && st.st_size == 0) continue;
+    const bool still_empty =
+        e.made.dir ? S_ISDIR(st.st_mode) && empty_dir(path) : S_ISREG(st.st_mode) && st.st_size == 0 && !recreated;
     if (!still_empty) {
       // Something wrote into it: the user's (or an agent's) now, and never removed silently.
       const bool git = path.size() >= 5 && path.compare(path.size() - 5, 5, "/.git") == 0;

@@ -113,7 +113,17 @@ class RunPlaceholdersTest : public QObject {
     QVERIFY2(hash_before.exit_code == 0, dump(hash_before));
     const std::string log = h_.root + "/first.log";
     const pid_t first = spawn_process({paddock_bin(), "run", "--", "sh", "-c", "sleep 6"}, log, h_.opts);
-    QVERIFY(eventually([&] { return fs::exists(h_.project + "/.git") && fs::exists(h_.project + "/.npmrc"); }, 20));
+    // Once the first session has recorded what it made (while its agent starts).
+    const std::string records = h_.root + "/state/paddock/placeholders";
+    QVERIFY(eventually(
+        [&] {
+          std::error_code ec;
+          for (const auto& e : fs::directory_iterator(records, ec))
+            if (e.path().extension() == ".json") return true;
+          return false;
+        },
+        20));
+    QVERIFY(fs::exists(h_.project + "/.git") && fs::exists(h_.project + "/.npmrc"));
     auto hash_during = run_process({paddock_bin(), "hash"}, h_.opts);
     QCOMPARE(QString::fromStdString(hash_during.out), QString::fromStdString(hash_before.out));
     auto second = run_sh("git init -q . && echo initialised; mkdir .git/objects && echo filled; "

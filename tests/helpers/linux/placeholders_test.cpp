@@ -22,7 +22,8 @@ Placeholder made(const std::string& path, bool dir) {
   else paddock::test::put(path, "");
   struct stat st {};
   ::lstat(path.c_str(), &st);
-  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
 }
 
 }  // namespace
