@@ -29,6 +29,7 @@ struct Inputs {
   std::vector<std::string> allow_reads;
   std::vector<std::string> allow_writes;
   std::vector<int> publish;                // --publish PORT: host loopback ports forwarded in
+  std::vector<int> host_ports;             // --host-port PORT: host loopback ports the sandbox reaches
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;

@@ -15,6 +15,7 @@ using nlohmann::json;
 constexpr std::pair<InitMessageType, const char*> kTypeNames[] = {
     {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kPlaceholders, "placeholders"},
     {InitMessageType::kProxyListen, "proxy_listen"}, {InitMessageType::kNetworkNamespace, "network_namespace"},
+    {InitMessageType::kHostPortListen, "host_port_listen"},
     {InitMessageType::kAttestation, "attestation"},  {InitMessageType::kExecFailed, "exec_failed"},
     {InitMessageType::kDeadline, "deadline"},        {InitMessageType::kExit, "exit"},
 };
@@ -58,6 +59,12 @@ InitMessage InitMessage::proxy_listen() {
 InitMessage InitMessage::network_namespace() {
   InitMessage m;
   m.type = InitMessageType::kNetworkNamespace;
+  return m;
+}
+
+InitMessage InitMessage::host_port_listen() {
+  InitMessage m;
+  m.type = InitMessageType::kHostPortListen;
   return m;
 }
 
@@ -107,6 +114,7 @@ std::string encode_init_message(const InitMessage& m) {
       return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kProxyListen:
     case InitMessageType::kNetworkNamespace:
+    case InitMessageType::kHostPortListen:
     case InitMessageType::kDeadline: return dump_record({{"type", type_name(m.type)}});
     case InitMessageType::kExit: {
       json j = {{"type", type_name(m.type)}, {"status", m.status}, {"pids", m.pids}};
@@ -184,6 +192,7 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
       break;
     case InitMessageType::kProxyListen:
     case InitMessageType::kNetworkNamespace:
+    case InitMessageType::kHostPortListen:
     case InitMessageType::kDeadline: break;
     case InitMessageType::kExit: {
       read_int(r, j, "status", m.status);

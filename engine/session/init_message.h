@@ -8,6 +8,8 @@
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
 //   network_namespace               with the sandbox's network namespace (SCM_RIGHTS), for the
 //                                   forwarder of published ports (sent only when the plan has some)
+//   host_port_listen                with a listening socket on the sandbox's 127.0.0.1:<port>
+//                                   (SCM_RIGHTS), one per host port, for the helper's relay
 //   attestation {attestation}       readiness: everything is applied; the agent waits for the
 //                                   helper's one-byte answer (kStoredAnswer) before its exec
 //   exec_failed {errno, message}    the agent's exec failed (126/127)
@@ -27,7 +29,8 @@
 namespace paddock::session {
 
 enum class InitMessageType {
-  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kAttestation, kExecFailed, kDeadline, kExit
+  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kHostPortListen, kAttestation, kExecFailed, kDeadline,
+  kExit
 };
 
 // The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
@@ -58,6 +61,7 @@ struct InitMessage {
   static InitMessage placeholders_made(std::vector<Placeholder> list);
   static InitMessage proxy_listen();
   static InitMessage network_namespace();
+  static InitMessage host_port_listen();
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);
   static InitMessage deadline();
