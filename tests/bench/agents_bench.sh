@@ -18,12 +18,12 @@ for agent in "${agents[@]}"; do
     out="$(WHOLE_TASK_MODE=bare WHOLE_TASK_UIDS=0 "$task" "$paddock" "$src" "$work" "$agent" 2>&1)"
     rc=$?
     [ $rc -eq 77 ] && { echo "$out"; exit 77; }
-    t="$(printf '%s\n' "$out" | awk '/ bare /{print $3}')"
+    t="$(printf '%s\n' "$out" | awk '/ bare /{print $4; exit}')"
     printf '%s\n' "$out" | grep -q '10/10 steps' || { echo "bare $agent did not finish the task:"; echo "$out"; exit 1; }
     bare+=("$t")
     out="$(WHOLE_TASK_UIDS=0 "$task" "$paddock" "$src" "$work" "$agent" 2>&1)"
     [ $? -eq 0 ] || { echo "$agent under Paddock did not finish the task:"; echo "$out"; exit 1; }
-    boxed+=("$(printf '%s\n' "$out" | awk '/^== /{print $5}')")
+    boxed+=("$(printf '%s\n' "$out" | awk '/^== /{print $5; exit}')")
   done
   b="$(median "${bare[@]}")" p="$(median "${boxed[@]}")"
   printf '%-12s bare %6.2f s  paddock %6.2f s  ratio %.3fx  (runs: bare %s; paddock %s)\n' "$agent" "$b" "$p" \
