@@ -89,6 +89,11 @@ class Handler(BaseHTTPRequestHandler):
         # Model lists and the like: an empty list of the usual shapes.
         self.reply(200, "application/json", b'{"data":[],"models":[],"object":"list"}')
 
+    # The bare run's stand-in for the broker's refusal (whole_task_test.sh points the proxy
+    # variables here): every tunnel is refused with a 403, as the broker refuses an unlisted host.
+    def do_CONNECT(self):
+        self.reply(403, "text/plain", b"refused: not the model")
+
     def do_HEAD(self):
         self.reply(200, "application/json", b"")
 

@@ -111,10 +111,11 @@ run_task() {
   else
     # Bare: the same agent, the same environment, no sandbox (the preset's own settings given
     # by hand where the agent needs them to keep its state in its home). What leaves the machine
-    # is refused at once, as the broker refuses it under Paddock: a proxy on a closed loopback
-    # port, so that neither run waits for a name lookup the empty namespace cannot answer.
-    env+=(HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9
-          http_proxy=http://127.0.0.1:9 NO_PROXY=localhost,127.0.0.1,::1 no_proxy=localhost,127.0.0.1,::1)
+    # is refused the way the broker refuses it under Paddock, with a 403 to the tunnel (the
+    # scripted model answers CONNECT so), not a connection error that agents retry with backoff,
+    # and no run waits for a name lookup the empty namespace cannot answer.
+    env+=(HTTPS_PROXY=http://127.0.0.1:$port HTTP_PROXY=http://127.0.0.1:$port https_proxy=http://127.0.0.1:$port
+          http_proxy=http://127.0.0.1:$port NO_PROXY=localhost,127.0.0.1,::1 no_proxy=localhost,127.0.0.1,::1)
     case "$agent" in
       claude-code) env+=(CLAUDE_CONFIG_DIR="$home/.claude" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1) ;;
       codex) env+=(CODEX_HOME="$home/.codex"); mkdir -p "$home/.codex"; chown "$uid:$uid" "$home/.codex" ;;
