@@ -20,8 +20,10 @@ ColumnLayout {
         search: searchField.text
     }
 
-    // The evaluation of the project's saved policy may have changed while the tab was hidden.
-    onVisibleChanged: if (visible) tab.violations.refresh()
+    // The evaluation of the project's saved policy may have changed while the tab was hidden. The
+    // refresh resets the inbox's model: it runs after the page switch that shows the tab, not
+    // inside it, and several visibility changes in one switch make one refresh.
+    onVisibleChanged: if (visible) Qt.callLater(tab.violations.refresh)
 
     // A fix just saved, confirmed in words: where it went and what happens next.
     Frame {
