@@ -34,9 +34,8 @@
 #include "platform/atomic_file.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
-#include "platform/review/review_apply.h"
+#include "platform/sessions.h"
 #include "platform/review/review_session.h"
-#include "engine/session/retention.h"
 
 namespace paddock::cli {
 namespace {
@@ -283,50 +282,16 @@ std::string review_state(const SessionStore& store, const std::string& id) {
 }
 
 // Removes the records of sessions that ended longer ago than the retention (the setting in
-// sessions.json, or --older-than), except sessions whose changes are still held for review. One
-// that holds nothing pending any more (all applied or discarded) gives up its layers first.
+// sessions.json, or --older-than), except sessions whose changes are still held for review.
 int prune(const SessionStore& store, std::optional<int> older_than, CliContext& ctx) {
-  session::Retention keep;
-  auto text = platform::read_file_if_exists(store.layout().retention_file());
-  if (!text.ok()) return fail(text.error());
-  if (*text) {
-    auto r = session::decode_retention(**text);
-    if (!r.ok()) return fail(bad_input(store.layout().retention_file() + ": " + r.error().message));
-    keep = *r;
-  }
-  if (older_than) keep.keep_days = *older_than;
-  const std::int64_t now = static_cast<std::int64_t>(::time(nullptr));
-  int removed = 0, kept = 0;
-  for (const auto& id : store.list_ids()) {
-    const auto summary = store.summary(id);
-    bool holds = false;
-    if (summary.state != session::SessionState::kRunning) {
-      auto review = platform::open_review_session(store.session_dir(id), id);
-      if (review.ok() && review->has_layers()) {
-        auto loaded = platform::load_review(store.session_dir(id), id, ctx.resources_dir().string(), false);
-        holds = !loaded.ok() || loaded->changes.pending_count() > 0;
-        if (!holds) (void)platform::free_review_layers(loaded->session);
-      } else if (!review.ok() && review.error().code != ErrorCode::kNotFound) {
-        holds = true;  // unreadable review records: kept, never guessed empty
-      }
-    }
-    if (!session::prunable(summary, holds, now, keep)) {
-      kept += holds ? 1 : 0;
-      continue;
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(store.session_dir(id), ec);
-    if (ec) {
-      std::cerr << "paddock: cannot remove " << store.session_dir(id) << ": " << ec.message() << "\n";
-      continue;
-    }
-    ++removed;
-  }
-  std::cout << "removed " << removed << (removed == 1 ? " session" : " sessions") << " that ended more than "
-            << keep.keep_days << " days ago";
-  if (kept) std::cout << "; kept " << kept << " holding changes for review (paddock review ID)";
+  auto out = platform::prune_sessions(store.layout(), ctx.resources_dir().string(), older_than);
+  if (!out.ok()) return fail(out.error());
+  for (const auto& e : out->errors) std::cerr << "paddock: " << e << "\n";
+  std::cout << "removed " << out->removed << (out->removed == 1 ? " session" : " sessions") << " that ended more than "
+            << out->keep_days << " days ago";
+  if (out->kept_for_review) std::cout << "; kept " << out->kept_for_review << " holding changes for review (paddock review ID)";
   std::cout << "\n";
-  return 0;
+  return out->errors.empty() ? 0 : 1;
 }
 
 int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliContext& ctx) {

@@ -14,6 +14,8 @@
 
 #include "engine/session/review_record.h"
 #include "platform/atomic_file.h"
+#include "platform/remove_tree.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
@@ -97,6 +99,13 @@ Result<ReviewLayers> ReviewLayers::prepare(const std::vector<linux_backend::Moun
   if (auto s = platform::write_file_atomic(session::review_roots_file(real), session::encode_review_roots(record)); !s.ok())
     return refused("review mode: cannot record the review roots: " + s.error().message + " (nothing was run)");
   return out;
+}
+
+void ReviewLayers::remove_unused() const {
+  if (dir_.empty()) return;
+  platform::UniqueFd review(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!review.valid()) return;
+  for (std::size_t i = 0; i < dirs_.size(); ++i) (void)platform::remove_tree_at(review.get(), std::to_string(i));
 }
 
 std::optional<std::int64_t> ReviewLayers::below_reserve() const {

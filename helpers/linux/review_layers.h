@@ -31,6 +31,8 @@ class ReviewLayers {
   // The free bytes left on the review directory's file system when fewer than the reserve are.
   std::optional<std::int64_t> below_reserve() const;
   std::int64_t reserve_bytes() const { return reserve_; }
+  // Removes the layers again: for a session whose agent never started (nothing of it is there).
+  void remove_unused() const;
   const std::string& dir() const { return dir_; }
 
  private:

@@ -482,10 +482,13 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
                       " during the session; the agent's CLI runs what it names on this machine, outside "
                       "Paddock: review it before you start that agent again");
   }
-  // Review mode: where the agent's writes are, said where `paddock run` was started.
+  // Review mode: where the agent's writes are, said where `paddock run` was started; a session
+  // whose agent never started leaves no layers behind.
   if (host_.review.active() && out_.attested)
     report_error_line("the agent's changes are held for review, nothing reached the project: paddock review " +
                       o_.session_id);
+  else if (host_.review.active())
+    host_.review.remove_unused();
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "platform/atomic_file.h"
+#include "platform/remove_tree.h"
 #include "platform/unique_fd.h"
 #include "platform/utc_time.h"
 
@@ -85,11 +86,15 @@ class RootFs {
   std::map<std::string, UniqueFd> dirs_;
 };
 
-// The host entry at rel is still what the walk saw (absent when it saw none).
+// The host entry at rel is still what the walk saw (absent when it saw none). A directory is the
+// same directory while its inode is: its times move with every entry made or removed in it, this
+// apply's own included, and what it holds is checked entry by entry.
 bool unchanged(int parent, const std::string& name, const std::optional<session::FileStamp>& seen) {
   struct stat st {};
   if (parent < 0 || ::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return !seen;
-  return seen && stamp_of(st) == *seen;
+  if (!seen) return false;
+  if (S_ISDIR(st.st_mode)) return static_cast<std::uint64_t>(st.st_ino) == seen->ino;
+  return stamp_of(st) == *seen;
 }
 
 struct Op {
@@ -363,30 +368,6 @@ Status write_state(const ReviewSession& s, const session::ReviewState& state) {
   return write_file_atomic(session::review_state_file(s.dir), session::encode_review_state(state));
 }
 
-Status remove_tree_at(int dirfd, const std::string& name) {
-  struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? Status::Ok() : internal_error(name + ": " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) {
-    // The overlay's work directory holds a directory of mode 0000 (and the agent may leave more).
-    ::fchmodat(dirfd, name.c_str(), 0700, 0);
-    UniqueFd d(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!d.valid()) return internal_error("cannot open " + name + ": " + std::strerror(errno));
-    DIR* dir = ::fdopendir(::fcntl(d.get(), F_DUPFD_CLOEXEC, 0));
-    if (!dir) return internal_error("cannot list " + name);
-    std::vector<std::string> names;
-    while (dirent* e = ::readdir(dir)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    ::closedir(dir);
-    for (const auto& n : names)
-      if (auto s = remove_tree_at(d.get(), n); !s.ok()) return s;
-    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0) return internal_error("cannot remove " + name + ": " + std::strerror(errno));
-    return Status::Ok();
-  }
-  if (::unlinkat(dirfd, name.c_str(), 0) != 0) return internal_error("cannot remove " + name + ": " + std::strerror(errno));
-  return Status::Ok();
-}
 
 // Frees the layers once nothing is pending and the session has ended; says so in the state.
 Status maybe_free(const ReviewSession& s, const review::ChangeSet& set, std::size_t decided_now,
@@ -403,12 +384,18 @@ Status maybe_free(const ReviewSession& s, const review::ChangeSet& set, std::siz
 
 }  // namespace
 
-Status free_review_layers(const ReviewSession& s) {
-  UniqueFd review(::open(session::review_dir(s.dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!review.valid()) return internal_error("cannot open " + session::review_dir(s.dir) + ": " + std::strerror(errno));
-  for (const auto& r : s.roots.roots)
-    if (auto st = remove_tree_at(review.get(), std::to_string(r.index)); !st.ok()) return st;
+Status remove_review_layers(const std::string& session_dir, const std::vector<int>& indices) {
+  UniqueFd review(::open(session::review_dir(session_dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!review.valid()) return internal_error("cannot open " + session::review_dir(session_dir) + ": " + std::strerror(errno));
+  for (int index : indices)
+    if (auto st = remove_tree_at(review.get(), std::to_string(index)); !st.ok()) return st;
   return Status::Ok();
+}
+
+Status free_review_layers(const ReviewSession& s) {
+  std::vector<int> indices;
+  for (const auto& r : s.roots.roots) indices.push_back(r.index);
+  return remove_review_layers(s.dir, indices);
 }
 
 Result<ReviewOutcome> apply_changes(const ReviewSession& s, const review::ChangeSet& set, const ReviewSelection& sel,

@@ -40,5 +40,8 @@ Result<ReviewOutcome> discard_changes(const ReviewSession& s, const review::Chan
 
 // Removes the session's upper and work directories (what the agent wrote), keeping its records.
 Status free_review_layers(const ReviewSession& s);
+// The same by the session's directory and its layers' indices (the helper, for a session whose
+// agent never started).
+Status remove_review_layers(const std::string& session_dir, const std::vector<int>& indices);
 
 }  // namespace paddock::platform
