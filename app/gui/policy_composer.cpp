@@ -80,6 +80,14 @@ PolicyComposer::PolicyComposer(QObject* parent)
 
 PolicyComposer::~PolicyComposer() = default;
 
+void PolicyComposer::setReview(bool on) {
+  if (on == review_) return;
+  review_ = on;
+  baseline_dirty_ = true;
+  emit inputsChanged();
+  schedule();
+}
+
 void PolicyComposer::setProject(const QString& p) {
   if (p == project_) return;
   project_ = p;
@@ -128,6 +136,7 @@ Inputs PolicyComposer::makeInputs(bool with_overlay) const {
   in.lister = &platform::fast_lister();
   in.project = project_.toStdString();
   in.agent = agent_.toStdString();
+  in.review = review_;
   in.environment = environment_;
   in.resources_dir = resources_.toStdString();
   in.os = backends::to_string(backends::host_backend());
