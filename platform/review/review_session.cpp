@@ -443,6 +443,9 @@ Result<std::string> read_change_side(const ReviewSession& s, const review::Chang
   ReadOptions o;
   o.max_bytes = max_bytes;
   o.no_follow = true;
+  // The session's side is in a tree the agent made: a directory it turned into a symlink while
+  // it runs must not show another file as its change.
+  o.no_symlinks = after;
   return read_file(path, o);
 }
 

@@ -120,6 +120,7 @@ ColumnLayout {
                 topPadding: 8
                 bottomPadding: 4
                 text: section
+                wrapMode: Text.Wrap
                 font.bold: true
                 color: section.startsWith(qsTr("Flagged")) ? "#c62828"
                      : section.startsWith(qsTr("Conflicts")) ? "#e65100" : palette.windowText
