@@ -33,6 +33,8 @@ struct Inputs {
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;
+  // --review: hold the agent's writes for review (filesystem.review: true in the cli-flags tier).
+  bool review = false;
   // Where paddock-connect is installed (the front end knows its own layout); used only with
   // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
   std::string connect_path;

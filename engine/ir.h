@@ -70,6 +70,10 @@ struct IrFs {
   std::string mount_semantics = "no_host_mounts";
   std::vector<std::string> host_mounted_paths;  // empty by default; any entry needs host_component
   std::vector<WatchedConfig> watched_configs;   // compared before and after the session
+  // The write mode of each write root: a write root listed here is in review mode (its writes
+  // are held in the session's overlay until the user applies them: docs/review.md); every other
+  // one is written directly. Always a subset of write_roots.
+  std::vector<std::string> review_roots;
   bool operator==(const IrFs&) const = default;
 };
 

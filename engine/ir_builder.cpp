@@ -98,6 +98,7 @@ Status IrBuilder::add_layer(const Layer& l) {
                         "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
+  if (l.review.value_or(false) && !review_) review_ = l.review_at;
   if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
     protected_agent_config_ = true;
     if (auto s = add_agent_config_protection(l.protect_agent_config_at); !s.ok()) return s;
@@ -339,6 +340,10 @@ Status IrBuilder::add_cli_flags() {
     auto& w = l.limits[static_cast<int>(LimitKey::kWallTime)];
     if (!w.value || *in_.timeout_secs < *w.value) w = LimitValue{*in_.timeout_secs, at("--timeout")};
   }
+  if (in_.review) {
+    l.review = true;
+    l.review_at = at("--review");
+  }
   if (in_.net) {
     if (locked_ && *in_.net != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *in_.net))
       return lock_error(at("--net"), lock_at_, "change the network mode");
@@ -382,7 +387,26 @@ void IrBuilder::record_adds(const Layer& l) {
     if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
   if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
   if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
+  if (l.review) a["filesystem.review"] = *l.review;
   adds_[l.file] = std::move(a);
+}
+
+Status IrBuilder::add_review_roots() {
+  if (!review_) return {};
+  // Every write root, whoever granted it: a root written directly would be the one way around
+  // the review (docs/review.md). An overlay holds a directory; a file granted on its own cannot
+  // be held, so the session is refused rather than let it be written directly.
+  for (const auto& w : ir_.fs.write_roots) {
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(w, ec);
+    if (!ec && st.type() != fs::file_type::directory)
+      return error_at(ErrorCode::kRefused, review_->pos(),
+                      "review mode holds the writes of directories, and the write root " + w +
+                          " is a file; grant its directory instead, or run without review mode");
+    ir_.fs.review_roots.push_back(w);
+    prov_.add(prov_key<&IrFs::review_roots>(w), *review_, "added", "review: true");
+  }
+  return {};
 }
 
 void IrBuilder::build_limits() {
@@ -424,6 +448,7 @@ Result<Built> IrBuilder::finish() {
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
+  if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
   if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();

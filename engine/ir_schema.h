@@ -159,7 +159,8 @@ struct Schema<IrFs> {
       field("symlink_policy", &IrFs::symlink_policy, by_value),
       field("mount_semantics", &IrFs::mount_semantics, by_value),
       field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet),
-      field("watched_configs", &IrFs::watched_configs, when_set, kSet));
+      field("watched_configs", &IrFs::watched_configs, when_set, kSet),
+      field("review_roots", &IrFs::review_roots, when_set, kSet));
 };
 
 template <>

@@ -85,6 +85,11 @@ struct Layer {
   // tier may turn it on, as it only narrows.
   std::optional<bool> protect_agent_config;
   Origin protect_agent_config_at;
+  // Hold the agent's writes for review (docs/review.md): every write root becomes an overlay
+  // whose changes reach the host only through `paddock apply`. Any tier may turn it on, as it
+  // only narrows; false turns nothing off.
+  std::optional<bool> review;
+  Origin review_at;
   Origin tmpfs_at;
 
   std::optional<NetMode> net_mode;

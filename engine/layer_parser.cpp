@@ -168,7 +168,7 @@ Status Parser::parse_when(const YAML::Node& n, Layer& l) const {
 
 Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   PADDOCK_TRY(map(n, "filesystem", {"allow_write", "allow_read", "deny", "deny_write", "deny_preset",
-                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config"}));
+                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config", "review"}));
   if (n["allow_write"]) PADDOCK_TRY_ASSIGN(l.allow_write, strings(n["allow_write"], "filesystem.allow_write"));
   if (n["allow_read"]) PADDOCK_TRY_ASSIGN(l.allow_read, strings(n["allow_read"], "filesystem.allow_read"));
   if (n["deny"]) PADDOCK_TRY_ASSIGN(l.deny, strings(n["deny"], "filesystem.deny"));
@@ -186,6 +186,10 @@ Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   if (n["protect_agent_config"]) {
     PADDOCK_TRY_ASSIGN(l.protect_agent_config, boolean(n["protect_agent_config"], "filesystem.protect_agent_config"));
     l.protect_agent_config_at = origin(n["protect_agent_config"], "filesystem.protect_agent_config");
+  }
+  if (n["review"]) {
+    PADDOCK_TRY_ASSIGN(l.review, boolean(n["review"], "filesystem.review"));
+    l.review_at = origin(n["review"], "filesystem.review");
   }
   return {};
 }

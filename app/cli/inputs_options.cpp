@@ -22,6 +22,8 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)")->type_name("PATH");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
+  cmd->add_flag("--review", o->review,
+                "Hold the agent's writes for review: nothing reaches the project until 'paddock apply'");
   cmd->add_option("--publish", o->publish,
                   "Forward the host's 127.0.0.1:PORT to the sandbox's 127.0.0.1:PORT (repeatable)")
       ->type_name("PORT")
@@ -76,6 +78,7 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
     in.timeout_secs = *secs;
   }
   in.git_ssh = o.git_ssh;
+  in.review = o.review;
   in.publish = o.publish;
   in.host_ports = o.host_ports;
   in.environment = ctx.environment;

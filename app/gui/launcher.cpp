@@ -147,6 +147,12 @@ PADDOCK_SETTER(Publish, publish_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 
+void Launcher::setReview(bool on) {
+  if (on == review_) return;
+  review_ = on;
+  emit inputsChanged();
+}
+
 QStringList Launcher::cliArguments() const {
   QStringList a{"run", "--project", project_};
   if (!agent_preset_.isEmpty()) a << "--agent" << agent_preset_;
@@ -157,6 +163,7 @@ QStringList Launcher::cliArguments() const {
   if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
   // Passed as typed: the CLI refuses a bad port in one line, which the panel then shows.
   for (const QString& p : split_words(publish_)) a << "--publish" << p;
+  if (review_) a << "--review";
   a << "--";
   a << splitCommandLine(command_);
   return a;
@@ -299,6 +306,7 @@ Inputs Launcher::engineInputs() const {
     bool ok = false;
     if (const int port = p.toInt(&ok); ok) in.publish.push_back(port);
   }
+  in.review = review_;
   in.environment = AppPaths::environment();
   in.resources_dir = AppPaths::resourcesDir().toStdString();
   in.os = backends::to_string(backends::host_backend());

@@ -39,6 +39,8 @@ class Launcher : public QObject {
   Q_PROPERTY(QString timeout READ timeout WRITE setTimeout NOTIFY inputsChanged)
   // Host loopback ports forwarded into the sandbox (--publish), e.g. "1455" for a login callback.
   Q_PROPERTY(QString publish READ publish WRITE setPublish NOTIFY inputsChanged)
+  // Hold the agent's writes for review (--review; the project's choice, docs/review.md).
+  Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
   // The terminal emulator to use ("" = the first one found on PATH, see knownTerminals()).
   Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY inputsChanged)
   Q_PROPERTY(QString cliEquivalent READ cliEquivalent NOTIFY inputsChanged)
@@ -81,6 +83,8 @@ class Launcher : public QObject {
   void setPublish(const QString& v);
   QString terminal() const { return terminal_; }
   void setTerminal(const QString& v);
+  bool review() const { return review_; }
+  void setReview(bool on);
 
   State state() const { return state_; }
   QString message() const { return message_; }
@@ -149,6 +153,7 @@ class Launcher : public QObject {
 
   QString project_, agent_preset_, command_, profile_ = "default";
   QString net_mode_, extra_domains_, limits_, timeout_, publish_, terminal_;
+  bool review_ = false;
   State state_ = Idle;
   QString message_;
   int exit_code_ = -1;

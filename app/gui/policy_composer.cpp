@@ -189,6 +189,14 @@ void PolicyComposer::onDiskEvent() {
 
 PolicyComposer::~PolicyComposer() = default;
 
+void PolicyComposer::setReview(bool on) {
+  if (on == review_) return;
+  review_ = on;
+  baseline_dirty_ = true;
+  emit inputsChanged();
+  schedule();
+}
+
 void PolicyComposer::setProject(const QString& p) {
   if (p == project_) return;
   project_ = p;
@@ -237,6 +245,7 @@ Inputs PolicyComposer::makeInputs(bool with_overlay) const {
   in.lister = &platform::fast_lister();
   in.project = project_.toStdString();
   in.agent = agent_.toStdString();
+  in.review = review_;
   in.environment = environment_;
   in.placeholders = platform::live_placeholders(in.environment);
   in.resources_dir = resources_.toStdString();

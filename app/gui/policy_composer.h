@@ -41,6 +41,8 @@ class PolicyComposer : public QObject {
   QML_ELEMENT
   Q_PROPERTY(QString project READ project WRITE setProject NOTIFY inputsChanged)
   Q_PROPERTY(QString agent READ agent WRITE setAgent NOTIFY inputsChanged)
+  // The launch's --review (the project's choice), so that the summary says what would run.
+  Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
   Q_PROPERTY(paddock::gui::LayerDocument* document READ document WRITE setDocument NOTIFY inputsChanged)
   Q_PROPERTY(int debounceMs READ debounceMs WRITE setDebounceMs NOTIFY inputsChanged)
   Q_PROPERTY(paddock::gui::ModelStatus::Value status READ status NOTIFY evaluated)
@@ -70,6 +72,8 @@ class PolicyComposer : public QObject {
   void setProject(const QString& p);
   QString agent() const { return agent_; }
   void setAgent(const QString& a);
+  bool review() const { return review_; }
+  void setReview(bool on);
   LayerDocument* document() const { return document_; }
   void setDocument(LayerDocument* d);
   int debounceMs() const { return debounce_.interval(); }
@@ -135,6 +139,7 @@ class PolicyComposer : public QObject {
 
   QString project_;
   QString agent_;
+  bool review_ = false;
   QPointer<LayerDocument> document_;
   std::map<std::string, std::string> environment_;
   QString resources_;

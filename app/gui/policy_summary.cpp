@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/env_policy.h"
+#include "engine/provenance.h"
 
 namespace paddock::gui {
 namespace {
@@ -119,6 +120,13 @@ struct Summarizer {
       add(std::move(l));
     }
     if (ir.fs.write_roots.empty()) add(mk("Files", "Can write", "nothing"));
+    if (!ir.fs.review_roots.empty()) {
+      SummaryLine l = mk("Files", "Its changes", "held for review: nothing it writes reaches your files until you "
+                                                 "apply it, and what your tools would run is shown apart",
+                         ir.fs.review_roots);
+      why_key(l, provenance_json_key(prov_key<&IrFs::review_roots>(ir.fs.review_roots.front())));
+      add(std::move(l));
+    }
     {
       std::vector<std::string> shown;
       for (const auto& r : ir.fs.read_roots) shown.push_back(show(r));

@@ -26,6 +26,8 @@ class Workspace : public QObject {
   Q_PROPERTY(QString currentProject READ currentProject WRITE setCurrentProject NOTIFY currentChanged)
   Q_PROPERTY(QString currentAgent READ currentAgent WRITE setCurrentAgent NOTIFY currentChanged)
   Q_PROPERTY(QString currentAgentPreset READ currentAgentPreset NOTIFY currentChanged)
+  // The current project's review choice (reviewOf).
+  Q_PROPERTY(bool currentReview READ currentReview WRITE setCurrentReview NOTIFY reviewChanged)
   Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
   Q_PROPERTY(QString configFile READ configFile CONSTANT)
   // Settings (the Settings page), remembered in gui.json beside the projects.
@@ -66,6 +68,12 @@ class Workspace : public QObject {
   // The agent chosen for a project ("" = none chosen yet: the default agent).
   Q_INVOKABLE QString agentOf(const QString& project) const;
   QVariantMap projectAgents() const;
+  // The project's "Review changes before they reach the project" (docs/review.md): on unless the
+  // user turned it off for this project.
+  Q_INVOKABLE bool reviewOf(const QString& project) const;
+  Q_INVOKABLE void setReviewOf(const QString& project, bool on);
+  bool currentReview() const { return reviewOf(current_project_); }
+  void setCurrentReview(bool on) { setReviewOf(current_project_, on); }
   Q_INVOKABLE void recordLaunch(const QString& project, const QString& agent, const QString& mode);
 
   QString terminal() const { return terminal_; }
@@ -85,6 +93,7 @@ class Workspace : public QObject {
 
  signals:
   void currentChanged();
+  void reviewChanged();
   void errorStringChanged();
   void settingsChanged();
   void recentChanged();
@@ -104,6 +113,7 @@ class Workspace : public QObject {
   bool writable_ = true;
   QJsonObject loaded_;  // gui.json as read: keys this version does not know are written back
   std::map<QString, QString> project_agents_;
+  std::map<QString, bool> project_review_;
   QString terminal_, default_agent_, default_profile_ = "default";
   bool close_to_tray_ = true, tray_notice_shown_ = false, autostart_ = false;
   QVariantList recent_;

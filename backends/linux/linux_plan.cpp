@@ -83,7 +83,10 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   auto grant = [&](MountOp op, const std::string& p) {
     grants.push_back({p, 0, {op, p, p, container_of(p, fs).root, false}});
   };
-  for (const std::string& r : fs.write_roots) grant(MountOp::kBindRw, r);
+  for (const std::string& r : fs.write_roots) {
+    const bool review = std::find(fs.review_roots.begin(), fs.review_roots.end(), r) != fs.review_roots.end();
+    grant(review ? MountOp::kOverlay : MountOp::kBindRw, r);
+  }
   for (const std::string& r : fs.read_roots) {
     // The IR never lists a path in both; if it did, write already includes read.
     if (std::find(fs.write_roots.begin(), fs.write_roots.end(), r) != fs.write_roots.end()) continue;
@@ -288,6 +291,7 @@ const char* to_string(MountOp op) {
   switch (op) {
     case MountOp::kBindRo: return "bind_ro";
     case MountOp::kBindRw: return "bind_rw";
+    case MountOp::kOverlay: return "overlay";
     case MountOp::kProtectDir: return "protect_dir";
     case MountOp::kProtectFile: return "protect_file";
     case MountOp::kProtectAbsentDir: return "protect_absent_dir";
@@ -397,6 +401,11 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   if (relay && std::find(ir.egress.publish.begin(), ir.egress.publish.end(), kProxyPort) != ir.egress.publish.end())
     return refused("network.publish: port " + std::to_string(kProxyPort) +
                    " is the egress relay's inside the sandbox when the network is filtered; publish another port");
+  // Review mode holds the writes of write roots only; a review root that is not one would be a
+  // request nothing in the plan carries.
+  for (const std::string& r : ir.fs.review_roots)
+    if (std::find(ir.fs.write_roots.begin(), ir.fs.write_roots.end(), r) == ir.fs.write_roots.end())
+      return refused("fs.review_roots: " + r + " is not a write root; nothing was run");
   // Forwarded by the helper from the host's loopback (helpers/linux/port_forward.h).
   p.publish = ir.egress.publish;
   // The relay's port inside the sandbox is taken when the network is filtered.

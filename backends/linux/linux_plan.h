@@ -34,6 +34,10 @@ namespace paddock::linux_backend {
 enum class MountOp {
   kBindRo,             // bind source at target, read-only, nosuid, nodev (a read root)
   kBindRw,             // bind source at target read-write, nosuid, nodev (a write root)
+  kOverlay,            // a write root in review mode: an overlay at target, nosuid, nodev, whose
+                       //   lower layer is source (read-only) and whose upper and work directories
+                       //   the helper makes in the session's directory (the n-th overlay step of the
+                       //   plan: review/<n>/), so that nothing the agent writes reaches the host
   kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an

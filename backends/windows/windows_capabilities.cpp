@@ -47,6 +47,10 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the Windows helper never maps host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(unsupported("fs.review_roots",
+                          "the Windows helper has no copy-on-write layer to put under a write root without a file-"
+                          "system filter driver, so the agent's writes would reach the project directly; review "
+                          "mode is refused on Windows: run without --review or filesystem.review"));
   m.push_back(partial("fs.watched_configs", "none: the files are written as the grants allow",
                       "the Windows helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; review the "

@@ -357,7 +357,8 @@ int agent_entry(void* p) {
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const CgroupHandoff& cgroup, const std::vector<int>& prepared, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, const std::vector<int>& prepared,
+                       const std::vector<OverlayDirs>& overlays, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -394,9 +395,10 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   std::vector<Placeholder> placeholders;
-  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
+  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, overlays, placeholders);
   for (int fd : prepared)
     if (fd >= 0) ::close(fd);
+
   // The helper records what was made on the host, also when the view failed after making it.
   if (!placeholders.empty()) {
     std::vector<InitMessage::Placeholder> list;

@@ -214,6 +214,17 @@ Pane {
                     }
                 }
 
+                CheckBox {
+                    objectName: "reviewCheck"
+                    text: qsTr("Review changes before they reach the project")
+                    checked: page.workspace.currentReview
+                    onToggled: page.workspace.currentReview = checked
+                    ToolTip.visible: hovered
+                    ToolTip.delay: 600
+                    ToolTip.text: qsTr("The agent works on a copy of the project. Its changes wait in the session's "
+                                       + "Review tab until you apply them; what your tools would run is shown apart.")
+                }
+
                 LaunchPanel {
                     Layout.fillWidth: true
                     launcher: page.launcher

@@ -114,6 +114,44 @@ Pane {
             }
         }
 
+        // How long ended sessions' records stay (sessions.json, shared with `paddock sessions --prune`).
+        SessionRetention {
+            id: retention
+        }
+        GroupBox {
+            title: qsTr("Session records")
+            Layout.fillWidth: true
+            ColumnLayout {
+                anchors.fill: parent
+                RowLayout {
+                    Label { text: qsTr("Keep the records of ended sessions for") }
+                    SpinBox {
+                        objectName: "keepDays"
+                        from: 0
+                        to: 3650
+                        editable: true
+                        value: retention.keepDays
+                        onValueModified: retention.keepDays = value
+                    }
+                    Label { text: qsTr("days") }
+                    Button {
+                        text: qsTr("Remove older records now")
+                        enabled: !retention.busy
+                        onClicked: retention.pruneNow()
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    text: retention.errorString.length > 0 ? retention.errorString
+                          : retention.lastPrune.length > 0 ? retention.lastPrune
+                          : qsTr("Sessions whose changes are still held for review are kept until you apply or discard them.")
+                }
+            }
+        }
+
         GroupBox {
             title: qsTr("Paths in use")
             Layout.fillWidth: true
