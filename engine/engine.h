@@ -29,9 +29,12 @@ struct Inputs {
   std::vector<std::string> allow_reads;
   std::vector<std::string> allow_writes;
   std::vector<int> publish;                // --publish PORT: host loopback ports forwarded in
+  std::vector<int> host_ports;             // --host-port PORT: host loopback ports the sandbox reaches
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;
+  // --review: hold the agent's writes for review (filesystem.review: true in the cli-flags tier).
+  bool review = false;
   // Where paddock-connect is installed (the front end knows its own layout); used only with
   // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
   std::string connect_path;
@@ -55,6 +58,11 @@ struct Inputs {
   // How the glob walks read directories: the platform's fast lister in the front ends, the
   // engine's portable one when null (dir_lister.h).
   const DirectoryLister* lister = nullptr;
+  // Paddock's own placeholders that running sessions keep on this machine for absent protected
+  // paths (engine/session/placeholder_record.h; the front ends read them with
+  // platform/placeholders.h): the evaluation sees each as the absent path it stands for, never
+  // as the user's file, so that the IR is the one the user's tree alone gives.
+  std::vector<std::string> placeholders;
 };
 
 enum class SignatureState { kUnsigned, kVerified, kFailed };

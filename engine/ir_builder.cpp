@@ -60,6 +60,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());
+  host_ports_.insert(host_ports_.end(), l.host_ports.begin(), l.host_ports.end());
   for (const auto& p : l.deny_preset)
     if (auto s = add_list(p, PathUse::kDeny); !s.ok()) return s;
   for (const auto& p : l.deny_write_preset)
@@ -71,6 +72,7 @@ Status IrBuilder::add_layer(const Layer& l) {
                         "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
+  if (l.review.value_or(false) && !review_) review_ = l.review_at;
   if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
     protected_agent_config_ = true;
     if (auto s = add_agent_config_protection(l.protect_agent_config_at); !s.ok()) return s;
@@ -289,6 +291,11 @@ Status IrBuilder::add_cli_flags() {
     if (p < 1 || p > 65535) return bad_input("--publish " + std::to_string(p) + ": port must be 1..65535");
     l.publish.emplace_back(p, at("--publish[" + std::to_string(i) + "]"));
   }
+  for (std::size_t i = 0; i < in_.host_ports.size(); ++i) {
+    const int p = in_.host_ports[i];
+    if (p < 1 || p > 65535) return bad_input("--host-port " + std::to_string(p) + ": port must be 1..65535");
+    l.host_ports.emplace_back(p, at("--host-port[" + std::to_string(i) + "]"));
+  }
   if (in_.limits) {
     auto spec = parse_limits_spec(*in_.limits);
     if (!spec.ok()) return spec.error();
@@ -299,6 +306,10 @@ Status IrBuilder::add_cli_flags() {
   if (in_.timeout_secs) {
     auto& w = l.limits[static_cast<int>(LimitKey::kWallTime)];
     if (!w.value || *in_.timeout_secs < *w.value) w = LimitValue{*in_.timeout_secs, at("--timeout")};
+  }
+  if (in_.review) {
+    l.review = true;
+    l.review_at = at("--review");
   }
   if (in_.net) {
     if (locked_ && layer_schema::mode_breaks_lockdown(*in_.net, *lock_layer_))
@@ -313,6 +324,24 @@ Status IrBuilder::add_cli_flags() {
 }
 
 void IrBuilder::record_adds(const Layer& l) { adds_[l.file] = layer_schema::layer_adds(l); }
+
+Status IrBuilder::add_review_roots() {
+  if (!review_) return {};
+  // Every write root, whoever granted it: a root written directly would be the one way around
+  // the review (docs/review.md). An overlay holds a directory; a file granted on its own cannot
+  // be held, so the session is refused rather than let it be written directly.
+  for (const auto& w : ir_.fs.write_roots) {
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(w, ec);
+    if (!ec && st.type() != fs::file_type::directory)
+      return error_at(ErrorCode::kRefused, review_->pos(),
+                      "review mode holds the writes of directories, and the write root " + w +
+                          " is a file; grant its directory instead, or run without review mode");
+    ir_.fs.review_roots.push_back(w);
+    prov_.add(prov_key<&IrFs::review_roots>(w), *review_, "added", "review: true");
+  }
+  return {};
+}
 
 void IrBuilder::build_limits() {
   for (int i = 0; i < kLimitCount; ++i) {
@@ -344,6 +373,7 @@ Result<Built> IrBuilder::finish() {
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
+  if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
   if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();

@@ -71,6 +71,8 @@ class IrBuilder {
   Status add_agent_config_protection(const Origin& at);
   // After every grant and mask: the agent-config list's files the session can write.
   Status add_watched_configs();
+  // filesystem.review: every write root in review mode (IrFs::review_roots).
+  Status add_review_roots();
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();
@@ -117,9 +119,11 @@ class IrBuilder {
   std::optional<Origin> agent_credentials_;
   std::optional<Origin> loopback_forbidden_;
   std::vector<std::pair<int, Origin>> publish_;
+  std::vector<std::pair<int, Origin>> host_ports_;
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;
+  std::optional<Origin> review_;  // the first tier that asked for review mode
   // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
   // others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;

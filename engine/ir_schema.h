@@ -84,7 +84,8 @@ struct Schema<IrFs> {
       field("symlink_policy", &IrFs::symlink_policy, by_value),
       field("mount_semantics", &IrFs::mount_semantics, by_value),
       field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet),
-      field("watched_configs", &IrFs::watched_configs, when_set, kSet));
+      field("watched_configs", &IrFs::watched_configs, when_set, kSet),
+      field("review_roots", &IrFs::review_roots, when_set, kSet));
 };
 
 template <>
@@ -106,7 +107,8 @@ struct Schema<IrEgress> {
       field("git_ssh_connect", &IrEgress::git_ssh_connect, enforced_by("egress.git_ssh")),
       field("debug_resolve", &IrEgress::debug_resolve, when_set, kSet),
       field("loopback_bind", &IrEgress::loopback_bind, by_value_unless_default),
-      field("publish", &IrEgress::publish, when_set, kSet | kPort));
+      field("publish", &IrEgress::publish, when_set, kSet | kPort),
+      field("host_ports", &IrEgress::host_ports, when_set, kSet | kPort));
 };
 
 template <>

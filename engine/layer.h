@@ -94,6 +94,11 @@ struct Layer {
   // tier may turn it on, as it only narrows.
   std::optional<bool> protect_agent_config;
   Origin protect_agent_config_at;
+  // Hold the agent's writes for review (docs/review.md): every write root becomes an overlay
+  // whose changes reach the host only through `paddock apply`. Any tier may turn it on, as it
+  // only narrows; false turns nothing off.
+  std::optional<bool> review;
+  Origin review_at;
   Origin tmpfs_at;
 
   std::optional<NetMode> net_mode;
@@ -109,6 +114,8 @@ struct Layer {
   Origin loopback_bind_at;
   // network.publish: host loopback ports forwarded to the sandbox's (port, where it was written).
   std::vector<std::pair<int, Origin>> publish;
+  // network.host_ports: host loopback ports the sandbox may reach (port, where it was written).
+  std::vector<std::pair<int, Origin>> host_ports;
 
   std::vector<Item> unix_sockets_allow;
 

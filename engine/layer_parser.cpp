@@ -281,6 +281,10 @@ Status Parser::section(const YAML::Node& n, const std::string& name, Layer& l) c
     });
     if (!st.ok()) return st;
   }
+  if (n["review"]) {
+    PADDOCK_TRY_ASSIGN(l.review, boolean(n["review"], "filesystem.review"));
+    l.review_at = origin(n["review"], "filesystem.review");
+  }
   return {};
 }
 

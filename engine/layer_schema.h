@@ -223,6 +223,10 @@ inline constexpr auto kKeys = std::make_tuple(
     flag("filesystem", "protect_agent_config", &Layer::protect_agent_config, &Layer::protect_agent_config_at,
          Merge::kOnIfAnyOn, unlocked, feeds<&IrFs::deny_write>,
          "the agents' settings that name host commands stay read-only (the `agent-config` list)"),
+    flag("filesystem", "review", &Layer::review, &Layer::review_at, Merge::kOnIfAnyOn, unlocked,
+         feeds<&IrFs::review_roots>,
+         "the agent's writes are held for review, reaching the host only through `paddock apply` "
+         "([review.md](review.md))"),
 
     key("network", "mode", Mode{}, &Layer::net_mode, Merge::kNetMode, locks_mode("change the network mode"),
         feeds<&IrEgress::mode>, "`off` only, outside the system and user tiers (see Network mode)", &Layer::net_mode_at),
@@ -241,6 +245,8 @@ inline constexpr auto kKeys = std::make_tuple(
          feeds<&IrEgress::loopback_bind>, "`false` denies binding TCP ports on the sandbox's own loopback"),
     key("network", "publish", Ports{}, &Layer::publish, Merge::kUnion, locks_adding("publish host ports"),
         feeds<&IrEgress::publish>, "host 127.0.0.1 ports forwarded to the sandbox's ([network.md](network.md))"),
+    key("network", "host_ports", Ports{}, &Layer::host_ports, Merge::kUnion, locks_adding("reach host ports"),
+        feeds<&IrEgress::host_ports>, "host 127.0.0.1 ports the sandbox may reach ([network.md](network.md))"),
 
     key("unix_sockets", "allow", Strings{}, &Layer::unix_sockets_allow, Merge::kUnion,
         locks_adding("allow unix sockets"), feeds<&IrEgress::unix_socket_files>,

@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "platform/dir_lister.h"
+#include "platform/placeholders.h"
 
 #include <filesystem>
 #include <system_error>
@@ -20,8 +21,15 @@ std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)")->type_name("PATH");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
+  cmd->add_flag("--review", o->review,
+                "Hold the agent's writes for review: nothing reaches the project until 'paddock apply'");
   cmd->add_option("--publish", o->publish,
                   "Forward the host's 127.0.0.1:PORT to the sandbox's 127.0.0.1:PORT (repeatable)")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--host-port", o->host_ports,
+                  "Let the sandbox's 127.0.0.1:PORT reach the host's 127.0.0.1:PORT, e.g. a local model "
+                  "server (repeatable)")
       ->type_name("PORT")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
@@ -61,6 +69,7 @@ Result<Inputs> to_engine_inputs(const session::LaunchRequest& r, const CliContex
   lc.resources_dir = ctx.resources_dir().string();
   lc.os = "linux";
   lc.lister = &platform::fast_lister();
+  lc.placeholders = platform::live_placeholders(ctx.environment);
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the
   // view, and nothing else reads it (so a run without --git-ssh does not resolve it).
   if (r.git_ssh) {

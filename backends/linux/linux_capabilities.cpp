@@ -153,6 +153,18 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                           "paddock-helper never mounts host paths into the view on request; "
                           "remove the host-mounted paths from the policy",
                           Needs::kHostComponent));
+  m.push_back(fs(probe.overlay_userns()
+                    ? exact("fs.review_roots",
+                            "overlay mounted by the sandbox's init in its own user namespace: the host's "
+                            "directory is the read-only lower layer, the agent's writes land in the "
+                            "session's directory and reach the host only through paddock apply "
+                            "(conflict-checked, atomic per file); host-executed changes are listed apart")
+                    : unsupported("fs.review_roots",
+                                  "an overlay cannot be mounted in a user namespace on this kernel (" +
+                                      probe.overlay_userns_error +
+                                      "; it needs Linux 5.11 or newer with CONFIG_OVERLAY_FS), so the "
+                                      "agent's writes cannot be held for review; run without review "
+                                      "mode (--review, filesystem.review) or on a newer kernel")));
   m.push_back(exact("fs.watched_configs",
                     "paddock-helper reads each file on the host before the sandbox exists and again once "
                     "it is gone (bounded, no symlink followed), compares the listed keys by digest and "
@@ -188,6 +200,11 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                         "the helper listens on the host's 127.0.0.1:<port> and relays each connection to "
                         "127.0.0.1:<port> in the sandbox's network namespace (a socket made there); host to "
                         "sandbox only, with a bounded number of connections")));
+  m.push_back(net(exact("egress.host_ports",
+                        "the helper's own listener on 127.0.0.1:<port> in the sandbox's network namespace "
+                        "(made before the agent starts) relays each connection to the host's "
+                        "127.0.0.1:<port>, and to nothing else; an event per connection, a bounded number "
+                        "of them")));
   m.push_back(exact("egress.unix_ipc=always_allowed",
                     abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "

@@ -34,6 +34,10 @@ namespace paddock::linux_backend {
 enum class MountOp {
   kBindRo,             // bind source at target, read-only, nosuid, nodev (a read root)
   kBindRw,             // bind source at target read-write, nosuid, nodev (a write root)
+  kOverlay,            // a write root in review mode: an overlay at target, nosuid, nodev, whose
+                       //   lower layer is source (read-only) and whose upper and work directories
+                       //   the helper makes in the session's directory (the n-th overlay step of the
+                       //   plan: review/<n>/), so that nothing the agent writes reaches the host
   kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
@@ -218,6 +222,10 @@ struct LinuxPlan {
   // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
   // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
   std::vector<int> publish;
+  // Host loopback ports the sandbox reaches (the IR's egress.host_ports): init listens on the
+  // sandbox's 127.0.0.1:<port> before the agent starts, and the helper relays each connection to
+  // the host's 127.0.0.1:<port>.
+  std::vector<int> host_ports;
   std::optional<std::int64_t> wall_time_secs;
   bool operator==(const LinuxPlan&) const = default;
 };
@@ -267,8 +275,9 @@ using namespace paddock::linux_backend;
 
 template <>
 struct EnumNames<MountOp> {
-  static constexpr NameTable<MountOp, 12> values{{{MountOp::kBindRo, "bind_ro"},
+  static constexpr NameTable<MountOp, 13> values{{{MountOp::kBindRo, "bind_ro"},
                                                   {MountOp::kBindRw, "bind_rw"},
+                                                  {MountOp::kOverlay, "overlay"},
                                                   {MountOp::kProtectDir, "protect_dir"},
                                                   {MountOp::kProtectFile, "protect_file"},
                                                   {MountOp::kProtectAbsentDir, "protect_absent_dir"},
@@ -442,7 +451,8 @@ struct Schema<LinuxPlan> {
       field("rlimits", &LinuxPlan::rlimits), field("limits", &LinuxPlan::limits),
       field("no_new_privs", &LinuxPlan::no_new_privs), field("landlock", &LinuxPlan::landlock),
       field("seccomp", &LinuxPlan::seccomp), field("env", &LinuxPlan::env), field("proxy", &LinuxPlan::proxy),
-      field("publish", &LinuxPlan::publish), field("wall_time_secs", &LinuxPlan::wall_time_secs));
+      field("publish", &LinuxPlan::publish), field("host_ports", &LinuxPlan::host_ports),
+      field("wall_time_secs", &LinuxPlan::wall_time_secs));
 };
 
 }  // namespace paddock::schema

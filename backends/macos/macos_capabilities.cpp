@@ -45,6 +45,11 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the macOS helper never mounts host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(unsupported("fs.review_roots",
+                          "the macOS helper has no copy-on-write layer to put under a write root (there is no "
+                          "overlay file system without a kernel extension), so the agent's writes would reach the "
+                          "project directly; review mode is refused on macOS: run without --review or "
+                          "filesystem.review"));
   m.push_back(partial("fs.watched_configs", "filesystem.protect_agent_config, when set (Seatbelt deny file-write*)",
                       "the macOS helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; set "
@@ -73,6 +78,9 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("egress.publish",
                           "net mode off on macOS denies every IP socket, so the agent cannot listen on "
                           "a port to forward to; remove network.publish (--publish)"));
+  m.push_back(unsupported("egress.host_ports",
+                          "net mode off on macOS denies every IP socket, so the agent cannot connect to a "
+                          "forwarded port; remove network.host_ports (--host-port)"));
   m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
   m.push_back(exact("egress.unix_socket_files", "file grant on each socket path (parameter)"));
   m.push_back(partial("process.exec_scope=allow_roots", "Seatbelt (allow process-exec)",

@@ -47,6 +47,10 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the Windows helper never maps host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(unsupported("fs.review_roots",
+                          "the Windows helper has no copy-on-write layer to put under a write root without a file-"
+                          "system filter driver, so the agent's writes would reach the project directly; review "
+                          "mode is refused on Windows: run without --review or filesystem.review"));
   m.push_back(partial("fs.watched_configs", "none: the files are written as the grants allow",
                       "the Windows helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; review the "
@@ -72,6 +76,11 @@ std::vector<FieldCapability> windows_capability_matrix() {
                           "the AppContainer has no network capability and loopback into it is blocked; "
                           "a loopback exemption needs admin and is not part of the launch path; remove "
                           "network.publish (--publish)",
+                          Needs::kAdmin));
+  m.push_back(unsupported("egress.host_ports",
+                          "the AppContainer has no network capability, and reaching the host's loopback "
+                          "from it needs a loopback exemption, which needs admin and is not part of the "
+                          "launch path; remove network.host_ports (--host-port)",
                           Needs::kAdmin));
   m.push_back(partial("egress.unix_ipc=always_allowed", "AF_UNIX inside the AppContainer",
                       "Windows has no socketpair() and no abstract sockets: UNIX-domain IPC "

@@ -72,7 +72,7 @@ struct NetRequest {
   static constexpr EventType kType = EventType::kNetRequest;
   std::string host;
   int port = 0;
-  std::string protocol;  // connect | socks5 | http
+  std::string protocol;  // connect | socks5 | http | host_port
   std::string decision;  // allow | deny
   std::string rule, reason;
   std::string ask_id;    // the ask this connection raised ("" = none)
@@ -119,6 +119,10 @@ struct LimitHit {
   std::string limit;                       // wall_time, memory, processes, cpu, ...
   std::optional<std::int64_t> value_secs;  // wall_time: the limit
   std::string enforced_by;                 // who ended the session when not the helper ("" = the helper)
+  // disk_space (review mode): what was left on the disk that holds the changes, the reserve it
+  // fell below, and that directory.
+  std::optional<std::int64_t> free_bytes, reserve_bytes;
+  std::string path;
   bool operator==(const LimitHit&) const = default;
 };
 
@@ -126,7 +130,7 @@ struct LimitHit {
 struct Notice {
   static constexpr EventType kType = EventType::kNotice;
   std::string level;   // info | warning | error ("" = none)
-  std::string source;  // broker | publish ("" = the helper)
+  std::string source;  // broker | publish | host_ports ("" = the helper)
   std::string kind;    // what happened, as a word a program can match ("" = none)
   std::string message;
   std::optional<std::int64_t> cap_bytes;  // event_log_capped: the log's cap
@@ -268,7 +272,10 @@ template <>
 struct Schema<session::LimitHit> {
   using P = session::LimitHit;
   static constexpr auto fields = std::make_tuple(field("limit", &P::limit), field("value_secs", &P::value_secs, kOmitEmpty),
-                                                 field("enforced_by", &P::enforced_by, kOmitEmpty));
+                                                 field("enforced_by", &P::enforced_by, kOmitEmpty),
+                                                 field("free_bytes", &P::free_bytes, kOmitEmpty),
+                                                 field("reserve_bytes", &P::reserve_bytes, kOmitEmpty),
+                                                 field("path", &P::path, kOmitEmpty));
 };
 
 template <>

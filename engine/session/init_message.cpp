@@ -40,6 +40,12 @@ InitMessage InitMessage::network_namespace() {
   return m;
 }
 
+InitMessage InitMessage::host_port_listen() {
+  InitMessage m;
+  m.type = InitMessageType::kHostPortListen;
+  return m;
+}
+
 InitMessage InitMessage::ready(std::string attestation_json) {
   InitMessage m;
   m.type = InitMessageType::kAttestation;

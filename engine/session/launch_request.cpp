@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <tuple>
 
 namespace paddock::session {
 namespace {
@@ -92,16 +93,21 @@ Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx) {
     if (!secs.ok()) return secs.error();
     in.timeout_secs = *secs;
   }
-  for (const auto& p : r.publish) {
-    const bool digits = !p.empty() && p.size() <= 5 && p.find_first_not_of("0123456789") == std::string::npos;
-    const int port = digits ? std::stoi(p) : 0;
-    if (port < 1 || port > 65535) return bad_input("--publish " + p + ": expected a port 1..65535");
-    in.publish.push_back(port);
+  for (const auto& [option, typed, out] : {std::tuple{"--publish", &r.publish, &in.publish},
+                                           std::tuple{"--host-port", &r.host_ports, &in.host_ports}}) {
+    for (const auto& p : *typed) {
+      const bool digits = !p.empty() && p.size() <= 5 && p.find_first_not_of("0123456789") == std::string::npos;
+      const int port = digits ? std::stoi(p) : 0;
+      if (port < 1 || port > 65535) return bad_input(std::string(option) + " " + p + ": expected a port 1..65535");
+      out->push_back(port);
+    }
   }
   in.git_ssh = r.git_ssh;
+  in.review = r.review;
   // paddock-connect is bound into the view only with --git-ssh (nothing else reads it).
   if (in.git_ssh) in.connect_path = ctx.connect_path;
   in.environment = ctx.environment;
+  in.placeholders = ctx.placeholders;
   in.os = ctx.os;
   in.resources_dir = ctx.resources_dir;
   return in;

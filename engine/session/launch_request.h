@@ -29,8 +29,10 @@ struct LaunchRequest {
   std::vector<std::string> allow_writes;
   std::string limits;                      // --limits spec; "" = none
   bool git_ssh = false;
+  bool review = false;                     // hold the agent's writes for review
   std::string timeout;                     // --timeout DUR (90, 90s, 30m, 2h); "" = none
   std::vector<std::string> publish;        // host loopback ports forwarded in, as typed (1..65535)
+  std::vector<std::string> host_ports;     // host loopback ports the sandbox may reach, as typed
   bool allow_tainted = false;              // run only
   std::vector<std::string> command;        // run only: after "--"
   bool operator==(const LaunchRequest&) const = default;
@@ -49,9 +51,11 @@ struct LaunchContext {
   std::string connect_path;                         // paddock-connect, used with git_ssh
   std::string os = "linux";
   const DirectoryLister* lister = nullptr;
+  std::vector<std::string> placeholders;           // Paddock's own live placeholders (platform/placeholders.h)
 };
 
-// The engine's Inputs for this launch. A bad --net, --timeout or port is kBadInput naming the option.
+// The engine's Inputs for this launch. A bad --net, --timeout, --publish or --host-port is kBadInput
+// naming the option.
 Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx);
 
 // `--timeout DUR`: a positive whole number with an optional unit s, m or h (default seconds).
@@ -69,7 +73,8 @@ struct Schema<session::LaunchRequest> {
       field("preset", &R::preset), field("policy", &R::policy_files), field("net", &R::net),
       field("allow-domain", &R::allow_domains), field("allow-read", &R::allow_reads),
       field("allow-write", &R::allow_writes), field("limits", &R::limits), field("git-ssh", &R::git_ssh),
-      field("timeout", &R::timeout), field("publish", &R::publish), field("allow-tainted", &R::allow_tainted),
+      field("review", &R::review), field("timeout", &R::timeout), field("publish", &R::publish),
+      field("host-port", &R::host_ports), field("allow-tainted", &R::allow_tainted),
       field("command", &R::command));
 };
 

@@ -37,6 +37,8 @@ struct Layout {
   std::string approvals_file() const { return state_dir + "/approvals.json"; }
   // Records of the placeholders sessions made for absent protected paths, and their lock.
   std::string placeholders_dir() const { return state_dir + "/placeholders"; }
+  // How long ended sessions' records stay (engine/session/retention.h).
+  std::string retention_file() const { return config_dir + "/sessions.json"; }
 };
 
 // Fails (bad input) only when HOME is not an absolute path.

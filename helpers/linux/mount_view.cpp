@@ -8,11 +8,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
-#include "platform/unique_fd.h"
+#include "helpers/linux/placeholders.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
@@ -95,6 +99,34 @@ bool is_dir(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st) {
+  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+}
+
+bool is_empty_file(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
+// A small file's bytes through a descriptor of it (O_PATH is reopened for reading), at most
+// `limit` + 1 of them so that the caller sees an over-long file; nullopt if it cannot be read.
+std::optional<std::string> read_small(int dirfd, const std::string& rel, std::size_t limit) {
+  UniqueFd fd(open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  while (out.size() <= limit) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
 // O_PATH | O_NOFOLLOW opens a trailing symlink itself rather than failing.
 bool is_symlink(int fd) {
   struct stat st {};
@@ -114,8 +146,8 @@ Status mkdir_staging(const std::string& path) {
 
 class ViewBuilder {
  public:
-  ViewBuilder(const TmpfsSize& size, std::vector<Placeholder>& placeholders)
-      : size_(size), placeholders_(placeholders) {}
+  ViewBuilder(const TmpfsSize& size, const std::vector<OverlayDirs>& overlays, std::vector<Placeholder>& placeholders)
+      : size_(size), overlays_(overlays), placeholders_(placeholders) {}
 
   Status prepare() {
     old_root_.reset(::open(kOld, O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -128,6 +160,7 @@ class ViewBuilder {
     switch (step.op) {
       case MountOp::kBindRo: return grant(step, kReadOnly, prepared);
       case MountOp::kBindRw: return grant(step, kReadWrite, prepared);
+      case MountOp::kOverlay: return overlay(step);
       case MountOp::kProtectDir:
       case MountOp::kProtectFile:
       case MountOp::kMaskFile:
@@ -152,8 +185,8 @@ class ViewBuilder {
     return fd;
   }
 
-  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
-  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+  // The host path a grant shows, opened beneath the host root without following a symlink.
+  Result<UniqueFd> open_source(const MountStep& step, int prepared) {
     UniqueFd src(prepared >= 0 ? ::dup(prepared) : open_beneath(old_root_.get(), relative_to(step.source, "/")));
     if (!src.valid()) {
       if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
@@ -161,15 +194,101 @@ class ViewBuilder {
       return sys_error("open grant", step.source);
     }
     if (is_symlink(src.get())) return changed(step.source, "(granted) became a symlink");
+    return src;
+  }
+
+  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
+  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+    auto opened = open_source(step, prepared);
+    if (!opened) return opened.error();
+    UniqueFd src = std::move(*opened);
     const bool dir = is_dir(src.get());
+    auto at = mount_point(step, dir);
+    if (!at) return at.error();
+    UniqueFd target = std::move(*at);
+    if (prepared >= 0) {
+      // Already read-only, nosuid, nodev and idmapped: attached as it is.
+      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+        return sys_error("mount", step.target);
+      return Status::Ok();
+    }
+    return attach_clone(src.get(), target.get(), attrs, step.target);
+  }
+
+  // A write root in review mode (docs/review.md): an overlay whose lower layer is the host's
+  // directory, opened like any grant, and whose upper and work directories are the session's,
+  // opened by the helper. The kernel finds each layer by its descriptor's /proc path, so nothing
+  // is looked up by name on the host; the mount is made here, in the sandbox's user namespace,
+  // where an unprivileged user may mount an overlay (with its metadata in user.* xattrs).
+  // Whatever fails, the session fails: the writes never go to the host directly instead.
+  Status overlay(const MountStep& step) {
+    if (next_overlay_ >= overlays_.size()) return refused("no upper directory for the review root " + step.target);
+    const OverlayDirs layers = overlays_[next_overlay_++];
+    auto opened = open_source(step, -1);
+    if (!opened) return opened.error();
+    UniqueFd lower = std::move(*opened);
+    if (!is_dir(lower.get()))
+      return refused(step.source + " is a file: review mode holds the writes of directories only; grant its "
+                     "directory instead, or run without review mode (nothing was run)");
+    auto at = mount_point(step, /*dir=*/true);
+    if (!at) return at.error();
+    UniqueFd target = std::move(*at);
+    auto upper = open_layer(layers.upper);
+    if (!upper) return upper.error();
+    auto work = open_layer(layers.work);
+    if (!work) return work.error();
+    const auto fd_path = [](int fd) { return std::string(kOld) + "/proc/self/fd/" + std::to_string(fd); };
+    UniqueFd fs(::fsopen("overlay", FSOPEN_CLOEXEC));
+    if (!fs.valid()) return sys_error("open an overlay file system for the review root", step.target);
+    const auto fail = [&](const std::string& what) {
+      Error e = sys_error(what + " for the review root", step.target);
+      // The kernel says why in words on the file system's descriptor.
+      char buf[512];
+      ssize_t n;
+      while ((n = ::read(fs.get(), buf, sizeof buf - 1)) > 0) {
+        buf[n] = 0;
+        std::string line(buf);
+        while (!line.empty() && line.back() == '\n') line.pop_back();
+        if (line.size() > 2 && line[1] == ' ') e.message += " (" + line.substr(2) + ")";
+      }
+      return e;
+    };
+    const std::pair<const char*, std::string> params[] = {
+        {"source", "paddock-review"}, {"lowerdir", fd_path(lower.get())},
+        {"upperdir", fd_path(upper->get())}, {"workdir", fd_path(work->get())}};
+    for (const auto& [key, value] : params)
+      if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, key, value.c_str(), 0) != 0) return fail(std::string("overlay ") + key);
+    if (::fsconfig(fs.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) != 0) return fail("overlay userxattr");
+    if (::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) return fail("mount an overlay");
+    UniqueFd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC, kReadWrite));
+    if (!mnt.valid()) return fail("attach the overlay");
+    if (::move_mount(mnt.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      return sys_error("mount the overlay at", step.target);
+    overlay_roots_.insert(step.target);
+    return Status::Ok();
+  }
+
+  // An overlay layer the helper made, opened in this mount namespace.
+  Result<UniqueFd> open_layer(const OverlayDir& d) {
+    UniqueFd fd(open_beneath(old_root_.get(), relative_to(d.path, "/"), O_PATH | O_DIRECTORY));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return sys_error("open the session's layer", d.path);
+    if (static_cast<std::uint64_t>(st.st_dev) != d.dev || static_cast<std::uint64_t>(st.st_ino) != d.ino)
+      return changed(d.path, "(the session's layer) was replaced");
+    return fd;
+  }
+
+  // Where a grant is mounted: in the view's own skeleton (made in the staging tmpfs), or, for a
+  // grant nested in another one, the host's directory or file there, which must be what it was.
+  Result<UniqueFd> mount_point(const MountStep& step, bool dir) {
     UniqueFd target;
     if (step.within.empty()) {
       // A target in the view's own skeleton: make its mount point in the staging tmpfs.
       const std::string at = std::string(kNew) + step.target;
       if (dir) {
-        if (auto s = mkdir_staging(at); !s) return s;
+        if (auto s = mkdir_staging(at); !s) return s.error();
       } else {
-        if (auto s = mkdir_staging(at.substr(0, at.rfind('/'))); !s) return s;
+        if (auto s = mkdir_staging(at.substr(0, at.rfind('/'))); !s) return s.error();
         int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
         if (fd < 0) return sys_error("create mount point", step.target);
         ::close(fd);
@@ -184,13 +303,7 @@ class ViewBuilder {
     if (!target.valid()) return open_failed(step.target, "(granted) ");
     if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
     if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
-    if (prepared >= 0) {
-      // Already read-only, nosuid, nodev and idmapped: attached as it is.
-      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-        return sys_error("mount", step.target);
-      return Status::Ok();
-    }
-    return attach_clone(src.get(), target.get(), attrs, step.target);
+    return target;
   }
 
   // Walks from the container to the target's parent, one component at a time, pinning every
@@ -283,9 +396,11 @@ class ViewBuilder {
         next.reset(open_beneath(fd.get(), parts[i]));
         if (!next.valid()) return sys_error("open the placeholder", path);
         struct stat st {};
-        if (made >= 0 && ::fstat(next.get(), &st) == 0)
-          placeholders_.push_back({path, as_dir, static_cast<std::uint64_t>(st.st_dev),
-                                   static_cast<std::uint64_t>(st.st_ino)});
+        // Inside a review root the placeholder is in the session's upper layer, not on the host:
+        // nothing there is the registry's to remove. Git inside is told to ignore it all the same.
+        if (made >= 0 && !overlay_roots_.count(step.within) && ::fstat(next.get(), &st) == 0)
+          placeholders_.push_back(made_placeholder(path, as_dir, st));
+        if (!as_dir) git_hidden_.push_back(path);  // an empty directory git never shows
         return attach_clone(next.get(), next.get(), kReadOnly, path);
       }
       if (!next.valid()) {
@@ -294,7 +409,10 @@ class ViewBuilder {
       }
       if (is_symlink(next.get())) return changed(path, "became a symlink");
       // The path exists up to here. At the end, or where a non-directory blocks the rest of the
-      // path (nothing can be created below it while it stays), protect what is there.
+      // path (nothing can be created below it while it stays), protect what is there. An empty
+      // file where the policy found none is another session's placeholder (or made in the same
+      // instant): hidden from git like this session's own.
+      if (last && step.op == MountOp::kProtectAbsentFile && is_empty_file(next.get())) git_hidden_.push_back(path);
       if (last || !is_dir(next.get())) return attach_clone(next.get(), next.get(), kReadOnly, path);
       if (!pinned_.count(path)) {
         if (auto s = attach_clone(next.get(), next.get(), kReadWrite, path); !s) return s;
@@ -305,6 +423,142 @@ class ViewBuilder {
       fd = std::move(next);
     }
     return Status::Ok();
+  }
+
+ public:
+  // The file placeholders are empty files that `git add -A` would commit and `git status` show.
+  // Inside the sandbox git is told to ignore them: the repository's `info/exclude` (its common
+  // dir's, for a linked worktree) is replaced in this view only by a copy of the user's lines
+  // followed by one anchored pattern per placeholder, bound read-only over it. Nothing changes
+  // in the file on the host; a missing `info/exclude` (or `info/`) gets a placeholder of its
+  // own inside the git dir, which git never shows. Empty placeholder directories need nothing:
+  // git does not track empty directories. docs/architecture.md, "The mount view", step 4.
+  Status hide_placeholders_from_git() {
+    std::map<std::string, std::vector<std::string>> patterns;  // common git dir -> patterns
+    for (const std::string& file : git_hidden_) {
+      auto repo = repository_of(file);
+      if (!repo) continue;  // in no repository the sandbox sees: nothing to hide it from
+      auto pattern = git_exclude_pattern(file.substr(repo->top.size() == 1 ? 0 : repo->top.size()));
+      if (pattern) patterns[repo->common_dir].push_back(*pattern);
+    }
+    int n = 0;
+    for (auto& [common, lines] : patterns)
+      if (auto s = bind_exclude(common, lines, n++); !s) return s;
+    return Status::Ok();
+  }
+
+ private:
+  struct Repository {
+    std::string top;         // the work tree's top directory
+    std::string common_dir;  // where info/exclude is read from
+  };
+
+  // The repository git would find for `path`, as git finds it: the nearest directory above it
+  // with a `.git` directory, or a `.git` file naming one (`gitdir: ...`), that holds HEAD; a
+  // linked worktree's git dir names its common dir in `commondir`. Looked up in the view.
+  std::optional<Repository> repository_of(const std::string& path) {
+    for (std::string dir = path.substr(0, path.rfind('/'));; dir = dir.substr(0, dir.rfind('/'))) {
+      const std::string top = dir.empty() ? "/" : dir;
+      const std::string dot_git = dir + "/.git";
+      UniqueFd fd(open_beneath(new_root_.get(), relative_to(dot_git, "/")));
+      std::string git_dir;
+      if (fd.valid() && is_dir(fd.get())) {
+        git_dir = dot_git;
+      } else if (fd.valid() && !is_symlink(fd.get())) {
+        auto text = read_small(new_root_.get(), relative_to(dot_git, "/"), 4096);
+        if (text && text->rfind("gitdir:", 0) == 0) {
+          std::string g = text->substr(7, text->find_first_of("\r\n") - 7);
+          g.erase(0, g.find_first_not_of(" \t"));
+          if (!g.empty()) git_dir = std::filesystem::path(g[0] == '/' ? g : top + "/" + g).lexically_normal().string();
+        }
+      }
+      if (!git_dir.empty() && git_dir.back() == '/') git_dir.pop_back();
+      UniqueFd head(git_dir.empty() ? -1 : open_beneath(new_root_.get(), relative_to(git_dir + "/HEAD", "/")));
+      if (head.valid()) {
+        std::string common = git_dir;
+        if (auto c = read_small(new_root_.get(), relative_to(git_dir + "/commondir", "/"), 4096)) {
+          std::string d = c->substr(0, c->find_first_of("\r\n"));
+          if (!d.empty()) common = std::filesystem::path(d[0] == '/' ? d : git_dir + "/" + d).lexically_normal().string();
+          if (common.size() > 1 && common.back() == '/') common.pop_back();
+        }
+        return Repository{top, common};
+      }
+      if (dir.empty()) break;
+    }
+    return std::nullopt;
+  }
+
+  // `common`/info/exclude in the view: a staged copy with the patterns added, bound read-only.
+  // What git reads there is hygiene, not a boundary: a repository whose info/ or exclude is not
+  // a plain directory and file this process can read (a symlink, a FIFO, an unwritable git dir,
+  // a file over 1 MiB) is left as it is, its placeholders visible to its git, rather than
+  // refusing the session; docs/architecture.md says so.
+  Status bind_exclude(const std::string& common, const std::vector<std::string>& lines, int n) {
+    const std::string info = common + "/info", exclude = info + "/exclude";
+    UniqueFd existing(open_beneath(new_root_.get(), relative_to(exclude, "/")));
+    std::optional<std::string> current;
+    if (existing.valid()) {
+      current = read_small(new_root_.get(), relative_to(exclude, "/"), kMaxExclude);
+      if (!current || current->size() > kMaxExclude) return Status::Ok();
+    } else if (errno == ENOENT) {
+      // No info/exclude (a repository made with an empty template): a mount point is made for it
+      // on the host, inside the git dir, as placeholders are. Not under a review root: its host
+      // directory is the overlay's lower layer, which nothing may change while it is mounted, and
+      // a file made in the upper layer would be one more change to review; that repository's git
+      // shows the file placeholders instead.
+      if (in_overlay_root(common)) return Status::Ok();
+      if (!make_in_host(info, /*dir=*/true) || !make_in_host(exclude, /*dir=*/false)) return Status::Ok();
+    } else {
+      return Status::Ok();
+    }
+    std::string text = current.value_or("");
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += "# Paddock: its placeholders for absent protected files, ignored inside the sandbox only\n";
+    for (const std::string& l : lines) text += l + '\n';
+    const std::string staged = "/gitexclude-" + std::to_string(n);
+    {
+      UniqueFd out(::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+      if (!out.valid()) return sys_error("create", staged);
+      for (std::size_t done = 0; done < text.size();) {
+        const ssize_t w = ::write(out.get(), text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return sys_error("write", staged);
+        done += static_cast<std::size_t>(w);
+      }
+    }
+    UniqueFd src(::open(staged.c_str(), O_PATH | O_CLOEXEC));
+    if (!src.valid()) return sys_error("open", staged);
+    UniqueFd target(open_beneath(new_root_.get(), relative_to(exclude, "/")));
+    if (!target.valid() || is_symlink(target.get()) || is_dir(target.get())) return Status::Ok();
+    return attach_clone(src.get(), target.get(), kReadOnly | MOUNT_ATTR_NOEXEC, exclude);
+  }
+
+  // Makes `path` on the host (through the host's root, so that a read-only bind in the view does
+  // not stand in the way) unless it exists, and records it as a placeholder. False when neither.
+  bool make_in_host(const std::string& path, bool dir) {
+    const std::string parent = path.substr(0, path.rfind('/'));
+    UniqueFd at(open_beneath(old_root_.get(), relative_to(parent, "/"), O_PATH | O_DIRECTORY));
+    if (!at.valid()) return false;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const int made = dir ? ::mkdirat(at.get(), name.c_str(), 0755)
+                         : ::openat(at.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (made < 0) return errno == EEXIST;
+    if (!dir) ::close(made);
+    UniqueFd fd(open_beneath(at.get(), name));
+    struct stat st {};
+    if (fd.valid() && ::fstat(fd.get(), &st) == 0)
+      placeholders_.push_back(made_placeholder(path, dir, st));
+    return true;
+  }
+
+  static constexpr std::size_t kMaxExclude = std::size_t{1} << 20;
+
+  bool in_overlay_root(const std::string& path) const {
+    for (const std::string& root : overlay_roots_)
+      if (path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                           (root == "/" || path[root.size()] == '/')))
+        return true;
+    return false;
   }
 
  public:
@@ -380,7 +634,11 @@ class ViewBuilder {
   }
 
   TmpfsSize size_;
+  const std::vector<OverlayDirs>& overlays_;
+  std::size_t next_overlay_ = 0;
+  std::set<std::string> overlay_roots_;  // targets of the overlays mounted so far
   std::vector<Placeholder>& placeholders_;
+  std::vector<std::string> git_hidden_;  // file placeholders in the view, to hide from git
   UniqueFd old_root_, new_root_, empty_file_, empty_dir_;
   std::set<std::string> pinned_;
 };
@@ -421,7 +679,8 @@ Status copy_top_level_symlinks() {
 }  // namespace
 
 Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tmpfs_size,
-                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders) {
+                        const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
+                        std::vector<Placeholder>& placeholders) {
   // Nothing we mount may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return sys_error("make mounts private", "/");
@@ -437,11 +696,12 @@ Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tm
   if (::mount("tmpfs", kNew, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_error("mount root tmpfs", kNew);
 
-  ViewBuilder view(tmpfs_size, placeholders);
+  ViewBuilder view(tmpfs_size, overlays, placeholders);
   if (auto s = view.make_mask_sources(); !s) return s;
   if (auto s = view.prepare(); !s) return s;
   for (std::size_t i = 0; i < steps.size(); ++i)
     if (auto s = view.apply(steps[i], i < prepared.size() ? prepared[i] : -1); !s) return s;
+  if (auto s = view.hide_placeholders_from_git(); !s) return s;
 
   if (auto s = copy_top_level_symlinks(); !s) return s;
   // Enter the new root and drop every path to the host's. pivot_root(".", ".") stacks the

@@ -11,24 +11,35 @@
 #include <vector>
 
 #include "backends/linux/linux_plan.h"
+#include "engine/session/placeholder_record.h"
 #include "engine/status.h"
 
 namespace paddock::helper {
 
 // A placeholder made on the host for a protected path that did not exist (see MountOp
 // kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
-struct Placeholder {
-  std::string path;
-  bool dir = false;
+using Placeholder = session::PlaceholderRecord;
+
+// The upper and work directories of one overlay step (MountOp kOverlay), in the order of those
+// steps: made by the helper in the session's directory before the sandbox exists. Init opens
+// them by path in its own mount namespace (the kernel takes an overlay's upper layer only from
+// the mounter's namespace), beneath the host root and without following a symlink, and checks
+// that each is the directory the helper made.
+struct OverlayDir {
+  std::string path;  // absolute host path
   std::uint64_t dev = 0, ino = 0;
+};
+struct OverlayDirs {
+  OverlayDir upper, work;
 };
 
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
 // `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
-// attach for that grant instead of a clone of the host path.
+// attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay step.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
-                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders);
+                        const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
+                        std::vector<Placeholder>& placeholders);
 
 }  // namespace paddock::helper

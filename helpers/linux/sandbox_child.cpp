@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "engine/session/init_message.h"
+#include "helpers/linux/host_ports.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
 #include "helpers/linux/seccomp_apply.h"
@@ -356,7 +357,8 @@ int agent_entry(void* p) {
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const CgroupHandoff& cgroup, const std::vector<int>& prepared, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, const std::vector<int>& prepared,
+                       const std::vector<OverlayDirs>& overlays, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -393,13 +395,14 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   std::vector<Placeholder> placeholders;
-  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders);
+  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, overlays, placeholders);
   for (int fd : prepared)
     if (fd >= 0) ::close(fd);
+
   // The helper records what was made on the host, also when the view failed after making it.
   if (!placeholders.empty()) {
     std::vector<InitMessage::Placeholder> list;
-    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino});
+    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns});
     send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
   }
   if (!built) die_setup(report_fd, built.error());
@@ -409,6 +412,13 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
     if (!ns) die_setup(report_fd, ns.error());
     send_msg(report_fd, InitMessage::network_namespace(), *ns);
     ::close(*ns);
+  }
+  // Host ports: init holds each port on the sandbox's loopback before the agent exists, so the
+  // agent can neither take it nor be reached by anything else there.
+  for (int port : plan.host_ports) {
+    auto fd = listen_host_port(port);
+    if (!fd) die_setup(report_fd, fd.error());
+    send_msg(report_fd, InitMessage::host_port_listen(), fd->get());
   }
   if (plan.proxy.enabled) {
     auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);

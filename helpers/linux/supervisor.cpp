@@ -28,10 +28,12 @@
 #include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
+#include "helpers/linux/host_ports.h"
 #include "helpers/linux/idmapped_grants.h"
 #include "helpers/linux/init_channel.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/port_forward.h"
+#include "helpers/linux/review_layers.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_end.h"
@@ -112,18 +114,25 @@ struct HostSide {
   std::vector<platform::UniqueFd> prepared_trees;
   // The agents' settings as they are before the agent can write them.
   AgentConfigWatch configs;
+  // Review mode: the overlays' upper and work directories in the session's directory.
+  ReviewLayers review;
 };
 
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs)};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs), {}};
+  auto review = ReviewLayers::prepare(plan.mounts, o.session_dir);
+  if (!review) return review.error();
+  host.review = std::move(*review);
   const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return r.error();
+    // Before the sandbox exists: a placeholder it finds (another session's) stays while it runs.
+    if (auto s = r->hold(placeholder_candidates(plan.mounts)); !s) return s.error();
     host.placeholders = std::move(*r);
   }
   if (plan.idmap_read_roots) {
@@ -164,7 +173,8 @@ struct StartedInit {
 // Clones the sandbox's init (new namespaces; PID 1 of its own) and starts it on
 // sandbox_init_main. Init's ends of the channels are closed here once it runs.
 Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channels& ch,
-                               const std::vector<int>& prepared, long* reaped, const sigset_t& old_mask) {
+                               const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays, long* reaped,
+                               const sigset_t& old_mask) {
   // Every sandbox gets every namespace (backends/linux/linux_plan.h).
   const unsigned long flags = SIGCHLD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
   // No CLONE_NEWNET here: init makes its network namespace itself, on a second thread that
@@ -212,7 +222,8 @@ Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channe
     ch.sync_wr.reset();
     ch.filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, ch.report_child.get(), ch.sync_rd.get(), ch.filter_child.get(), handoff, prepared, reaped);
+    sandbox_init_main(spec, ch.report_child.get(), ch.sync_rd.get(), ch.filter_child.get(), handoff, prepared, overlays,
+                      reaped);
   }
   ch.report_child.reset();
   ch.sync_rd.reset();
@@ -266,6 +277,7 @@ class Supervisor {
   void read_init(InitChannel& init);
   void record_placeholders();
   void loop(InitChannel& init, pid_t pid, int pidfd, int sigfd);
+  void check_review_space();
 
   const SandboxSpec& spec_;
   const SessionOptions& o_;
@@ -276,6 +288,9 @@ class Supervisor {
   // their connections go to; then the forwarder's.
   std::vector<platform::UniqueFd> published_;
   std::unique_ptr<PortForwarder> forward_;
+  // The sandbox's listening sockets for host ports, as init sends them; relayed from readiness on.
+  std::vector<platform::UniqueFd> host_port_listeners_;
+  std::unique_ptr<HostPortRelay> host_ports_;
   SessionRelay relay_;
   ControlServer control_;
   SessionFiles files_;
@@ -283,6 +298,8 @@ class Supervisor {
   json attestation_;
   pid_t init_pid_ = -1;  // on the host, for the usage answer
   bool stop_requested_ = false, timed_out_ = false, stopping_ = false, init_done_ = false, init_reaped_ = true;
+  bool disk_full_ = false;  // review mode: the session's writes reached the disk's reserve
+  Clock::time_point space_checked_{};
 };
 
 void Supervisor::record_placeholders() {
@@ -319,7 +336,16 @@ void Supervisor::read_init(InitChannel& init) {
         }
         break;
       }
+      case InitAction::kAddHostPort:
+        if (received->passed.valid()) host_port_listeners_.push_back(std::move(received->passed));
+        break;
       case InitAction::kStoreAttestation: {
+        if (!host_port_listeners_.empty() && out_.setup_error.empty()) {
+          auto started = HostPortRelay::start(std::move(host_port_listeners_), [this](json e) { events_.emit(std::move(e)); });
+          host_port_listeners_.clear();
+          if (started) host_ports_ = std::move(*started);
+          else out_.setup_error = started.error().message;
+        }
         // A relay or forwarder that could not start: the agent does not start either.
         if (!out_.setup_error.empty()) {
           init.answer(false);
@@ -349,6 +375,30 @@ void Supervisor::read_init(InitChannel& init) {
   }
 }
 
+// Review mode holds the agent's writes in the session's directory, on the user's own disk: the
+// session ends (limit_hit disk_space) before that disk is full, and nothing of the project is
+// touched either way. A file system that fills up while the session runs only ends it; what the
+// agent wrote so far stays to be reviewed.
+void Supervisor::check_review_space() {
+  if (!host_.review.active() || disk_full_ || init_done_) return;
+  const auto now = Clock::now();
+  if (now - space_checked_ < std::chrono::seconds(1)) return;
+  space_checked_ = now;
+  const auto left = host_.review.below_reserve();
+  if (!left) return;
+  disk_full_ = true;
+  stop_requested_ = true;
+  session::LimitHit hit;
+  hit.limit = "disk_space";
+  hit.free_bytes = static_cast<std::int64_t>(*left);
+  hit.reserve_bytes = static_cast<std::int64_t>(host_.review.reserve_bytes());
+  hit.path = host_.review.dir();
+  events_.emit(make_event(hit));
+  report_error_line("the disk that holds the session's changes for review (" + host_.review.dir() + ") has only " +
+                    std::to_string(*left >> 20) + " MiB left: the session ends; what the agent wrote so far is "
+                    "kept for review, and nothing reached the project");
+}
+
 void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o_.timeout_secs) deadline = t0_ + std::chrono::seconds(*o_.timeout_secs);
@@ -358,7 +408,8 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
     // this loop may be waiting, so with a relay it wakes at least once a second.
-    if (spec_.plan.proxy.enabled || events_.pending()) wait_ms = 1000;
+    // Review mode: the free space under the agent's writes is looked at once a second.
+    if (spec_.plan.proxy.enabled || events_.pending() || host_.review.active()) wait_ms = 1000;
     for (const auto& d : {deadline, kill_deadline})
       if (d) {
         long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
@@ -398,10 +449,11 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
     if (deadline_is_ours()) read_init(init);
     if (deadline_is_ours()) {
       timed_out_ = true;
-      events_.emit(make_event(session::LimitHit{"wall_time", *o_.timeout_secs, ""}));
+      events_.emit(make_event(session::LimitHit{"wall_time", *o_.timeout_secs, "", std::nullopt, std::nullopt, ""}));
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
       host_.leaf.kill_all();
     }
+    check_review_space();
     if (!init_done_ && stop_requested_ && !stopping_) {
       stopping_ = true;
       events_.emit(session::notice_event("info", "stop requested"));
@@ -429,11 +481,13 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (out_.init_timed_out && !timed_out_) {
     timed_out_ = true;
     events_.emit(make_event(session::LimitHit{"wall_time", o_.timeout_secs.value_or(0),
-                                              "sandbox init (the helper did not act in time)"}));
+                                              "sandbox init (the helper did not act in time)", std::nullopt,
+                                              std::nullopt, ""}));
   }
   long live = host_.leaf.process_count();
   host_.leaf.kill_all();
   if (forward_) forward_->stop();
+  if (host_ports_) host_ports_->stop();
   relay_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
@@ -445,6 +499,13 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
                       " during the session; the agent's CLI runs what it names on this machine, outside "
                       "Paddock: review it before you start that agent again");
   }
+  // Review mode: where the agent's writes are, said where `paddock run` was started; a session
+  // whose agent never started leaves no layers behind.
+  if (host_.review.active() && out_.attested)
+    report_error_line("the agent's changes are held for review, nothing reached the project: paddock review " +
+                      o_.session_id);
+  else if (host_.review.active())
+    host_.review.remove_unused();
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -460,7 +521,8 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
 
   std::vector<std::string> hits = host_.leaf.limits_hit();
   for (auto& h : limits_hit_by_signal(verdict.signal)) hits.push_back(std::move(h));
-  for (const auto& h : hits) events_.emit(make_event(session::LimitHit{h, std::nullopt, ""}));
+  for (const auto& h : hits) events_.emit(make_event(session::LimitHit{h, std::nullopt, "", std::nullopt, std::nullopt, ""}));
+  if (disk_full_) hits.push_back("disk_space");  // its event, with the numbers, was emitted when it happened
   const long reaped_total = *reaped;
 
   // Init's account of the agent's tree where it gave one; else (init died early, or was killed)
@@ -481,10 +543,15 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (!out_.setup_error.empty()) r.error = out_.setup_error;
   else if (!out_.exec_error.empty()) r.error = out_.exec_error;
   r.config_changes = std::move(config_changes);
+  record_placeholders();  // a sandbox that never reached its agent made them too
+  // The sandbox is gone: nothing of this session holds a placeholder. What could not be removed
+  // is said in the session's record and on stderr, never left silently.
+  for (const std::string& problem : host_.placeholders.sweep()) {
+    events_.emit(session::notice_event("warning", problem));
+    report_error_line(problem);
+  }
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
-  record_placeholders();  // a sandbox that never reached its agent made them too
-  host_.placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return verdict.exit_code;
 }
 
@@ -545,7 +612,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ~Unmap() { ::munmap(p, sizeof(long)); }
   } unmap{shared};
 
-  auto init = start_init(spec, host->leaf, *channels, prepared, reaped, old_mask);
+  auto init = start_init(spec, host->leaf, *channels, prepared, host->review.dirs(), reaped, old_mask);
   if (!init) return fail_session(o, kRefusedExit, init.error().message);
   const pid_t pid = init->pid;
   host->prepared_trees.clear();

@@ -47,6 +47,8 @@ class LaunchRequestCliTest : public QObject {
     QCOMPARE(in->allow_writes, expected->allow_writes);
     QCOMPARE(*in->timeout_secs, *expected->timeout_secs);
     QCOMPARE(in->publish, expected->publish);
+    QCOMPARE(in->host_ports, expected->host_ports);
+    QVERIFY(in->review && expected->review);
     QCOMPARE(*in->limits, *expected->limits);
     QVERIFY(in->net == expected->net);
     QVERIFY(in->git_ssh && !in->connect_path.empty());

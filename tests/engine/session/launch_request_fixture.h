@@ -21,7 +21,9 @@ inline session::LaunchRequest every_option() {
   r.limits = "mem=1GiB,wall=1h";
   r.git_ssh = true;
   r.timeout = "90s";
+  r.review = true;
   r.publish = {"1455", "3000"};
+  r.host_ports = {"11434"};
   r.allow_tainted = true;
   r.command = {"sh", "-c", "echo --net off"};
   return r;

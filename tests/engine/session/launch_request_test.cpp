@@ -29,7 +29,8 @@ class LaunchRequestTest : public QObject {
         "run", "--project", "/p/proj", "--agent", "codex", "--profile", "strict", "--preset", "paranoid",
         "--policy", "/p/a.yaml", "--policy", "rel.yaml", "--net", "allowlist", "--allow-domain", "a.example",
         "--allow-domain", "b.example:443", "--allow-read", "/r", "--allow-write", "w", "--limits", "mem=1GiB,wall=1h",
-        "--git-ssh", "--timeout", "90s", "--publish", "1455", "--publish", "3000", "--allow-tainted", "--",
+        "--git-ssh", "--review", "--timeout", "90s", "--publish", "1455", "--publish", "3000", "--host-port", "11434",
+        "--allow-tainted", "--",
         "sh", "-c", "echo --net off"};
     QCOMPARE(argv, expected);
     QCOMPARE(run_arguments(LaunchRequest{}), (std::vector<std::string>{"run", "--project", ".", "--"}));
@@ -41,6 +42,7 @@ class LaunchRequestTest : public QObject {
     ctx.environment = {{"HOME", "/h"}};
     ctx.resources_dir = "/share/paddock";
     ctx.connect_path = "/libexec/paddock-connect";
+    ctx.placeholders = {"/p/proj/.env"};
     auto in = inputs_of(test::every_option(), ctx);
     QVERIFY2(in.ok(), in.ok() ? "" : in.error().message.c_str());
     QCOMPARE(in->project, std::string("/p/proj"));
@@ -57,6 +59,9 @@ class LaunchRequestTest : public QObject {
     QCOMPARE(in->connect_path, ctx.connect_path);
     QCOMPARE(*in->timeout_secs, std::int64_t{90});
     QCOMPARE(in->publish, (std::vector<int>{1455, 3000}));
+    QVERIFY(in->review);
+    QCOMPARE(in->host_ports, (std::vector<int>{11434}));
+    QCOMPARE(in->placeholders, ctx.placeholders);
     QCOMPARE(in->environment, ctx.environment);
     QCOMPARE(in->resources_dir, ctx.resources_dir);
   }
@@ -68,6 +73,7 @@ class LaunchRequestTest : public QObject {
              {[](LaunchRequest& r) { r.timeout = "0"; }, "--timeout 0"},
              {[](LaunchRequest& r) { r.publish = {"http"}; }, "--publish http"},
              {[](LaunchRequest& r) { r.publish = {"65536"}; }, "--publish 65536"},
+             {[](LaunchRequest& r) { r.host_ports = {"0"}; }, "--host-port 0"},
          }) {
       LaunchRequest r;
       change(r);
