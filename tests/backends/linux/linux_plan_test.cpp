@@ -94,8 +94,9 @@ class LinuxPlanTest : public QObject {
     for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
     QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
-    QCOMPARE(p.env.set.at("NO_PROXY"), std::string(""));
-    QCOMPARE(p.env.set.at("no_proxy"), std::string(""));
+    // The sandbox's own loopback (its servers, the credential endpoints) never goes through it.
+    QCOMPARE(p.env.set.at("NO_PROXY"), std::string("localhost,127.0.0.1,::1"));
+    QCOMPARE(p.env.set.at("no_proxy"), std::string("localhost,127.0.0.1,::1"));
     // The namespace's loopback is the sandbox's own: Landlock handles no TCP by default...
     QVERIFY(p.landlock.handled_net.empty() && p.landlock.net_rules.empty());
     // ... and with loopback binds forbidden lets TCP reach the relay port only.
@@ -553,6 +554,41 @@ class LinuxPlanTest : public QObject {
       std::string why;
       QVERIFY2(test::matches_golden(c.file, to_json(*plan).dump(2) + "\n", why), why.c_str());
     }
+  }
+
+  void each_brokered_credential_gets_an_endpoint_port_its_variables_and_a_connect_rule() {
+    FrozenIr ir = relay_ir();
+    ir.egress.loopback_bind = false;
+    BrokeredCredential a;
+    a.name = "a-key";
+    a.upstream = "api.example.com";
+    a.env = {{"A_URL", "${endpoint}/v1"}, {"A_KEY", "${placeholder}"}};
+    BrokeredCredential b = a;
+    b.name = "b-key";
+    b.upstream = "git.example.com";
+    b.env = {{"B_URL", "${endpoint}"}};
+    ir.secrets.credentials = {a, b};
+    ir.secrets.debug_upstreams = {{"git.example.com", "127.0.0.1:8443"}};
+    auto p = plan_of(ir, probe_abi(7));
+    QCOMPARE(p.credentials.size(), std::size_t{2});
+    QCOMPARE(p.credentials[0].port_in_sandbox, 3129);
+    QCOMPARE(p.credentials[1].port_in_sandbox, 3130);
+    // The endpoint is written now; the placeholder only when the agent starts (it is never in the plan).
+    QCOMPARE(p.credentials[0].env.at("A_URL"), std::string("http://127.0.0.1:3129/v1"));
+    QCOMPARE(p.credentials[0].env.at("A_KEY"), std::string("${placeholder}"));
+    QCOMPARE(p.credentials[1].connect_to, std::string("127.0.0.1:8443"));
+    QVERIFY(p.credentials[0].connect_to.empty());
+    QVERIFY(!p.env.set.count("A_URL"));
+    std::set<int> connect;
+    for (const auto& r : p.landlock.net_rules) connect.insert(r.port);
+    QVERIFY(connect.count(3129) && connect.count(3130) && connect.count(3128));
+    // A published port may not take an endpoint's place.
+    ir.egress.loopback_bind = true;
+    ir.egress.publish = {3130};
+    auto refused = compile_linux_plan(ir, probe_abi(7));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("endpoint of the brokered credential b-key") != std::string::npos,
+             refused.error().message.c_str());
   }
 };
 
