@@ -8,6 +8,8 @@
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
 //   network_namespace               with the sandbox's network namespace (SCM_RIGHTS), for the
 //                                   forwarder of published ports (sent only when the plan has some)
+//   credential_listen {name}        with the in-namespace listening socket of one brokered
+//                                   credential's endpoint (SCM_RIGHTS), one message each
 //   attestation {attestation}       readiness: everything is applied; the agent waits for the
 //                                   helper's one-byte answer (kStoredAnswer) before its exec
 //   exec_failed {errno, message}    the agent's exec failed (126/127)
@@ -27,7 +29,8 @@
 namespace paddock::session {
 
 enum class InitMessageType {
-  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kAttestation, kExecFailed, kDeadline, kExit
+  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kCredentialListen, kAttestation, kExecFailed,
+  kDeadline, kExit
 };
 
 // The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
@@ -42,7 +45,7 @@ struct InitMessage {
   };
 
   InitMessageType type = InitMessageType::kSetupFailed;
-  std::string message;       // setup_failed, exec_failed
+  std::string message;       // setup_failed, exec_failed; credential_listen: the credential's name
   int error_number = 0;      // exec_failed: the exec's errno
   std::string attestation;   // attestation: the attestation's JSON, byte for byte as sent
   std::vector<Placeholder> placeholders;
@@ -57,6 +60,7 @@ struct InitMessage {
   static InitMessage placeholders_made(std::vector<Placeholder> list);
   static InitMessage proxy_listen();
   static InitMessage network_namespace();
+  static InitMessage credential_listen(std::string name);
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);
   static InitMessage deadline();
