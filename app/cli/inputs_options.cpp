@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "app/cli/run_duration.h"
+#include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 
 #include <filesystem>
@@ -72,6 +73,13 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.git_ssh = o.git_ssh;
   in.publish = o.publish;
   in.environment = ctx.environment;
+  // Which credentials are stored (names and hosts, from the index; never a value): a declared
+  // credential is brokered only when it is (docs/credentials.md).
+  if (auto layout = ctx.layout(); layout.ok()) {
+    auto bound = platform::CredentialStore(*layout, ctx.keyring_path().string()).bindings();
+    if (!bound.ok()) return bound.error();
+    in.stored_credentials = std::move(*bound);
+  }
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the

@@ -27,6 +27,7 @@ InitAction absorb_init_message(InitOutcome& out, const Result<session::InitMessa
       return InitAction::kNone;
     case InitMessageType::kProxyListen: return InitAction::kStartRelay;
     case InitMessageType::kNetworkNamespace: return InitAction::kStartForward;
+    case InitMessageType::kCredentialListen: return InitAction::kStartCredential;
     case InitMessageType::kAttestation: return out.attested ? InitAction::kNone : InitAction::kStoreAttestation;
     case InitMessageType::kPlaceholders:
       for (const auto& p : m.placeholders) out.placeholders.push_back({p.path, p.dir, p.dev, p.ino});

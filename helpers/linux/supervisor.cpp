@@ -249,6 +249,7 @@ class Supervisor {
   Supervisor(const SandboxSpec& spec, const SessionOptions& o, Clock::time_point t0, EventLog& events,
              HostSide& host, std::vector<platform::UniqueFd> published)
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), published_(std::move(published)), relay_(events),
+        credentials_(events, o.credentials),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
@@ -277,6 +278,7 @@ class Supervisor {
   std::vector<platform::UniqueFd> published_;
   std::unique_ptr<PortForwarder> forward_;
   SessionRelay relay_;
+  CredentialRelay credentials_;
   ControlServer control_;
   SessionFiles files_;
   InitOutcome out_;
@@ -300,9 +302,17 @@ void Supervisor::read_init(InitChannel& init) {
     switch (absorb_init_message(out_, received->message)) {
       case InitAction::kNone: break;
       case InitAction::kStop: stop_requested_ = true; break;
+      case InitAction::kStartCredential:
+        if (!received->passed.valid() || !received->message.ok()) break;
+        if (auto s = credentials_.add_endpoint(received->message->message, std::move(received->passed)); !s) {
+          out_.setup_error = s.error().message;
+          stop_requested_ = true;
+        }
+        break;
       case InitAction::kStartRelay:
         if (!received->passed.valid()) break;
-        if (auto s = relay_.start(std::move(received->passed), o_.egress); !s) {
+        if (auto s = relay_.start(std::move(received->passed), o_.egress, credential_fd_budget(spec_.plan.credentials.size()));
+            !s) {
           out_.setup_error = s.error().message;
           stop_requested_ = true;
         }
@@ -357,7 +367,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
     // this loop may be waiting, so with a relay it wakes at least once a second.
-    if (spec_.plan.proxy.enabled || events_.pending()) wait_ms = 1000;
+    if (spec_.plan.proxy.enabled || !spec_.plan.credentials.empty() || events_.pending()) wait_ms = 1000;
     for (const auto& d : {deadline, kill_deadline})
       if (d) {
         long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
@@ -434,6 +444,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   host_.leaf.kill_all();
   if (forward_) forward_->stop();
   relay_.stop();
+  credentials_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.
@@ -483,6 +494,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (!out_.setup_error.empty()) r.error = out_.setup_error;
   else if (!out_.exec_error.empty()) r.error = out_.exec_error;
   r.config_changes = std::move(config_changes);
+  r.credentials = credentials_.usage();
+  if (!o_.credential_use_file.empty())
+    if (auto s = record_credential_use(o_.credential_use_file, r.credentials, o_.session_id); !s)
+      events_.emit(session::notice_event("warning", "the credentials' last use could not be recorded: " + s.error().message));
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
   record_placeholders();  // a sandbox that never reached its agent made them too
