@@ -1,5 +1,6 @@
-// Settings (terminal, default agent and profile, tray, autostart), the paths in use and what this
-// machine can enforce (`paddock-helper probe`, as `paddock doctor`).
+// Settings (terminal, default agent and profile, tray, autostart), the credentials the broker keeps
+// for agents, the paths in use and what this machine can enforce (`paddock-helper probe`, as
+// `paddock doctor`).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -97,6 +98,11 @@ Pane {
                           .arg(page.workspace.autostartFile)
                 }
             }
+        }
+
+        CredentialsView {
+            objectName: "credentialsView"
+            Layout.fillWidth: true
         }
 
         GroupBox {
