@@ -1,13 +1,16 @@
-// The helper's side of the credential broker (helpers/broker/credential_broker.h,
-// docs/credentials.md): the endpoints' listening sockets come out of the sandbox one by one; once
-// all have, the values `paddock run` handed over are read (never before the sandbox's init runs,
-// so no process of the sandbox ever had them in its memory), the broker starts on the host and its
-// events go into the session's log. At the end: the usage for the report, and each credential's
-// last use for the credential list.
+// The helper's side of the credential broker (docs/credentials.md): the endpoints' listening
+// sockets come out of the sandbox one by one; once all have, the helper starts
+// paddock-credential-broker beside itself (helpers/broker/credential_broker_main.cpp) and hands
+// it the sockets and the memory file of keys `paddock run` made, which the helper itself never
+// reads: the keys are only ever in that process. Started only now, after the sandbox's init, so
+// no process of the sandbox ever had them in its memory either. Its events reach the session's log
+// through the helper; at the end it reports what each credential relayed, and the helper records
+// each one's last use.
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,16 +20,12 @@
 #include "helpers/common/event_log.h"
 #include "platform/unique_fd.h"
 
-namespace paddock::broker {
-class CredentialBroker;
-}
-
 namespace paddock::helper {
 
 struct CredentialRelayOptions {
   std::vector<linux_backend::CredentialPlan> credentials;
   std::map<std::string, std::string> placeholders;  // by name, as the agent's variables have them
-  std::string secrets_file;                         // --credentials: read once all endpoints are here
+  std::string secrets_file;                         // --credentials: /proc/self/fd/N of `paddock run`'s memory file
   std::string extra_ca_file;                        // PADDOCK_DEBUG_UPSTREAM_CA (tainted), "" otherwise
   bool tainted = false;                             // a test seam points upstreams at this host
 };
@@ -38,26 +37,31 @@ class CredentialRelay {
   CredentialRelay(const CredentialRelay&) = delete;
   CredentialRelay& operator=(const CredentialRelay&) = delete;
 
-  // One endpoint's listening socket from the sandbox; the last one starts the broker. An error
-  // fails the session's setup (the agent does not start).
+  // One endpoint's listening socket from the sandbox; the last one starts the broker process and
+  // waits for it to say it serves. An error fails the session's setup (the agent does not start).
   Status add_endpoint(const std::string& name, platform::UniqueFd fd);
+  // The broker's reports, for the supervisor's poll (-1 while none runs).
+  int fd() const { return reports_.get(); }
+  // Reads what the broker reported: its events into the session's log.
+  void on_readable();
+  // Ends the broker (SIGTERM, then its last reports, bounded) and reaps it.
   void stop();
   // After stop(): what each credential relayed, by name (empty when nothing was brokered).
   std::vector<session::CredentialUsage> usage() const { return usage_; }
 
  private:
   Status start();
+  // Handles the complete lines read so far; returns the first ready/failed seen (or nothing).
+  std::optional<Status> take_lines();
 
   EventLog& events_;
   CredentialRelayOptions options_;
   std::map<std::string, platform::UniqueFd> endpoints_;
-  std::unique_ptr<broker::CredentialBroker> broker_;
+  pid_t pid_ = -1;
+  platform::UniqueFd reports_;
+  std::string partial_;
   std::vector<session::CredentialUsage> usage_;
 };
-
-// Descriptors the credential broker may hold at most (each connection: the agent's socket and
-// the upstream's), kept out of the egress broker's share of the helper's limit.
-std::uint64_t credential_fd_budget(std::size_t credentials);
 
 // Updates `file` (credential-use.json) with the last use of each credential that relayed a
 // request in `session_id`; a lock keeps two sessions ending at once from losing an update. A

@@ -38,7 +38,7 @@ broker::AskDecision to_broker(AskDecision d) {
 }  // namespace
 
 Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress,
-                                                        EventSink events, AskHandler ask, std::uint64_t reserved_fds) {
+                                                        EventSink events, AskHandler ask) {
   if (egress.mode == NetMode::kOff)
     return refused("egress relay: net mode is off; the sandbox gets an empty network namespace instead");
   broker::BrokerOptions options;
@@ -46,7 +46,7 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd liste
   rlimit nofile{};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0) return refused("egress relay: cannot read the open-file limit");
   // Published ports' forwarded connections have their own share, kept out of the broker's.
-  const std::uint64_t reserved = kHelperReservedFds + forward_fd_budget(egress.publish.size()) + reserved_fds;
+  const std::uint64_t reserved = kHelperReservedFds + forward_fd_budget(egress.publish.size());
   options.max_connections = broker::connection_cap(nofile.rlim_cur, reserved);
   if (options.max_connections < kMinConnections)
     return refused("egress relay: the open-file limit " + std::to_string(nofile.rlim_cur) + " leaves room for only " +

@@ -33,9 +33,8 @@ class EgressRelay {
   // Stops accepting, closes every connection, joins the broker's threads.
   virtual void stop() = 0;
 
-  // `reserved_fds`: descriptors kept out of the broker's share for the session's other brokers.
   static Result<std::unique_ptr<EgressRelay>> start(platform::UniqueFd listen_fd, const IrEgress& egress,
-                                                    EventSink events, AskHandler ask, std::uint64_t reserved_fds = 0);
+                                                    EventSink events, AskHandler ask);
 };
 
 // Descriptors the helper keeps for itself whatever the agent does through the broker or published

@@ -27,8 +27,7 @@ class SessionRelay {
   SessionRelay(const SessionRelay&) = delete;
   SessionRelay& operator=(const SessionRelay&) = delete;
 
-  // `reserved_fds`: descriptors kept for the session's other brokers (the credential broker).
-  Status start(platform::UniqueFd listen_fd, const IrEgress& egress, std::uint64_t reserved_fds = 0);
+  Status start(platform::UniqueFd listen_fd, const IrEgress& egress);
   // From the control socket: answers the pending ask with that id and removes it; an error
   // saying whether the ask was already settled (answered, or timed out) or never existed.
   Status answer(const std::string& id, session::AskAnswer answer);

@@ -311,8 +311,7 @@ void Supervisor::read_init(InitChannel& init) {
         break;
       case InitAction::kStartRelay:
         if (!received->passed.valid()) break;
-        if (auto s = relay_.start(std::move(received->passed), o_.egress, credential_fd_budget(spec_.plan.credentials.size()));
-            !s) {
+        if (auto s = relay_.start(std::move(received->passed), o_.egress); !s) {
           out_.setup_error = s.error().message;
           stop_requested_ = true;
         }
@@ -362,12 +361,13 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o_.timeout_secs) deadline = t0_ + std::chrono::seconds(*o_.timeout_secs);
   while (!init_done_) {
-    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0},
+                               {credentials_.fd(), POLLIN, 0}};  // -1 (ignored by poll) without credentials
     control_.add_poll_fds(fds);
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
     // this loop may be waiting, so with a relay it wakes at least once a second.
-    if (spec_.plan.proxy.enabled || !spec_.plan.credentials.empty() || events_.pending()) wait_ms = 1000;
+    if (spec_.plan.proxy.enabled || events_.pending()) wait_ms = 1000;
     for (const auto& d : {deadline, kill_deadline})
       if (d) {
         long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
@@ -382,6 +382,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
       while (::read(sigfd, &si, sizeof si) == sizeof si)
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested_ = true;
     }
+    if (fds[3].revents) credentials_.on_readable();
     control_.handle(fds);
     events_.flush_due();
     if (fds[1].revents & POLLIN) init_done_ = true;

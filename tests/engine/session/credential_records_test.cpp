@@ -66,6 +66,42 @@ class CredentialRecordsTest : public QObject {
     QCOMPARE(back->credentials[0].refused, std::int64_t{1});
   }
 
+  void the_broker_process_gets_its_endpoints_and_reports_back_in_lines() {
+    CredentialBrokerSpec spec;
+    spec.secrets_fd = 5;
+    spec.parent_pid = 42;
+    spec.tainted = true;
+    CredentialEndpoint e;
+    e.name = "a";
+    e.upstream = "api.example.com";
+    e.scheme = "bearer";
+    e.placeholder = "paddock-placeholder-01234567";
+    e.listen_fd = 3;
+    e.endpoint_port = 3129;
+    e.max_requests = 7;
+    spec.endpoints.push_back(e);
+    auto back = decode_credential_broker_spec(encode_credential_broker_spec(spec));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QCOMPARE(back->endpoints.at(0).listen_fd, 3);
+    QCOMPARE(*back->endpoints.at(0).max_requests, std::int64_t{7});
+    QVERIFY(!back->endpoints.at(0).max_bytes);
+    QCOMPARE(back->parent_pid, std::int64_t{42});
+    CredentialBrokerReport usage;
+    usage.type = CredentialBrokerReport::Type::kUsage;
+    usage.usage.push_back({"a", "api.example.com:443", 2, 1, 10, 20, "2026-12-01T00:00:00.000Z"});
+    const std::string line = encode_credential_broker_report(usage);
+    QCOMPARE(line.back(), '\n');
+    QCOMPARE(std::count(line.begin(), line.end(), '\n'), 1L);
+    auto u = decode_credential_broker_report(line);
+    QVERIFY(u.ok() && u->type == CredentialBrokerReport::Type::kUsage && u->usage.at(0).bytes_rx == 20);
+    CredentialBrokerReport ev;
+    ev.type = CredentialBrokerReport::Type::kEvent;
+    ev.event = {{"event", "credential_request"}, {"credential", "a"}};
+    auto e2 = decode_credential_broker_report(encode_credential_broker_report(ev));
+    QVERIFY(e2.ok() && e2->event["credential"] == "a");
+    QVERIFY(!decode_credential_broker_report(R"({"type":"other"})").ok());
+  }
+
   void the_helper_learns_of_each_endpoint_and_its_files_by_name() {
     auto m = decode_init_message(encode_init_message(InitMessage::credential_listen("github")));
     QVERIFY(m.ok());
