@@ -114,6 +114,8 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   bool budget_refusal(std::string& rule, std::string& reason);
   void arm_timer(std::chrono::milliseconds after);
   void continue_response();
+  void drain_decrypted();
+  static constexpr std::size_t kDrainBytes = 256 * 1024;
   void maybe_done();
   void drain_then_close();
   // After a WebSocket upgrade's 101: the socket's bytes both ways, as they come.
