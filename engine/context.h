@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/dir_lister.h"
 #include "engine/engine.h"
 #include "engine/path_cache.h"
 
@@ -26,6 +27,9 @@ struct EvalContext {
   const std::map<std::string, std::string>* env = nullptr;
   // This evaluation's memo of stat/canonical answers (shared by copies of the context).
   std::shared_ptr<PathCache> paths = std::make_shared<PathCache>();
+  // How the glob walks list directories: Inputs::lister (or the portable one), behind a filter
+  // that leaves out Inputs::placeholders when there are any.
+  std::shared_ptr<const DirectoryLister> lister;
 
   std::string getenv(const std::string& name) const {
     auto it = env->find(name);
