@@ -42,7 +42,11 @@ ApplicationWindow {
         terminal: workspace.terminal
         review: workspace.currentReview
         onLaunched: (project, agent, mode) => workspace.recordLaunch(project, workspace.currentAgent, mode)
-        onSessionStarted: (id, dir) => sessionsModel.reload()
+        // The session a launch became is the one the Sessions page shows next (not an older one).
+        onSessionStarted: (id, dir) => {
+            sessionsModel.reload()
+            sessionsPage.selectedDir = dir
+        }
     }
 
     SessionsModel {
@@ -203,12 +207,6 @@ ApplicationWindow {
         onApproved: if (launcher.fixKind === "approve") launcher.applyFix()
     }
 
-    Shortcut {
-        sequences: [StandardKey.Save]
-        enabled: doc.loaded && doc.dirty
-        onActivated: doc.save()
-    }
-
     DropArea {
         anchors.fill: parent
         keys: ["text/uri-list"]
@@ -235,9 +233,16 @@ ApplicationWindow {
         }
 
         StackLayout {
+            id: pages
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: nav.currentIndex
+            // Keyboard focus goes with the page: keys typed after switching pages never reach a
+            // field of the page that was hidden (its editor kept the focus otherwise).
+            onCurrentIndexChanged: {
+                const page = pages.children[pages.currentIndex]
+                if (page && !page.activeFocus) page.forceActiveFocus()
+            }
 
             HomePage {
                 objectName: "homePage"

@@ -190,6 +190,12 @@ QString Workspace::agentOf(const QString& project) const {
   return it == project_agents_.end() ? QString() : it->second;
 }
 
+QVariantMap Workspace::projectAgents() const {
+  QVariantMap out;
+  for (const auto& [project, agent] : project_agents_) out.insert(project, agent);
+  return out;
+}
+
 void Workspace::recordLaunch(const QString& project, const QString& agent, const QString& mode) {
   const QString label = QFileInfo(project).fileName() + " · " + agent + (mode == "terminal" ? tr(" (terminal)") : QString());
   const QVariantMap entry{{"project", project}, {"agent", agent}, {"mode", mode}, {"label", label}};

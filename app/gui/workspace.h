@@ -8,6 +8,7 @@
 
 #include <QJsonObject>
 #include <QVariantList>
+#include <QVariantMap>
 
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
@@ -38,6 +39,8 @@ class Workspace : public QObject {
   // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
   Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
   Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
+  // project path -> the agent chosen for it (a binding's dependency: cards follow a change at once).
+  Q_PROPERTY(QVariantMap projectAgents READ projectAgents NOTIFY currentChanged)
   // [{project, agent, mode, label}], newest first (the tray's "Launch again").
   Q_PROPERTY(QVariantList recentLaunches READ recentLaunches NOTIFY recentChanged)
 
@@ -64,6 +67,7 @@ class Workspace : public QObject {
   Q_INVOKABLE void reportError(const QString& message) { setError(message); }
   // The agent chosen for a project ("" = none chosen yet: the default agent).
   Q_INVOKABLE QString agentOf(const QString& project) const;
+  QVariantMap projectAgents() const;
   // The project's "Review changes before they reach the project" (docs/review.md): on unless the
   // user turned it off for this project.
   Q_INVOKABLE bool reviewOf(const QString& project) const;

@@ -26,9 +26,14 @@ Pane {
         id: cardSummaries
     }
     onVisibleChanged: if (visible) cardSummaries.refresh()
+    // The agent chosen for a project (projectAgents is a property, so a card follows a change
+    // at once), else the current one.
+    function agentOf(path) {
+        return page.workspace.projectAgents[path] || page.workspace.currentAgent
+    }
     function agentPresetOf(path) {
         const agents = page.workspace.agents
-        return agents.presetAt(agents.indexOfName(page.workspace.agentOf(path) || page.workspace.currentAgent))
+        return agents.presetAt(agents.indexOfName(page.agentOf(path)))
     }
 
     RowLayout {
@@ -106,9 +111,9 @@ Pane {
                             elide: Text.ElideRight
                         }
                         Label {
+                            objectName: "cardAgent"
                             Layout.fillWidth: true
-                            text: card.exists ? (page.workspace.agentOf(card.path) || page.workspace.currentAgent)
-                                              : qsTr("folder missing")
+                            text: card.exists ? page.agentOf(card.path) : qsTr("folder missing")
                             color: card.exists ? palette.windowText : "#c62828"
                             opacity: 0.75
                             font.pixelSize: 12

@@ -16,6 +16,16 @@ Pane {
         Component.onCompleted: refresh()
     }
 
+    // The terminals on PATH, looked up again whenever the page is shown or the list opens: one
+    // installed while the app runs is offered without a restart.
+    property var terminals: []
+    function findTerminals() {
+        const found = [qsTr("Automatic")].concat(page.launcher.detectedTerminals())
+        if (JSON.stringify(found) !== JSON.stringify(page.terminals)) page.terminals = found
+    }
+    Component.onCompleted: findTerminals()
+    onVisibleChanged: if (visible) findTerminals()
+
     ScrollView {
         id: scroll
         anchors.fill: parent
@@ -44,7 +54,12 @@ Pane {
                     objectName: "terminalBox"
                     Layout.fillWidth: true
                     editable: true
-                    model: [qsTr("Automatic")].concat(page.launcher.detectedTerminals())
+                    id: terminalBox
+                    model: page.terminals
+                    Connections {
+                        target: terminalBox.popup
+                        function onAboutToShow() { page.findTerminals() }
+                    }
                     currentIndex: page.workspace.terminal.length === 0 ? 0 : -1
                     editText: page.workspace.terminal.length === 0 ? qsTr("Automatic") : page.workspace.terminal
                     onActivated: (index) => page.workspace.terminal = index === 0 ? "" : textAt(index)

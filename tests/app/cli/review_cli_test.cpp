@@ -71,6 +71,54 @@ class ReviewCliTest : public QObject {
     QVERIFY(plain["ir"]["fs"]["review_roots"].empty());
   }
 
+  // The policy key, in a --policy file: it turns review mode on; a later layer's false does not
+  // turn it off (it only narrows); a granted write root that is a file cannot be held and is
+  // refused before anything starts.
+  void the_policy_key_turns_review_mode_on_and_nothing_turns_it_off_data() { add_uid_rows(); }
+  void the_policy_key_turns_review_mode_on_and_nothing_turns_it_off() {
+    QVERIFY(setup_row());
+    put(h_.root + "/review.yaml", "filesystem:\n  review: true\n");
+    put(h_.root + "/direct.yaml", "filesystem:\n  review: false\n");
+    put(h_.root + "/typo.yaml", "filesystem:\n  review: maybe\n");
+    put(h_.project + "/notes.txt", "a file\n");
+    h_.chown_all();
+    ProcessResult r = paddock({"explain", "--json", "--policy", h_.root + "/review.yaml", "--policy", h_.root + "/direct.yaml"});
+    QVERIFY2(r.exit_code == 0, dump(r).constData());
+    json j = json::parse(r.out);
+    QVERIFY(!j["ir"]["fs"]["review_roots"].empty());
+    QCOMPARE(j["ir"]["fs"]["review_roots"], j["ir"]["fs"]["write_roots"]);
+    r = paddock({"explain", "--json", "--policy", h_.root + "/typo.yaml"});
+    QVERIFY2(r.exit_code != 0 && r.err.find("typo.yaml:2:") != std::string::npos, dump(r).constData());
+    r = paddock({"explain", "--review", "--allow-write", h_.project + "/notes.txt"});
+    QVERIFY2(r.exit_code == 125, dump(r).constData());
+    QVERIFY2(r.err.find("is a file") != std::string::npos, dump(r).constData());
+    r = paddock({"run", "--review", "--allow-write", h_.project + "/notes.txt", "--", "/bin/sh", "-c", "echo x > notes.txt"});
+    QCOMPARE(r.exit_code, 125);
+    QCOMPARE(slurp(h_.project + "/notes.txt"), std::string("a file\n"));
+  }
+
+  // Where no overlay can hold the writes (macOS and Windows here), the plan refuses review mode
+  // with its reason, never falling back to direct writes.
+  void review_mode_is_refused_with_its_reason_where_no_backend_can_hold_the_writes_data() { add_uid_rows(); }
+  void review_mode_is_refused_with_its_reason_where_no_backend_can_hold_the_writes() {
+    QVERIFY(setup_row());
+    for (const std::string os : {"macos", "windows"}) {
+      const ProcessResult r = paddock({"plan", "--backend", os, "--review", "--json"});
+      QVERIFY2(r.exit_code == 125, dump(r).constData());
+      const json j = json::parse(r.out);
+      QCOMPARE(j["check"]["ok"].get<bool>(), false);
+      bool named = false;
+      for (const auto& line : j["plan"]["refusals"])
+        named |= line.get<std::string>().find("review mode is refused on") != std::string::npos;
+      QVERIFY2(named, r.out.c_str());
+    }
+    const ProcessResult linux_plan = paddock({"plan", "--backend", "linux", "--review", "--json"});
+    const json j = json::parse(linux_plan.out);
+    bool overlay = false;
+    for (const auto& step : j["plan"]["steps"]) overlay |= step.dump().find("overlay") != std::string::npos;
+    QVERIFY2(overlay, linux_plan.out.c_str());
+  }
+
   void a_review_session_is_listed_applied_and_discarded_from_the_cli_data() { add_uid_rows(); }
   void a_review_session_is_listed_applied_and_discarded_from_the_cli() {
     QVERIFY(setup_row());
