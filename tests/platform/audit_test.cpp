@@ -75,6 +75,9 @@ class AuditPlatformTest : public QObject {
     put(p + "/old/deep/a", "a");
     put(p + "/old/b", "b");
     fs::create_symlink("/etc", p + "/link");
+    // What was written before the start has an older ctime (the coarse clock has moved on), and
+    // what is written after it a newer one.
+    wait_past(now_ns());
     const std::int64_t start = now_ns();
     wait_past(start);
     put(p + "/old/deep/new", "n");
