@@ -22,6 +22,7 @@ constexpr std::pair<EventType, const char*> kEventNames[] = {
     {EventType::kConfigChanged, "agent_config_changed"},
     {EventType::kAuditFinding, "audit_finding"},
     {EventType::kAuditIncomplete, "audit_incomplete"},
+    {EventType::kCredentialRequest, "credential_request"},
     {EventType::kSessionEnded, "session_ended"},
 };
 

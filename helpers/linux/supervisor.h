@@ -14,6 +14,7 @@
 #include "engine/ir.h"
 #include "engine/session/event.h"
 #include "engine/session/layout.h"
+#include "helpers/linux/credential_relay.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -27,6 +28,8 @@ struct SessionOptions {
   std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
+  CredentialRelayOptions credentials;  // the brokered credentials (docs/credentials.md)
+  std::string credential_use_file;     // where their last use is recorded ("" = not recorded)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
   // Direct mode's audit at the session's end (session_audit.h), prepared before the sandbox
   // exists; null: none. The layout (for the pending-findings marker) and the built-in lists.
