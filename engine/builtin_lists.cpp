@@ -85,19 +85,21 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     const std::string where = file + ": entries[" + std::to_string(i) + "]";
     const json& e = entries[i];
     if (auto s = only_keys(where, e,
-                           watch ? std::set<std::string>{"group", "paths", "why", "agent", "format", "keys", "state_file"}
-                                 : std::set<std::string>{"group", "paths", "why", "agent", "files_only"});
+                           watch ? std::set<std::string>{"group", "paths", "why", "tool", "agent", "format", "keys", "state_file"}
+                                 : std::set<std::string>{"group", "paths", "why", "tool", "agent", "files_only"});
         !s.ok())
       return s.error();
     ListEntry entry;
     auto group = text(where, e, "group", false);
     auto why = text(where, e, "why", true);
     auto agent = text(where, e, "agent", false);
-    for (const auto* r : {&group, &why, &agent})
+    auto tool = text(where, e, "tool", false);
+    for (const auto* r : {&group, &why, &agent, &tool})
       if (!r->ok()) return r->error();
     entry.group = *group;
     entry.why = *why;
     entry.agent = *agent;
+    entry.tool = *tool;
     if (watch) {
       auto format = text(where, e, "format", true);
       if (!format.ok()) return format.error();

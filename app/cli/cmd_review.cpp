@@ -190,18 +190,6 @@ int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector
   return 0;
 }
 
-// Paths as the user typed them: absolute, or relative to the working directory.
-std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    std::string abs = p.empty() || p[0] == '/' ? p : (std::filesystem::current_path(ec) / p).lexically_normal().string();
-    while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-    out.push_back(abs);
-  }
-  return out;
-}
-
 Status check_named(const review::ChangeSet& set, const std::vector<std::string>& paths, const std::string& id) {
   for (const auto& p : paths) {
     bool any = false;

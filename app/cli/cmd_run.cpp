@@ -34,6 +34,7 @@
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
+#include "platform/audit/audit.h"
 #include "platform/credential_store.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
@@ -219,6 +220,12 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   const std::string plan_bytes = plan_canonical_bytes(compiled->compiled.plan, compiled->compiled.steps);
   const std::string hash = sha256_hex(plan_bytes);
 
+  // What earlier direct-mode sessions on this project left undecided, said once more before this
+  // one starts: the agent about to run could build on it.
+  for (const auto& p : platform::pending_audits_of(*layout, ev->ir.meta.project))
+    std::cerr << "paddock: session " << p.session_id << " left " << p.pending
+              << (p.pending == 1 ? " finding" : " findings")
+              << " in this project for a tool on this machine to run, undecided: paddock audit " << p.session_id << "\n";
   SessionStore store(*layout);
   auto id = SessionStore::new_id();
   if (!id.ok()) return fail(id.error());
@@ -327,7 +334,12 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
   SessionStore store(*layout);
   if (do_prune) return prune(store, older_than, ctx);
   std::vector<session::SessionSummary> all;
-  for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
+  for (const auto& id : store.list_ids()) {
+    // A direct-mode session whose helper was killed is audited the first time it is listed.
+    if (auto r = platform::audit_if_abandoned(*layout, id, ctx.resources_dir().string(), "paddock sessions"); !r.ok())
+      std::cerr << "paddock: session " << id << ": " << r.error().message << "\n";
+    all.push_back(store.summary(id));
+  }
   std::map<std::string, Result<std::vector<session::PendingAsk>>> asks;
   for (const auto& s : all)
     if (s.state == session::SessionState::kRunning) asks.emplace(s.id, pending_asks(*layout, s.id));
@@ -336,6 +348,8 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     for (const auto& s : all) {
       json j = session::summary_json(s);
       if (const std::string r = review_state(store, s.id); !r.empty()) j["review"] = r;
+      if (const auto a = platform::load_audit(store.session_dir(s.id)); a.record)
+        j["audit"] = {{"findings", a.record->findings.size()}, {"pending", a.pending()}, {"complete", a.record->complete}};
       if (auto it = asks.find(s.id); it != asks.end() && it->second.ok()) {
         j["asks"] = json::array();
         for (const auto& a : *it->second)
@@ -363,6 +377,12 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     }
     if (review_state(store, s.id) == "held")
       std::cout << "  > changes held for review: paddock review " << s.id << "\n";
+    if (const auto a = platform::load_audit(store.session_dir(s.id)); a.record && (a.pending() || !a.record->complete)) {
+      if (a.pending())
+        std::cout << "  ! " << a.pending() << (a.pending() == 1 ? " finding" : " findings")
+                  << " for a tool on this machine to run, undecided: paddock audit " << s.id << "\n";
+      if (!a.record->complete) std::cout << "  ! part of the project was not audited: paddock audit " << s.id << "\n";
+    }
     // Said under the session each time it is listed: the change outlives the session.
     if (s.report)
       for (const auto& c : s.report->config_changes)

@@ -20,6 +20,8 @@ constexpr std::pair<EventType, const char*> kEventNames[] = {
     {EventType::kLimitHit, "limit_hit"},
     {EventType::kNotice, "notice"},
     {EventType::kConfigChanged, "agent_config_changed"},
+    {EventType::kAuditFinding, "audit_finding"},
+    {EventType::kAuditIncomplete, "audit_incomplete"},
     {EventType::kCredentialRequest, "credential_request"},
     {EventType::kSessionEnded, "session_ended"},
 };

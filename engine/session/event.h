@@ -32,6 +32,8 @@ enum class EventType {
   kLimitHit,        // limit_hit: limit, ...
   kNotice,          // notice: level or source, kind, message
   kConfigChanged,   // agent_config_changed: file, key, change, severity ("high"), see config_watch.h
+  kAuditFinding,    // audit_finding: path, kind, rule, tool, why, severity ("high"), see audit_record.h
+  kAuditIncomplete,  // audit_incomplete: problem, severity ("high"): part of the write roots not audited
   // credential_request: credential, host, method, path (no query), status, bytes_tx, bytes_rx,
   // duration_ms, decision (allow | deny), rule; never the credential's value (docs/credentials.md)
   kCredentialRequest,

@@ -37,6 +37,9 @@ struct Layout {
   std::string approvals_file() const { return state_dir + "/approvals.json"; }
   // Records of the placeholders sessions made for absent protected paths, and their lock.
   std::string placeholders_dir() const { return state_dir + "/placeholders"; }
+  // One file per session whose direct-mode audit has findings the user has not decided on, naming
+  // its project: the next session on that project starts with a reminder (docs/audit.md).
+  std::string audit_pending_dir() const { return state_dir + "/audit-pending"; }
   // How long ended sessions' records stay (engine/session/retention.h).
   std::string retention_file() const { return config_dir + "/sessions.json"; }
   // Brokered credentials (docs/credentials.md): the store's index (names, the host each is bound

@@ -23,6 +23,7 @@
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/probe.h"
+#include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
@@ -75,6 +76,22 @@ std::optional<std::uint64_t> raise_own_nofile() {
   return static_cast<std::uint64_t>(caller);
 }
 
+// The built-in lists, found relative to this executable as the CLI finds them relative to itself
+// (<prefix>/libexec/paddock/paddock-helper, <prefix>/share/paddock).
+std::string resources_dir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string prefix(buf, static_cast<std::size_t>(n));
+  prefix = prefix.substr(0, prefix.rfind('/'));
+  for (std::string_view rel = PADDOCK_LIBEXEC_REL; !rel.empty();) {
+    prefix = prefix.substr(0, prefix.rfind('/'));
+    const auto slash = rel.find('/');
+    rel = slash == std::string_view::npos ? std::string_view() : rel.substr(slash + 1);
+  }
+  return prefix + "/" + PADDOCK_DATA_REL;
+}
+
 std::map<std::string, std::string> environment() {
   std::map<std::string, std::string> env;
   for (char** e = environ; e && *e; ++e) {
@@ -114,7 +131,10 @@ int helper_run_main(int argc, char** argv) {
   opt.session_id = args->session_id;
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
-  if (auto layout = session::from_env(env); layout.ok()) opt.placeholders_dir = layout->placeholders_dir();
+  if (auto layout = session::from_env(env); layout.ok()) {
+    opt.placeholders_dir = layout->placeholders_dir();
+    opt.layout = *layout;
+  }
   if (args->timeout_secs) opt.timeout_secs = static_cast<long>(*args->timeout_secs);
   std::optional<std::string> ir_record;  // ir.json to write on failure too: what was asked for
   auto fail = [&](const Error& e) {
@@ -190,6 +210,12 @@ int helper_run_main(int argc, char** argv) {
     if (auto layout = session::from_env(env); layout.ok()) opt.credential_use_file = layout->credential_use_file();
   }
   opt.watched_configs = ir->fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
+  // Direct mode's audit: the start time and the files whose content before the session it keeps,
+  // taken before the sandbox exists.
+  if (!args->session_dir.empty()) {
+    opt.audit = std::make_shared<SessionAudit>(SessionAudit::prepare(*ir));
+    opt.resources_dir = resources_dir();
+  }
   if (args->record_session) {
     opt.record_ir = std::move(*ir_record);
     opt.record_plan = std::move(plan_bytes);

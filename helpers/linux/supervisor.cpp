@@ -36,6 +36,7 @@
 #include "helpers/linux/review_layers.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
+#include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
 #include "helpers/linux/session_relay.h"
@@ -517,6 +518,11 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
                       o_.session_id);
   else if (host_.review.active())
     host_.review.remove_unused();
+  // Direct mode: what the session left in the write roots for a tool on the host to run, once
+  // nothing of the sandbox can add to it; each finding said here too.
+  if (o_.audit)
+    o_.audit->finish({o_.session_id, o_.session_dir, o_.resources_dir, o_.layout ? &*o_.layout : nullptr}, events_,
+                     config_changes, out_.attested);
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -672,7 +678,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // (spec.attestation_json); this process publishes its staged copy then, instead of parsing the
   // message back on the path to the agent's exec. report.json is staged once the agent runs.
   json attestation = json::parse(spec.attestation_json, nullptr, false);
-  if (auto s = supervisor.files().stage_records(o.record_ir, o.record_plan, session::dump_record(attestation, 2) + "\n");
+  if (auto s = supervisor.files().stage_records(o.record_ir, o.record_plan, session::dump_record(attestation, 2) + "\n",
+                                                o.audit ? o.audit->start_record() : std::string());
       !s)
     return abort_start(s.error().message);
   session::SessionStarted started = o.started;

@@ -4,6 +4,7 @@
 // kills the whole tree at the end and writes session_ended and report.json.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,10 +13,13 @@
 
 #include "engine/ir.h"
 #include "engine/session/event.h"
+#include "engine/session/layout.h"
 #include "helpers/linux/credential_relay.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
+
+class SessionAudit;
 
 struct SessionOptions {
   std::string session_id;
@@ -27,6 +31,11 @@ struct SessionOptions {
   CredentialRelayOptions credentials;  // the brokered credentials (docs/credentials.md)
   std::string credential_use_file;     // where their last use is recorded ("" = not recorded)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
+  // Direct mode's audit at the session's end (session_audit.h), prepared before the sandbox
+  // exists; null: none. The layout (for the pending-findings marker) and the built-in lists.
+  std::shared_ptr<SessionAudit> audit;
+  std::optional<session::Layout> layout;
+  std::string resources_dir;
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
   // (the bytes the helper read and verified; see --record-session).

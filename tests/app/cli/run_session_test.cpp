@@ -261,7 +261,7 @@ class RunSessionTest : public QObject {
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(session_dir(ids[0]))) files.push_back(e.path().filename().string());
     std::sort(files.begin(), files.end());
-    QCOMPARE(files, (std::vector<std::string>{"attestation.json", "events.jsonl", "ir.json", "plan.json", "report.json"}));
+    QCOMPARE(files, (std::vector<std::string>{"attestation.json", "audit", "events.jsonl", "ir.json", "plan.json", "report.json"}));
     for (const auto& [file, key] : {std::pair<std::string, std::string>{"ir.json", "ir_hash"}, {"plan.json", "plan_hash"}}) {
       auto sum = run_process({"sha256sum", session_dir(ids[0]) + "/" + file});
       QVERIFY2(sum.exit_code == 0, dump(sum));
@@ -536,9 +536,12 @@ class RunSessionTest : public QObject {
     QVERIFY2(list.exit_code == 0, dump(list));
     const std::string line = "  ! " + settings + ": hooks added by the agent";
     QVERIFY2(list.out.find(line) != std::string::npos, dump(list));
+    // The hook's session only: its config change, and the audit's finding on the same file (which
+    // quarantine and keep decide).
     std::size_t marks = 0;
     for (std::size_t at = list.out.find("  ! "); at != std::string::npos; at = list.out.find("  ! ", at + 1)) ++marks;
-    QVERIFY2(marks == 1, dump(list));  // the hook's session only
+    QVERIFY2(marks == 2, dump(list));
+    QVERIFY2(list.out.find("  ! 1 finding for a tool on this machine to run, undecided") != std::string::npos, dump(list));
     auto listed = paddock({"sessions", "--json"});
     QVERIFY2(listed.exit_code == 0, dump(listed));
     int with_changes = 0;

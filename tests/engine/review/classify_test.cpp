@@ -111,7 +111,8 @@ class ClassifyTest : public QObject {
     QVERIFY(has(flagged, "gitlink"));
     QVERIFY(flagged.flags.front().why.find("vendor/evil") != std::string::npos);
     QVERIFY(one(c).flags.empty());
-    facts[c.path] = {{}, "git index: not an index"};
+    facts[c.path] = {};
+    facts[c.path].unreadable = "git index: not an index";
     QVERIFY(has(one(c, facts), "gitlink"));
   }
 
@@ -125,6 +126,44 @@ class ClassifyTest : public QObject {
     }
     // A repository at the project's top that was not there before counts the same.
     QVERIFY(has(run({dir(".git"), file(".git/config")})[1], "nested-repository"));
+  }
+
+  void what_a_repositorys_config_runs_is_named_in_the_reason() {
+    // A new nested repository whose config sets core.fsmonitor: the reason names the setting.
+    std::map<std::string, ChangeFacts> facts;
+    facts[kProject + "/vendor/evil/.git"].config_commands = {{"core.fsmonitor", "sh x", "git runs this program on every git status"}};
+    auto out = run({dir("vendor/evil/.git"), file("vendor/evil/.git/config")}, facts);
+    QVERIFY(has(out[0], "nested-repository"));
+    QVERIFY2(out[0].flags[0].why.find("core.fsmonitor") != std::string::npos, out[0].flags[0].why.c_str());
+    QCOMPARE(out[0].flags[0].tool, std::string("git"));
+    QCOMPARE(out[1].flags[0].at, kProject + "/vendor/evil/.git");  // the repository the rule is about
+    // A changed config of an existing repository: the settings, not the generic reason.
+    facts.clear();
+    facts[kProject + "/.git/config"].config_commands = {{"alias.x", "!id", "runs as a shell command when you type git x"}};
+    const Change c = one(file(".git/config", ChangeKind::kModified), facts);
+    QVERIFY(has(c, "git-metadata"));
+    QVERIFY2(c.flags[0].why.find("alias.x") != std::string::npos, c.flags[0].why.c_str());
+    // A submodule's index is read for gitlinks as the project's is.
+    facts.clear();
+    facts[kProject + "/.git/modules/lib/index"].added_gitlinks = {"deeper"};
+    QVERIFY(has(one(file(".git/modules/lib/index", ChangeKind::kModified), facts), "gitlink"));
+    QVERIFY(Classifier::is_index(kProject + "/.git/worktrees/w/index"));
+    QVERIFY(!Classifier::is_index(kProject + "/.git/indexes"));
+  }
+
+  void a_watched_agent_setting_is_flagged_only_when_a_command_key_changed() {
+    const std::string settings = kHome + "/.claude/settings.json";
+    Change c = file(settings, ChangeKind::kModified);
+    c.root = kHome + "/.claude";
+    std::map<std::string, ChangeFacts> facts;
+    facts[settings].agent_config_keys = std::vector<std::string>{};
+    QVERIFY(one(c, facts).flags.empty());  // rewritten, but no key that names a command changed
+    facts[settings].agent_config_keys = std::vector<std::string>{"hooks added"};
+    const Change flagged = one(c, facts);
+    QVERIFY(has(flagged, "agent-config"));
+    QVERIFY(flagged.flags[0].why.find("hooks added") != std::string::npos);
+    QCOMPARE(flagged.flags[0].tool, std::string("Claude Code"));
+    QVERIFY(has(one(c), "agent-config"));  // unknown which keys: any change is flagged
   }
 
   void a_git_file_anywhere_is_flagged() {

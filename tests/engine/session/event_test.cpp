@@ -21,7 +21,7 @@ class EventTest : public QObject {
       QVERIFY2(names.insert(n).second, n.c_str());
       QVERIFY(parse_event_type(n) == t);
     }
-    QCOMPARE(names.size(), std::size_t{11});
+    QCOMPARE(names.size(), std::size_t{14});
     QVERIFY(!parse_event_type("session_start"));
   }
 
