@@ -168,6 +168,7 @@ int helper_run_main(int argc, char** argv) {
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
+  opt.home = ir->meta.home;
   opt.watched_configs = ir->fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
   if (args->record_session) {
     opt.record_ir = std::move(*ir_record);

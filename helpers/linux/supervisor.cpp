@@ -120,7 +120,7 @@ struct HostSide {
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs), {}};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs, o.home), {}};
   auto review = ReviewLayers::prepare(plan.mounts, o.session_dir);
   if (!review) return review.error();
   host.review = std::move(*review);
