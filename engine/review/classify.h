@@ -16,7 +16,7 @@
 namespace paddock::review {
 
 struct ClassifyContext {
-  std::string project;  // $PROJECT of the lists' patterns (canonical)
+  std::string project;  // $PROJECT of the lists' patterns (canonical; "": those patterns match nothing)
   std::string home;     // ~ and $HOME
   const BuiltinList* tool_executed = nullptr;  // effect deny_write: files the user's tools run
   const BuiltinList* agent_config = nullptr;   // effect watch: the agents' settings naming commands
@@ -26,6 +26,11 @@ struct ClassifyContext {
 struct ChangeFacts {
   std::vector<std::string> added_gitlinks;  // a .git/index: gitlink paths the host's index lacks
   std::string unreadable;                   // a .git/index that could not be parsed: why
+  // An agent's settings file (the agent-config list): the keys naming host commands that differ.
+  std::vector<std::string> changed_keys;
+  // A file an agent's settings name (a hook's script, the status line's command): "statusLine in
+  // /home/u/.claude/settings.json". The agent-state review computes both.
+  std::string named_by;
 };
 
 class Classifier {

@@ -169,6 +169,8 @@ int helper_run_main(int argc, char** argv) {
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
   opt.home = ir->meta.home;
+  opt.agent_state.agent_state_dir = ir->fs.agent_state_dir;
+  opt.agent_state.agent_state = ir->fs.agent_state;
   opt.watched_configs = ir->fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
   if (args->record_session) {
     opt.record_ir = std::move(*ir_record);

@@ -24,6 +24,7 @@ struct SessionOptions {
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
+  IrFs agent_state;  // the IR's fs: its agent_state_dir and agent_state (agent_state_layers.h)
   std::string home;  // the IR's home: ~ in the files the watched settings name
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
