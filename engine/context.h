@@ -5,7 +5,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 
+#include "engine/dir_lister.h"
 #include "engine/engine.h"
 #include "engine/path_cache.h"
 
@@ -28,6 +30,9 @@ struct EvalContext {
   const std::map<std::string, std::string>* env = nullptr;
   // This evaluation's memo of stat/canonical answers (shared by copies of the context).
   std::shared_ptr<PathCache> paths = std::make_shared<PathCache>();
+  // How the glob walks list directories: Inputs::lister (or the portable one), behind a filter
+  // that leaves out Inputs::placeholders when there are any.
+  std::shared_ptr<const DirectoryLister> lister;
 
   std::string getenv(const std::string& name) const {
     auto it = env->find(name);
@@ -36,6 +41,15 @@ struct EvalContext {
 };
 
 Result<EvalContext> make_context(const Inputs& in);
+
+// Who the evaluation runs as, for messages: $USER, else $LOGNAME, else "the user running Paddock".
+std::string reader_name(const std::map<std::string, std::string>& env);
+// Why `dir` cannot be listed or entered (permission denied, ...), or no error.
+std::error_code directory_read_error(const std::string& dir);
+// "the project folder DIR cannot be read by USER (why); give USER read access ...": the engine
+// refuses such a project with it, and the app says it when the folder is picked.
+std::string unreadable_project_message(const std::string& dir, std::error_code why,
+                                       const std::map<std::string, std::string>& env);
 
 // Is `path` equal to `root` or below it, component-wise?
 bool path_within(const std::string& path, const std::string& root);

@@ -4,9 +4,11 @@
 // which the front ends pass in through Inputs. Both report the same entries and kinds.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace paddock {
 
@@ -31,5 +33,16 @@ class DirectoryLister {
 
 // std::filesystem: works everywhere the engine builds.
 const DirectoryLister& portable_lister();
+
+// Another lister's entries without the given paths (Paddock's placeholders, Inputs::placeholders).
+class HidingLister final : public DirectoryLister {
+ public:
+  HidingLister(const DirectoryLister& inner, const std::vector<std::string>& hidden);
+  std::error_code list(const std::string& dir, Visitor& visitor) const override;
+
+ private:
+  const DirectoryLister& inner_;
+  std::set<std::string> hidden_, names_;  // full paths, and their last components (the quick test)
+};
 
 }  // namespace paddock

@@ -68,6 +68,10 @@ int doctor(CliContext& ctx, bool as_json) {
             << "namespaces:  user " << yes_no(p.user_ns) << ", mount " << yes_no(p.mount_ns)
             << ", pid " << yes_no(p.pid_ns) << ", net " << yes_no(p.net_ns) << ", ipc "
             << yes_no(p.ipc_ns) << ", uts " << yes_no(p.uts_ns) << "\n"
+            << "review mode: "
+            << (p.overlay_userns() ? std::string("yes (an overlay mounts in the sandbox's user namespace)")
+                                   : "no (" + p.overlay_userns_error + ": no overlay in a user namespace; --review is refused)")
+            << "\n"
             << "cgroups:     " << p.cgroup.version;
   if (!p.cgroup.v2_mount.empty())
     std::cout << "; v2 at " << p.cgroup.v2_mount << ", delegated subtree writable: "

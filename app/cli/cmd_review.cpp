@@ -60,8 +60,15 @@ int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector
     return false;
   };
   if (as_json) {
-    json j = review::to_json(set);
-    std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    // One change per line, streamed: a set of ten thousand changes never becomes one document in
+    // memory first.
+    std::string head = review::to_json(set, /*with_changes=*/false).dump(-1, ' ', false, json::error_handler_t::replace);
+    head.pop_back();  // its closing brace
+    std::string out = head + ",\"changes\":[";
+    for (std::size_t i = 0; i < set.changes.size(); ++i)
+      out += (i ? ",\n" : "\n") + review::to_json(set.changes[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += "\n]}\n";
+    std::cout << out;
     return 0;
   }
   if (diff) {

@@ -19,11 +19,16 @@ class ControlClient : public QObject {
 
  public:
   explicit ControlClient(QObject* parent = nullptr);
+  // Silent: the socket's own destructor aborts the connection and says so, when the owner whose
+  // handlers would hear it is already half destroyed (docs/architecture.md, "The app's lifetimes").
+  ~ControlClient() override;
 
   // Connects (asynchronously) to the socket at `path`; `connected()` or `failed()` follows.
   void open(const QString& path);
   void close();
   bool isOpen() const { return socket_.state() == QLocalSocket::ConnectedState; }
+  // Connected or on the way there.
+  bool isBusy() const { return socket_.state() != QLocalSocket::UnconnectedState; }
   // Queued until the socket is connected; dropped (with `failed`) if it never connects.
   void send(const session::ControlRequest& command);
 

@@ -81,9 +81,10 @@ json to_json(const Change& c) {
   return j;
 }
 
-json to_json(const ChangeSet& s) {
+json to_json(const ChangeSet& s, bool with_changes) {
   json changes = json::array(), commits = json::array();
-  for (const auto& c : s.changes) changes.push_back(to_json(c));
+  if (with_changes)
+    for (const auto& c : s.changes) changes.push_back(to_json(c));
   for (const auto& o : s.commits) {
     json list = json::array();
     for (const auto& c : o.commits) list.push_back({{"id", c.id}, {"subject", encode_json_text(c.subject)}});
@@ -98,14 +99,15 @@ json to_json(const ChangeSet& s) {
   }
   json notes = json::array();
   for (const auto& n : s.notes) notes.push_back(encode_json_text(n));
-  return {{"session", s.session_id},
-          {"running", s.running},
-          {"pending", s.pending_count()},
-          {"flagged", s.flagged_pending_count()},
-          {"interrupted_apply", s.interrupted_apply},
-          {"changes", std::move(changes)},
-          {"commits", std::move(commits)},
-          {"notes", std::move(notes)}};
+  json out = {{"session", s.session_id},
+              {"running", s.running},
+              {"pending", s.pending_count()},
+              {"flagged", s.flagged_pending_count()},
+              {"interrupted_apply", s.interrupted_apply},
+              {"commits", std::move(commits)},
+              {"notes", std::move(notes)}};
+  if (with_changes) out["changes"] = std::move(changes);
+  return out;
 }
 
 }  // namespace paddock::review

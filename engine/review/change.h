@@ -110,6 +110,7 @@ struct ChangeSet {
 };
 
 nlohmann::json to_json(const Change& c);
-nlohmann::json to_json(const ChangeSet& s);
+// with_changes = false leaves "changes" out (a caller that streams them one by one).
+nlohmann::json to_json(const ChangeSet& s, bool with_changes = true);
 
 }  // namespace paddock::review

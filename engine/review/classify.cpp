@@ -117,8 +117,13 @@ Classifier::Classifier(ClassifyContext ctx) : ctx_(std::move(ctx)) {
         // Only the lists' own variables: a pattern naming another one matches nothing.
         const std::string g = expand(p.text);
         if (g.empty() || g[0] != '/') continue;
-        patterns_.push_back({g, p.text, rule, e.why});
+        patterns_.push_back({g, glob_split(g), p.text, rule, e.why});
       }
+  }
+  for (std::size_t i = 0; i < patterns_.size(); ++i) {
+    const std::string tail = base_name(patterns_[i].glob);
+    if (has_glob(tail)) glob_tails_.push_back(i);
+    else by_tail_[tail].push_back(i);
   }
 }
 
@@ -165,14 +170,18 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
     }
   }
   // The lists: the path, or a directory it is in, matches an entry.
-  for (std::string p = c.path; p.size() > 1; p = parent_of(p)) {
-    const std::string name = base_name(p);
-    for (const auto& pat : patterns_) {
-      const std::string tail = base_name(pat.glob);
-      if (!has_glob(tail) && tail != name) continue;
-      if (glob_match_path(pat.glob, p)) add(pat.rule, pat.why, pat.source);
-    }
+  for (std::string_view p = c.path; p.size() > 1;) {
+    const std::size_t slash = p.rfind('/');
+    const std::string_view name = p.substr(slash + 1);
+    const auto try_pattern = [&](std::size_t i) {
+      const Pattern& pat = patterns_[i];
+      if (glob_match_split(pat.segments, p)) add(pat.rule, pat.why, pat.source);
+    };
+    if (auto it = by_tail_.find(name); it != by_tail_.end())
+      for (std::size_t i : it->second) try_pattern(i);
+    for (std::size_t i : glob_tails_) try_pattern(i);
     if (!c.root.empty() && p == c.root) break;
+    p = slash == 0 ? std::string_view("/") : p.substr(0, slash);
   }
   if (facts && !facts->changed_keys.empty()) {
     std::string keys;

@@ -50,11 +50,16 @@ class Classifier {
  private:
   struct Pattern {
     std::string glob;  // absolute, variables expanded, no trailing '/'
+    std::vector<std::string> segments;  // glob, split once
     std::string source;
     std::string rule;
     std::string why;
   };
   std::vector<Pattern> patterns_;
+  // Patterns by their last component: a literal one is tried only on a name equal to it (one
+  // lookup per directory level), those whose last component is a glob on every name.
+  std::map<std::string, std::vector<std::size_t>, std::less<>> by_tail_;
+  std::vector<std::size_t> glob_tails_;
   ClassifyContext ctx_;
 };
 

@@ -11,17 +11,14 @@
 #include <vector>
 
 #include "backends/linux/linux_plan.h"
+#include "engine/session/placeholder_record.h"
 #include "engine/status.h"
 
 namespace paddock::helper {
 
 // A placeholder made on the host for a protected path that did not exist (see MountOp
 // kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
-struct Placeholder {
-  std::string path;
-  bool dir = false;
-  std::uint64_t dev = 0, ino = 0;
-};
+using Placeholder = session::PlaceholderRecord;
 
 // The upper and work directories of one overlay step (MountOp kOverlay, kAgentState), in the order
 // of those steps: made by the helper in the session's directory (review mode) or in the agent's

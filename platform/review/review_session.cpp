@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <system_error>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -143,6 +146,30 @@ class Walker {
 
   bool over_budget() const { return entries_ > o_.max_entries; }
 
+  // Which changes' content is binary, read once the walk is done, on up to four threads: one
+  // open and one read of each changed file is most of what a listing costs.
+  void mark_binary() {
+    const std::size_t n = binary_jobs_.size();
+    if (n == 0) return;
+    const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), (n + 255) / 256});
+    std::vector<char> result(n, 0);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) result[i] = binary_file(binary_jobs_[i].second) ? 1 : 0;
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread to spare: this one does it all
+      }
+    }
+    work();
+    for (auto& t : pool) t.join();
+    for (std::size_t i = 0; i < n; ++i) out_.changes[binary_jobs_[i].first].binary = result[i] != 0;
+  }
+
  private:
   // A placeholder Paddock made for an absent protected path inside the review root: an empty
   // directory (or file) at a prefix of that path, in the upper layer only. The agent cannot have
@@ -164,6 +191,9 @@ class Walker {
     c.layer = layer_;
     out_.changes.push_back(std::move(c));
   }
+
+  // The next change added reads `path` to tell whether it is binary (mark_binary).
+  void binary_later(const std::string& path) { binary_jobs_.emplace_back(out_.changes.size(), path); }
 
   void conflict_check(Change& c, const struct stat& host) {
     c.host_stamp = stamp_of(host);
@@ -189,9 +219,9 @@ class Walker {
     c.path = host;
     c.kind = ChangeKind::kDeleted;
     c.before = state_of(host, st);
-    c.binary = c.before.type == EntryType::kFile && binary_file(host);
     c.upper_stamp = upper;
     conflict_check(c, st);
+    if (c.before.type == EntryType::kFile) binary_later(host);
     add(std::move(c));
   }
 
@@ -255,6 +285,7 @@ class Walker {
         // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
         // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
         // the host's directory after the session started.
+        if (c.after.type == EntryType::kFile) binary_later(up);
         if (lower && has_xattr(up, "user.overlay.origin")) {
           struct stat pst {};
           const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
@@ -263,7 +294,6 @@ class Walker {
           if (changed >= s_.roots.started_ns)
             c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
         }
-        c.binary = c.after.type == EntryType::kFile && binary_file(up);
         add(std::move(c));
         continue;
       }
@@ -279,7 +309,7 @@ class Walker {
       }
       if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
         c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
-      c.binary = c.after.type == EntryType::kFile && binary_file(up);
+      if (c.after.type == EntryType::kFile) binary_later(up);
       conflict_check(c, lst);
       add(std::move(c));
     }
@@ -302,6 +332,7 @@ class Walker {
   std::string root_, upper_root_;
   int layer_ = 0;
   std::size_t entries_ = 0;
+  std::vector<std::pair<std::size_t, std::string>> binary_jobs_;  // change index, file to read
 };
 
 // A deleted file and an added one with the same bytes: a rename (or a move). Only files, only
@@ -407,7 +438,9 @@ Result<review::ChangeSet> compute_change_set(const ReviewSession& s, const revie
   set.started_ns = s.roots.started_ns;
   set.interrupted_apply = s.journal.has_value();
   Walker walker(s, options, set);
+  set.changes.reserve(1024);
   for (const auto& r : s.roots.roots) walker.walk_root(r);
+  if (!walker.over_budget()) walker.mark_binary();
   if (walker.over_budget())
     return Error{ErrorCode::kRefused, "session " + s.id + " changed more than " + std::to_string(options.max_entries) +
                                           " entries; the review lists no more than that"};
@@ -443,6 +476,9 @@ Result<std::string> read_change_side(const ReviewSession& s, const review::Chang
   ReadOptions o;
   o.max_bytes = max_bytes;
   o.no_follow = true;
+  // The session's side is in a tree the agent made: a directory it turned into a symlink while
+  // it runs must not show another file as its change.
+  o.no_symlinks = after;
   return read_file(path, o);
 }
 

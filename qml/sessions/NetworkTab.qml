@@ -20,6 +20,42 @@ ColumnLayout {
         search: searchField.text
     }
 
+    // The evaluation of the project's saved policy may have changed while the tab was hidden. The
+    // refresh resets the inbox's model: it runs after the page switch that shows the tab, not
+    // inside it, and several visibility changes in one switch make one refresh.
+    onVisibleChanged: if (visible) Qt.callLater(tab.violations.refresh)
+
+    // A fix just saved, confirmed in words: where it went and what happens next.
+    Frame {
+        objectName: "fixSavedNotice"
+        Layout.fillWidth: true
+        visible: (tab.violations.lastSaved.host || "").length > 0
+        background: Rectangle {
+            radius: 4
+            color: Qt.rgba(0.18, 0.49, 0.2, 0.13)
+            border.color: "#2e7d32"
+        }
+        RowLayout {
+            anchors.fill: parent
+            Label {
+                Layout.fillWidth: true
+                Layout.preferredWidth: 1  // wraps: its width comes from the layout
+                wrapMode: Text.Wrap
+                text: qsTr("Saved: %1 is allowed in %2 from the next session on.").arg(tab.violations.lastSaved.host || "")
+                      .arg(tab.violations.lastSaved.file || "")
+                      + (tab.violations.lastSaved.approvalNeeded === true
+                         ? " " + qsTr("The file belongs to the project, so Paddock asks you to approve it before that launch.")
+                         : "")
+                      + " " + qsTr("Sessions already running keep the policy they started with.")
+            }
+            ToolButton {
+                text: "✕"
+                onClicked: tab.violations.dismissLastSaved()
+                Accessible.name: qsTr("Dismiss")
+            }
+        }
+    }
+
     // Denied requests, grouped by host.
     ColumnLayout {
         objectName: "deniedHosts"
@@ -39,6 +75,7 @@ ColumnLayout {
                 required property string ports
                 required property int count
                 required property string rule
+                required property string allowedBy
                 Layout.fillWidth: true
                 Label {
                     Layout.fillWidth: true
@@ -47,7 +84,19 @@ ColumnLayout {
                     textFormat: Text.StyledText
                     elide: Text.ElideRight
                 }
+                // Allowed by the saved policy now: said, and not offered again.
+                Label {
+                    objectName: "allowedNow"
+                    visible: denied.allowedBy.length > 0
+                    text: qsTr("allowed now by %1").arg(denied.allowedBy.split("/").slice(-2).join("/"))
+                    color: "#2e7d32"
+                    ToolTip.visible: allowedHover.hovered
+                    ToolTip.text: qsTr("New sessions of this project allow %1 (%2)").arg(denied.host).arg(denied.allowedBy)
+                    HoverHandler { id: allowedHover }
+                }
                 Button {
+                    objectName: "allowButton"
+                    visible: denied.allowedBy.length === 0
                     text: qsTr("Allow…")
                     onClicked: tab.fixRequested(denied.index)
                     ToolTip.visible: hovered

@@ -34,6 +34,30 @@ const WatchedConfig* watched(const FrozenIr& ir, const std::string& path) {
   return nullptr;
 }
 
+// The evaluation's outcome as uid 65534 ("ok" or "error: <message>"), from a forked child: for
+// root no mode hides a directory.
+std::string evaluate_as_nobody(const Inputs& in) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    auto r = evaluate(in);
+    const std::string out = r.ok() ? "ok" : "error: " + r.error().message;
+    if (::write(fds[1], out.data(), out.size()) < 0) _exit(4);
+    _exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  return out;
+}
+
 const DenyEntry* denied_entry(const FrozenIr& ir, const std::string& path) {
   for (const auto& d : ir.fs.deny)
     if (d.path == path) return &d;
@@ -52,6 +76,33 @@ void make_git_dir(const EngineEnv& env, const std::string& g) {
 class EvaluateProtectionTest : public QObject {
   Q_OBJECT
  private slots:
+  // Paddock's own placeholders (Inputs::placeholders, which the front ends read from the
+  // helper's records) are the absent paths they stand for: the IR is byte for byte the one the
+  // user's tree alone gives, so an empty `.git` kept for a running session is protected as an
+  // absent repository (never treated as the user's, whose inside the agent could fill) and an
+  // empty `.npmrc` is no secret-shaped file of the project.
+  void paddocks_placeholders_are_seen_as_the_absent_paths_they_stand_for() {
+    EngineEnv env;
+    env.write(env.project + "/src/main.c", "int main;\n");
+    Inputs in = env.inputs();
+    const std::string before = canonical_bytes(eval_ok(in).ir);
+    const auto* absent_git = protected_entry(eval_ok(in).ir, env.project + "/.git");
+    QVERIFY(absent_git && absent_git->kind == PathKind::kAbsentDir);
+    std::filesystem::create_directories(env.project + "/.git");
+    std::filesystem::create_directories(env.project + "/.vscode");
+    env.write(env.project + "/.npmrc", "");
+    env.write(env.project + "/.yarnrc.yml", "");
+    // As the user's own they change the IR (the .npmrc is masked as a secret-shaped file).
+    const auto seen = eval_ok(in).ir;
+    QVERIFY(canonical_bytes(seen) != before);
+    QVERIFY(denied_entry(seen, env.project + "/.npmrc"));
+    in.placeholders = {env.project + "/.git", env.project + "/.npmrc", env.project + "/.vscode",
+                       env.project + "/.yarnrc.yml"};
+    const auto hidden = eval_ok(in).ir;
+    QCOMPARE(QString::fromStdString(canonical_bytes(hidden)), QString::fromStdString(before));
+    QVERIFY(!denied_entry(hidden, env.project + "/.npmrc"));
+  }
+
   void protect_agent_config_keeps_the_agents_settings_read_only_but_not_their_state_files() {
     EngineEnv env;
     env.write(env.home + "/.claude/settings.json", "{}");
@@ -210,6 +261,35 @@ class EvaluateProtectionTest : public QObject {
     QVERIFY2(out.rfind("ok\n", 0) == 0, out.c_str());
     QVERIFY2(out.find(env.project + "/hidden dir\n") != std::string::npos, out.c_str());
     QVERIFY2(out.find("warning: ") != std::string::npos && out.find("denied whole") != std::string::npos, out.c_str());
+  }
+
+  void a_project_folder_its_user_cannot_read_is_reported_as_such_before_any_walk() {
+    if (::geteuid() != 0)
+      PADDOCK_SKIP_USER("only root can hand the tree to uid 65534; the suite runs as uid " + std::to_string(::geteuid()));
+    EngineEnv env;
+    ::chmod(env.root.c_str(), 0755);
+    env.write(env.project + "/.env", "SECRET");
+    for (const auto& p : {env.root, env.home, env.project})
+      QVERIFY2(::chown(p.c_str(), 65534, 65534) == 0, p.c_str());
+    auto in = env.inputs();
+    in.environment["USER"] = "nobody";
+    // Neither listed nor entered (mode 000), and listed but not entered (mode 0600).
+    for (const mode_t mode : {mode_t{0000}, mode_t{0600}}) {
+      ::chmod(env.project.c_str(), mode);
+      const std::string out = evaluate_as_nobody(in);
+      ::chmod(env.project.c_str(), 0755);
+      QVERIFY2(out == "error: the project folder " + env.project + " cannot be read by nobody (Permission denied); give "
+                          "nobody read access to it, or choose a folder it can read",
+               out.c_str());
+    }
+    // A grant it cannot read is named as unreadable, not as a tree too large to scan.
+    const std::string locked = env.root + "/locked";
+    std::filesystem::create_directories(locked);
+    ::chmod(locked.c_str(), 0700);  // root's, not uid 65534's
+    in.allow_reads = {locked};
+    const std::string out = evaluate_as_nobody(in);
+    QVERIFY2(out.rfind("error: " + locked + " cannot be read by nobody (Permission denied)", 0) == 0, out.c_str());
+    QVERIFY2(out.find("walks more than") == std::string::npos, out.c_str());
   }
 };
 

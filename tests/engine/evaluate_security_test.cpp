@@ -73,7 +73,8 @@ class EvaluateSecurityTest : public QObject {
         {"filesystem: {tmpfs_tmp: false}", "filesystem.tmpfs_tmp"},
         {"network: {mode: ask}", "network.mode"},
         {"unix_sockets: {allow: [/run/x.sock]}", "unix_sockets.allow[0]"},
-        {"network: {publish: [3000]}", "network.publish[0]"}};
+        {"network: {publish: [3000]}", "network.publish[0]"},
+        {"network: {host_ports: [11434]}", "network.host_ports[0]"}};
     for (const auto& c : cases) {
       env.user(std::string("version: 1\n") + c.user_yaml + "\n");
       const auto err = eval_err(env.inputs());
@@ -95,6 +96,9 @@ class EvaluateSecurityTest : public QObject {
     in = env.inputs();
     in.publish = {3000};
     QVERIFY(has(eval_err(in).message, "--publish[0]"));
+    in = env.inputs();
+    in.host_ports = {11434};
+    QVERIFY(has(eval_err(in).message, "--host-port[0]"));
     in = env.inputs();
     in.limits = "mem=16GiB";
     QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);
@@ -173,6 +177,39 @@ class EvaluateSecurityTest : public QObject {
     auto r = evaluate(env.inputs());
     QVERIFY(r.ok());
     QCOMPARE(r->lint.front().rule, std::string("R1"));
+  }
+
+  void a_repository_layer_may_grant_writes_inside_a_project_that_lives_under_a_system_root() {
+    // /var/tmp is writable by everyone; /srv, /opt and /root only by root.
+    std::vector<std::string> parents = {"/var/tmp"};
+    if (::geteuid() == 0) parents.insert(parents.end(), {"/srv", "/opt", "/root"});
+    for (const auto& parent : parents) {
+      const std::string root = parent + "/paddock-sysroot-test-" + std::to_string(::getpid());
+      struct Cleanup {
+        std::string dir;
+        ~Cleanup() {
+          std::error_code ec;
+          std::filesystem::remove_all(dir, ec);
+        }
+      } cleanup{root};
+      EngineEnv env(root);
+      std::filesystem::create_directories(env.project + "/dist");
+      std::filesystem::create_symlink("/usr/local", env.project + "/usr-link");
+      env.repo("version: 1\nfilesystem:\n  allow_write: [\"$PROJECT/dist\"]\n");
+      auto r = evaluate(env.inputs());
+      QVERIFY2(r.ok(), (parent + ": " + (r.ok() ? "" : r.error().message)).c_str());
+      // The project itself is a write root (the default profile), which covers the grant: its
+      // provenance records the repository's rule.
+      QVERIFY2(r->provenance.dump().find("$PROJECT/dist") != std::string::npos, parent.c_str());
+      // Outside the project the system root still holds, and so does a link out of it.
+      for (const std::string& grant : {root + "/elsewhere", std::string("$PROJECT/usr-link"), std::string("$PROJECT/..")}) {
+        std::filesystem::create_directories(root + "/elsewhere");
+        env.repo("version: 1\nfilesystem:\n  allow_write: [\"" + grant + "\"]\n");
+        const auto err = eval_err(env.inputs());
+        QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+        QVERIFY2(has(err.message, "tier repository may not grant write"), (parent + " " + grant + ": " + err.message).c_str());
+      }
+    }
   }
 
   void unapproved_repository_layers_warn_in_explain_and_block_a_run_until_approved() {

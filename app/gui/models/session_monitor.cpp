@@ -65,7 +65,10 @@ TailStart find_tail_start(const QString& path, qint64 tail_start) {
 }  // namespace
 
 SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
-  connect(&client_, &ControlClient::connected, this, [this] { setLive(true); });
+  connect(&client_, &ControlClient::connected, this, [this] {
+    if (!keep_log_) poll_.stop();  // connected: the socket says everything from now on
+    setLive(true);
+  });
   connect(&client_, &ControlClient::message, this, &SessionMonitor::onMessage);
   connect(&client_, &ControlClient::closed, this, [this] {
     // Every read first, the signals last: a listener of liveChanged may reload the sessions list
@@ -74,19 +77,38 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
       readNewLines();  // the last events (session_ended) were written before the socket closed
       readOutput();
     }
-    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
+    if (!keep_log_ || QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
     const bool had_asks = !asks_.empty();
     asks_.clear();  // the session is gone; so are its questions
     if (had_asks) emit pendingAsksChanged();
     setLive(false);
   });
   connect(&client_, &ControlClient::failed, this, [this](const QString& reason) {
-    setLastError(reason);
+    if (!(quiet_connect_ && !client_.isOpen())) setLastError(reason);
     if (!client_.isOpen()) setLive(false);
   });
   poll_.setInterval(1000);
-  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readNewLines);
-  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readOutput);
+  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::onPoll);
+}
+
+void SessionMonitor::connectIfRunning(bool quiet) {
+  if (dir_.isEmpty() || client_.isBusy()) return;
+  const QString socket = AppPaths::controlSocketPath(dir_);
+  if (!QFileInfo::exists(socket) || QFileInfo::exists(dir_ + "/report.json")) return;
+  quiet_connect_ = quiet;
+  client_.open(socket);
+  client_.send(session::request_of(session::ControlCommand::kSubscribe));
+}
+
+void SessionMonitor::onPoll() {
+  if (keep_log_) {
+    readNewLines();
+    readOutput();
+  }
+  connectIfRunning(/*quiet=*/true);
+  // Ended without this monitor ever being connected (it ran and ended between two looks): the
+  // last lines are read above, and there is nothing more to come.
+  if (!client_.isBusy() && QFileInfo::exists(dir_ + "/report.json")) poll_.stop();
 }
 
 int SessionMonitor::rowCount(const QModelIndex& parent) const {
@@ -165,18 +187,14 @@ void SessionMonitor::reload() {
     emit sessionDirChanged();
   }
   // Subscribe before the first read: the subscription then sees every event the read misses.
-  const QString socket = AppPaths::controlSocketPath(dir_);
-  if (QFileInfo::exists(socket) && !QFileInfo::exists(dir_ + "/report.json")) {
-    client_.open(socket);
-    client_.send(session::request_of(session::ControlCommand::kSubscribe));
-  }
+  connectIfRunning(/*quiet=*/false);
   if (keep_log_) {
     file_.setFileName(dir_ + "/events.jsonl");
     readNewLines();
     readOutput();
-    // Only a session that may still write needs a look now and then.
-    if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   }
+  // Only a session that may still write (or whose socket is not up yet) needs a look now and then.
+  if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   if (!scanning_) setStatus(ModelStatus::Ready);  // else once the tail is found
 }
 

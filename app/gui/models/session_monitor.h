@@ -104,6 +104,10 @@ class SessionMonitor : public StatusListModel {
   static constexpr qint64 kSliceBytes = 64 * 1024;
   static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
+  // Subscribes to the control socket of a session that has no report yet. A session selected
+  // as it starts has no socket for a moment: the poll tries again (quietly) until it connects.
+  void connectIfRunning(bool quiet);
+  void onPoll();
   void setLive(bool live);
   void setLastError(const QString& e);
   void addAsk(const QJsonObject& ev);
@@ -120,6 +124,7 @@ class SessionMonitor : public StatusListModel {
   QByteArray partial_;
   ControlClient client_;
   bool live_ = false;
+  bool quiet_connect_ = false;  // a retry from the poll: a refused connection is not news
   bool keep_log_ = true;
   int ask_timeout_secs_ = 30;
   QString last_error_;

@@ -18,6 +18,8 @@ class InitMessageTest : public QObject {
     QVERIFY(decode_init_message(encode_init_message(InitMessage::proxy_listen()))->type == InitMessageType::kProxyListen);
     QVERIFY(decode_init_message(encode_init_message(InitMessage::network_namespace()))->type ==
             InitMessageType::kNetworkNamespace);
+    QVERIFY(decode_init_message(encode_init_message(InitMessage::host_port_listen()))->type ==
+            InitMessageType::kHostPortListen);
     auto made = decode_init_message(encode_init_message(
         InitMessage::placeholders_made({{"/p/.git", true, 2049, 77}, {"/p/.envrc", false, 2049, 18446744073709551615ull}})));
     QVERIFY(made.ok() && made->type == InitMessageType::kPlaceholders);

@@ -148,6 +148,32 @@ class HelperReviewTest : public QObject {
     QVERIFY(fs::exists(session::review_roots_file(dir)));
   }
 
+  void masks_protections_and_placeholders_hold_over_the_overlay_data() { add_uid_rows(); }
+  void masks_protections_and_placeholders_hold_over_the_overlay() {
+    QVERIFY2(fixture_for_row(f_), "fixture/probe failed");
+    fs::create_directories(f_.project + "/.git/hooks");
+    put(f_.project + "/.git/config", "[core]\n");
+    chown_tree(f_.project, f_.uid);
+    FrozenIr ir = review_ir();
+    ir.fs.deny_write = {{f_.project + "/.git/config", PathKind::kFile},
+                        {f_.project + "/.git/hooks", PathKind::kDir},
+                        {f_.project + "/.vscode", PathKind::kAbsentDir}};
+    normalize(ir);
+    ProcessResult r;
+    const std::string dir = session(
+        "printf 'env:%s\\n' \"$(cat .env)\"; echo x > .git/hooks/pre-commit 2>/dev/null && echo hook-written; "
+        "echo y >> .git/config 2>/dev/null && echo config-written; mv .git .git-moved 2>/dev/null && echo moved; "
+        "mkdir -p .vscode/x 2>/dev/null && echo vscode-made; ls -d .vscode",
+        &r, &ir);
+    QVERIFY2(r.exit_code == 0, dump(r).constData());
+    QCOMPARE(r.out, std::string("env:\n.vscode\n"));
+    // The placeholder for .vscode lives in the session's layer, not on the host, and is no change.
+    QVERIFY(!fs::exists(f_.project + "/.vscode"));
+    const json set = list(dir);
+    QVERIFY(set.is_object());
+    QCOMPARE(set["changes"].size(), std::size_t{0});
+  }
+
   void applying_a_mixed_change_set_equals_the_merged_view_byte_for_byte_data() { add_uid_rows(); }
   void applying_a_mixed_change_set_equals_the_merged_view_byte_for_byte() {
     QVERIFY2(fixture_for_row(f_), "fixture/probe failed");
