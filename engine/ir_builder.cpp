@@ -53,6 +53,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
   if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
   if (auto* i = first(l.unprotect)) return lock_error(i->at, lock_at_, "lift the write protection of files your tools execute");
+  if (!l.credentials.empty()) return lock_error(l.credentials.front().name.at, lock_at_, "declare brokered credentials");
   if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
   if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
   if (l.agent_state && *l.agent_state == "shared")
@@ -99,6 +100,13 @@ Status IrBuilder::add_layer(const Layer& l) {
                         " may not lift the write protection of files your tools execute (only the system, user or a "
                         "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
+  // A credential declaration names the host the user's key is sent to: a repository's layer
+  // could name a host of its choosing.
+  if (!l.credentials.empty() && is_repository_side(l.tier))
+    return error_at(ErrorCode::kPolicyBlocked, l.credentials.front().name.at.pos(),
+                    "tier " + l.tier + " may not declare brokered credentials (only the system, user, an agent "
+                    "preset or a --policy file may: a repository's layer could send your key to a host of its choosing)");
+  for (const auto& c : l.credentials) merge_credential(c);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
   if (l.review.value_or(false) && !review_) review_ = l.review_at;
   if (l.agent_state) {
@@ -402,6 +410,7 @@ void IrBuilder::record_adds(const Layer& l) {
   list("environment.deny", l.env_deny);
   if (l.agent_credentials) a["environment.agent_credentials"] = *l.agent_credentials;
   list("secrets.brokered_env", l.brokered_env);
+  for (const auto& c : l.credentials) a["credentials"][c.name.text] = c.upstream.text;
   for (int i = 0; i < kLimitCount; ++i)
     if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
   if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
@@ -473,6 +482,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
   if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
+  if (auto s = build_credentials(); !s.ok()) return s.error();
   if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();
   normalize(ir_);

@@ -11,6 +11,7 @@
 
 #include "engine/builtin_lists.h"
 #include "engine/context.h"
+#include "engine/domain_name.h"
 #include "engine/glob.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
@@ -96,6 +97,8 @@ class IrBuilder {
   Status add_hardlinks();
   Status build_egress();
   Status build_env();
+  Status build_credentials();  // credential_policy.cpp
+  void merge_credential(const Layer::Credential& c);
   void build_limits();
   void record_adds(const Layer& l);
 
@@ -123,6 +126,10 @@ class IrBuilder {
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;
   std::vector<Item> pass_through_, env_deny_, brokered_;
+  // Credential declarations merged by name, in the order their names first appear.
+  std::vector<Layer::Credential> credentials_;
+  // Variables a brokered credential feeds (after build_credentials): Paddock sets them itself.
+  std::map<std::string, std::string> credential_env_;
   std::optional<Origin> agent_credentials_;
   std::optional<Origin> loopback_forbidden_;
   std::vector<std::pair<int, Origin>> publish_;

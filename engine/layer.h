@@ -123,6 +123,20 @@ struct Layer {
 
   std::vector<Item> brokered_env;
 
+  // credentials: the brokered credentials this layer declares, in file order
+  // (docs/credentials.md). Checked further (names, hosts, variables) when merged.
+  struct Credential {
+    Item name;
+    Item upstream;                  // host or host:port, as written
+    std::optional<Item> header;     // default "authorization"
+    std::optional<CredentialScheme> scheme;  // default bearer
+    std::optional<Item> basic_user;
+    std::vector<std::pair<std::string, Item>> env;  // variable -> value template, in file order
+    std::optional<std::int64_t> max_requests, max_bytes, max_request_bytes, max_response_bytes;
+    Origin budget_at;               // where the first budget or bound was written
+  };
+  std::vector<Credential> credentials;
+
   std::array<LimitValue, kLimitCount> limits{};
 
   // `agent:` — only in agent-preset files (resources/agents).

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -29,9 +30,11 @@
 #include "engine/env_policy.h"
 #include "engine/plan.h"
 #include "engine/session/control.h"
+#include "engine/session/credential_records.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
+#include "platform/credential_store.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
 #include "platform/sessions.h"
@@ -235,6 +238,30 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   auto probe_fd = memory_file("paddock-probe", probe->dump());
   if (!probe_fd.ok()) return fail(probe_fd.error());
   session::HelperRunArgs args;
+  if (!ev->ir.secrets.credentials.empty()) {
+    // The brokered credentials' values, out of the store only now, for the helper's broker: in a
+    // memory file it reads once the sandbox's init runs, never an argument or a variable. The
+    // placeholders (not secret) apart, for the agent's variables.
+    platform::CredentialStore credentials(*layout, ctx.keyring_path().string());
+    auto stored = credentials.list();
+    if (!stored.ok()) return fail(stored.error());
+    std::vector<session::CredentialSecret> secrets;
+    std::map<std::string, std::string> placeholders;
+    for (const auto& c : ev->ir.secrets.credentials) {
+      auto it = std::find_if(stored->begin(), stored->end(), [&](const auto& s) { return s.name == c.name; });
+      if (it == stored->end()) return fail(refused("credential " + c.name + " is no longer stored"));
+      auto value = credentials.value(c.name);
+      if (!value.ok()) return fail(value.error());
+      secrets.push_back({c.name, it->entry.upstream, it->entry.placeholder, std::move(*value)});
+      placeholders[c.name] = it->entry.placeholder;
+    }
+    auto secrets_fd = memory_file("paddock-credentials", session::encode_credential_secrets(secrets));
+    if (!secrets_fd.ok()) return fail(secrets_fd.error());
+    auto placeholders_fd = memory_file("paddock-placeholders", session::encode_credential_placeholders(placeholders));
+    if (!placeholders_fd.ok()) return fail(placeholders_fd.error());
+    args.credentials_file = "/proc/self/fd/" + std::to_string(*secrets_fd);
+    args.placeholders_file = "/proc/self/fd/" + std::to_string(*placeholders_fd);
+  }
   args.ir_file = "/proc/self/fd/" + std::to_string(*ir_fd);
   args.record_session = true;
   args.plan_hash = hash;

@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "app/cli/run_duration.h"
+#include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 #include "platform/placeholders.h"
 
@@ -82,6 +83,13 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   in.publish = o.publish;
   in.host_ports = o.host_ports;
   in.environment = ctx.environment;
+  // Which credentials are stored (names and hosts, from the index; never a value): a declared
+  // credential is brokered only when it is (docs/credentials.md).
+  if (auto layout = ctx.layout(); layout.ok()) {
+    auto bound = platform::CredentialStore(*layout, ctx.keyring_path().string()).bindings();
+    if (!bound.ok()) return bound.error();
+    in.stored_credentials = std::move(*bound);
+  }
   in.placeholders = platform::live_placeholders(in.environment);
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();

@@ -293,6 +293,19 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
   m.push_back(fs(exact("secrets.inherited_credentials=deny",
                        "credential files and sockets outside the grants are not in the view")));
+  m.push_back(net(exact("secrets.credentials",
+                        "host-side credential broker: the agent gets a placeholder and a plain-HTTP "
+                        "endpoint on its own loopback; the broker, outside the sandbox, accepts only "
+                        "requests carrying the placeholder, writes the key into the upstream's header "
+                        "and sends the request over TLS verified against the system store to the one "
+                        "host the key was stored for. Every net mode, off included: the endpoint is a "
+                        "bound egress of its own, so the upstream need not be in the allowlist")));
+  m.push_back(net(exact("secrets.debug_upstreams",
+                        "test seam: the credential broker connects to these loopback addresses "
+                        "instead of the upstreams' (the IR is tainted); TLS is still verified for the "
+                        "upstream's name")));
+  m.push_back(net(exact("secrets.debug_upstream_ca",
+                        "test seam: the credential broker also trusts this CA file (the IR is tainted)")));
   m.push_back(exact("env.mode=allowlist", "environment built from scratch before exec"));
   m.push_back(exact("env.passed_names", "copied by name from the launch environment"));
   m.push_back(exact("env.set", "set by the helper before exec"));

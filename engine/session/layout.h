@@ -44,6 +44,12 @@ struct Layout {
   // Every agent's Paddock-owned state (docs/agents.md, "Where its state lives"): one directory
   // per agent and built-in profile, engine/session/agent_state_layout.h.
   std::string agent_state_root() const { return data_dir + "/agent-state"; }
+  // Brokered credentials (docs/credentials.md): the store's index (names, the host each is bound
+  // to, placeholders; never a value), the 0600 file of values where no secret service answers,
+  // and when each was last used (credential_records.h).
+  std::string credential_index() const { return config_dir + "/credentials.json"; }
+  std::string credential_file_store() const { return config_dir + "/credentials.secret.json"; }
+  std::string credential_use_file() const { return state_dir + "/credential-use.json"; }
 };
 
 // Fails (bad input) only when HOME is not an absolute path.

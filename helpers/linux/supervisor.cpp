@@ -277,6 +277,7 @@ class Supervisor {
   Supervisor(const SandboxSpec& spec, const SessionOptions& o, Clock::time_point t0, EventLog& events,
              HostSide& host, std::vector<platform::UniqueFd> published)
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), published_(std::move(published)), relay_(events),
+        credentials_(events, o.credentials),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
@@ -309,6 +310,7 @@ class Supervisor {
   std::vector<platform::UniqueFd> host_port_listeners_;
   std::unique_ptr<HostPortRelay> host_ports_;
   SessionRelay relay_;
+  CredentialRelay credentials_;
   ControlServer control_;
   SessionFiles files_;
   InitOutcome out_;
@@ -334,6 +336,13 @@ void Supervisor::read_init(InitChannel& init) {
     switch (absorb_init_message(out_, received->message)) {
       case InitAction::kNone: break;
       case InitAction::kStop: stop_requested_ = true; break;
+      case InitAction::kStartCredential:
+        if (!received->passed.valid() || !received->message.ok()) break;
+        if (auto s = credentials_.add_endpoint(received->message->message, std::move(received->passed)); !s) {
+          out_.setup_error = s.error().message;
+          stop_requested_ = true;
+        }
+        break;
       case InitAction::kStartRelay:
         if (!received->passed.valid()) break;
         if (auto s = relay_.start(std::move(received->passed), o_.egress); !s) {
@@ -417,7 +426,8 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o_.timeout_secs) deadline = t0_ + std::chrono::seconds(*o_.timeout_secs);
   while (!init_done_) {
-    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0},
+                               {credentials_.fd(), POLLIN, 0}};  // -1 (ignored by poll) without credentials
     control_.add_poll_fds(fds);
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
@@ -438,6 +448,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
       while (::read(sigfd, &si, sizeof si) == sizeof si)
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested_ = true;
     }
+    if (fds[3].revents) credentials_.on_readable();
     control_.handle(fds);
     events_.flush_due();
     if (fds[1].revents & POLLIN) init_done_ = true;
@@ -502,6 +513,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (forward_) forward_->stop();
   if (host_ports_) host_ports_->stop();
   relay_.stop();
+  credentials_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.
@@ -570,6 +582,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
     events_.emit(session::notice_event("warning", problem));
     report_error_line(problem);
   }
+  r.credentials = credentials_.usage();
+  if (!o_.credential_use_file.empty())
+    if (auto s = record_credential_use(o_.credential_use_file, r.credentials, o_.session_id); !s)
+      events_.emit(session::notice_event("warning", "the credentials' last use could not be recorded: " + s.error().message));
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
   return verdict.exit_code;

@@ -12,6 +12,7 @@
 
 #include "engine/ir.h"
 #include "engine/session/event.h"
+#include "helpers/linux/credential_relay.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -23,6 +24,8 @@ struct SessionOptions {
   std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
+  CredentialRelayOptions credentials;  // the brokered credentials (docs/credentials.md)
+  std::string credential_use_file;     // where their last use is recorded ("" = not recorded)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
   IrFs agent_state;  // the IR's fs: its agent_state_dir and agent_state (agent_state_layers.h)
   std::string home;  // the IR's home: ~ in the files the watched settings name
