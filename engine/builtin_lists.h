@@ -34,7 +34,8 @@ struct ListEntry {
   std::string agent;        // "" unless the entry is one agent's own (login, or configuration)
   std::string tool;         // what runs the file ("direnv", "VS Code"); "" when the list does not say
   bool files_only = false;
-  // Lists with effect "watch" only: the files' format (json | jsonc | toml) and the key paths that
+  // Lists with effect "watch" only: the files' format (json | jsonc | toml; text: the whole file;
+  // tree: a directory, every entry below it) and the key paths that
   // name host commands (engine/session/config_watch.h).
   std::string format;
   std::vector<std::string> keys;

@@ -60,6 +60,32 @@ struct WatchedConfig {
   auto operator<=>(const WatchedConfig& o) const { return path <=> o.path; }
 };
 
+// A setting Paddock writes into an agent's own settings in its Paddock-owned state at the start of
+// every session (docs/agents.md, "What Paddock sets in the agent's state"): keys set to a value
+// (the agent's nested sandbox turned off), or keys copied in from one of the user's own files
+// (MCP servers kept outside the agent's directory). The user's files are never written.
+struct AgentSetting {
+  std::string file;                         // absolute, inside an agent state root
+  std::string format;                       // json | toml
+  std::map<std::string, std::string> set;   // JSON pointer (RFC 6901) -> the value as JSON text
+  std::string import_from;                  // absolute, "" for none: a file of the user's
+  std::vector<std::string> import_keys;     // JSON pointers into import_from
+  std::string why;                          // one sentence for the user
+  bool operator==(const AgentSetting&) const = default;
+  auto operator<=>(const AgentSetting& o) const { return file <=> o.file; }
+};
+
+// One of the agent's own directories in own-state mode (docs/agents.md): the sandbox sees an
+// overlay whose lowest layer is the user's directory (read-only, never written) and whose writes
+// are kept in the agent's Paddock-owned state (fs.agent_state_dir) for its next Paddock session.
+struct AgentStateRoot {
+  std::string path;                     // a write root
+  std::vector<std::string> hidden;      // absolute paths below path whose host entries are never shown
+  std::vector<AgentSetting> settings;   // sorted by file
+  bool operator==(const AgentStateRoot&) const = default;
+  auto operator<=>(const AgentStateRoot& o) const { return path <=> o.path; }
+};
+
 struct IrFs {
   std::vector<std::string> write_roots;  // read + write (+ exec)
   std::vector<std::string> read_roots;   // read (+ exec), never write
@@ -74,6 +100,14 @@ struct IrFs {
   // are held in the session's overlay until the user applies them: docs/review.md); every other
   // one is written directly. Always a subset of write_roots.
   std::vector<std::string> review_roots;
+  // Own agent state (docs/agents.md): where the selected agent's Paddock-owned state is kept
+  // ("" without one: $XDG_DATA_HOME/paddock/agent-state/<agent>/<profile>), and its directories,
+  // each a write root shown as an overlay over the user's own. Never in review_roots.
+  std::string agent_state_dir;
+  std::vector<AgentStateRoot> agent_state;
+  // filesystem.agent_state: shared: the agent's directories written directly, by the user's
+  // explicit choice; each is a write root, and its settings are watched (watched_configs).
+  std::vector<std::string> shared_agent_dirs;
   bool operator==(const IrFs&) const = default;
 };
 

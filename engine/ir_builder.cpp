@@ -56,6 +56,8 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (!l.credentials.empty()) return lock_error(l.credentials.front().name.at, lock_at_, "declare brokered credentials");
   if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
   if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
+  if (l.agent_state && *l.agent_state == "shared")
+    return lock_error(l.agent_state_at, lock_at_, "let the agent write your own agent directories (agent_state: shared)");
   if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
     return lock_error(l.net_mode_at, lock_at_, "change the network mode");
   for (int i = 0; i < kLimitCount; ++i) {
@@ -84,7 +86,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false, {}});
   for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false, {}});
   for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false, {}});
-  for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
+  for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}, true});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());
   host_ports_.insert(host_ports_.end(), l.host_ports.begin(), l.host_ports.end());
@@ -107,6 +109,19 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& c : l.credentials) merge_credential(c);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
   if (l.review.value_or(false) && !review_) review_ = l.review_at;
+  if (l.agent_state) {
+    // Shared widens (the agent writes the user's real directories): only the user's own tiers
+    // may choose it. Own only narrows, so any tier may insist on it, and it wins.
+    if (*l.agent_state == "shared") {
+      if (l.tier != kTierSystem && l.tier != kTierUser && l.tier != kTierCliFile)
+        return error_at(ErrorCode::kPolicyBlocked, l.agent_state_at.pos(),
+                        "tier " + l.tier + " may not set filesystem.agent_state: shared (only the system, user or a "
+                        "--policy file may let the agent write your own agent directories)");
+      agent_state_shared_ = l.agent_state_at;
+    } else if (!agent_state_own_) {
+      agent_state_own_ = l.agent_state_at;
+    }
+  }
   if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
     protected_agent_config_ = true;
     if (auto s = add_agent_config_protection(l.protect_agent_config_at); !s.ok()) return s;
@@ -197,6 +212,10 @@ Status IrBuilder::add_agent_config_protection(const Origin& at_key) {
 }
 
 Status IrBuilder::apply_list_rules() {
+  // Every agent's stored login, before the opt-in below lifts the selected agent's: in own agent
+  // state the user's copies of them are hidden whatever the opt-in says (add_agent_state).
+  for (const auto& r : paths_)
+    if (r.list == "agent-logins") login_paths_.insert(login_paths_.end(), r.resolved.begin(), r.resolved.end());
   for (auto& r : paths_) {
     // The selected agent's own stored login: readable and writable in its own session under
     // the opt-in (its data directory grants it), masked otherwise; never another agent's.
@@ -397,6 +416,7 @@ void IrBuilder::record_adds(const Layer& l) {
   if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
   if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
   if (l.review) a["filesystem.review"] = *l.review;
+  if (l.agent_state) a["filesystem.agent_state"] = *l.agent_state;
   adds_[l.file] = std::move(a);
 }
 
@@ -406,6 +426,8 @@ Status IrBuilder::add_review_roots() {
   // the review (docs/review.md). An overlay holds a directory; a file granted on its own cannot
   // be held, so the session is refused rather than let it be written directly.
   for (const auto& w : ir_.fs.write_roots) {
+    // The agent's own state is held already, and reviewed with `paddock agent-state diff`.
+    if (own_agent_state_root(w)) continue;
     std::error_code ec;
     const auto st = ctx_.paths->symlink_status(w, ec);
     if (!ec && st.type() != fs::file_type::directory)
@@ -456,6 +478,7 @@ Result<Built> IrBuilder::finish() {
   if (auto s = add_sockets(); !s.ok()) return s.error();
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
+  if (auto s = add_agent_state(); !s.ok()) return s.error();
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
   if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();

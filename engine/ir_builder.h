@@ -28,6 +28,7 @@ struct PathRequest {
   std::string list;                   // the built-in list it came from ("" = written in a layer)
   bool files_only = false;            // the list entry matches files, not directories
   std::string agent;                  // the list entry is this agent's own login ("" = none)
+  bool agent_state = false;           // one of the agent preset's agent.state_dirs
 };
 
 
@@ -74,6 +75,10 @@ class IrBuilder {
   Status add_watched_configs();
   // filesystem.review: every write root in review mode (IrFs::review_roots).
   Status add_review_roots();
+  // The agent's own directories (agent.state_dirs): own state (fs.agent_state, the default) or,
+  // by the user's choice, shared (fs.shared_agent_dirs). ir_builder_agent_state.cpp.
+  Status add_agent_state();
+  bool own_agent_state_root(const std::string& path) const;
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();
@@ -133,6 +138,9 @@ class IrBuilder {
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;
   std::optional<Origin> review_;  // the first tier that asked for review mode
+  // filesystem.agent_state: the first tier that said own, and the last trusted one that said shared.
+  std::optional<Origin> agent_state_own_, agent_state_shared_;
+  std::vector<std::string> login_paths_;  // every agent's stored logins (agent-logins), resolved
   // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
   // others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;

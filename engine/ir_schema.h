@@ -155,6 +155,25 @@ struct Schema<WatchedConfig> {
 };
 
 template <>
+struct Schema<AgentSetting> {
+  static constexpr auto fields = std::make_tuple(
+      field("file", &AgentSetting::file, no_enforcement),
+      field("format", &AgentSetting::format, no_enforcement),
+      field("set", &AgentSetting::set, no_enforcement),
+      field("import_from", &AgentSetting::import_from, no_enforcement),
+      field("import_keys", &AgentSetting::import_keys, no_enforcement),  // sorted by the builder
+      field("why", &AgentSetting::why, no_enforcement));
+};
+
+template <>
+struct Schema<AgentStateRoot> {
+  static constexpr auto fields = std::make_tuple(
+      field("path", &AgentStateRoot::path, no_enforcement),
+      field("hidden", &AgentStateRoot::hidden, no_enforcement),      // sorted by the builder
+      field("settings", &AgentStateRoot::settings, no_enforcement));  // sorted by the builder
+};
+
+template <>
 struct Schema<BrokeredCredential> {
   static constexpr auto fields = std::make_tuple(
       field("name", &BrokeredCredential::name, no_enforcement),
@@ -182,7 +201,10 @@ struct Schema<IrFs> {
       field("mount_semantics", &IrFs::mount_semantics, by_value),
       field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet),
       field("watched_configs", &IrFs::watched_configs, when_set, kSet),
-      field("review_roots", &IrFs::review_roots, when_set, kSet));
+      field("review_roots", &IrFs::review_roots, when_set, kSet),
+      field("agent_state_dir", &IrFs::agent_state_dir, enforced_by("fs.agent_state")),
+      field("agent_state", &IrFs::agent_state, when_set, kSet),
+      field("shared_agent_dirs", &IrFs::shared_agent_dirs, when_set, kSet));
 };
 
 template <>

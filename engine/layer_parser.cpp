@@ -1,5 +1,6 @@
 // YAML -> Layer. Strict: unknown keys, duplicate keys, wrong types and bad enum values are
 // errors naming file:line:column, the key and what is allowed. yaml-cpp marks are 0-based.
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -117,6 +118,7 @@ class Parser {
   }
 
   Result<Layer> parse(const YAML::Node& root);
+  Status parse_agent_setting(const YAML::Node& n, const std::string& key, Layer& l) const;
 
  private:
   Status parse_when(const YAML::Node& n, Layer& l) const;
@@ -169,7 +171,8 @@ Status Parser::parse_when(const YAML::Node& n, Layer& l) const {
 
 Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   PADDOCK_TRY(map(n, "filesystem", {"allow_write", "allow_read", "deny", "deny_write", "deny_preset",
-                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config", "review"}));
+                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config", "review",
+                                    "agent_state"}));
   if (n["allow_write"]) PADDOCK_TRY_ASSIGN(l.allow_write, strings(n["allow_write"], "filesystem.allow_write"));
   if (n["allow_read"]) PADDOCK_TRY_ASSIGN(l.allow_read, strings(n["allow_read"], "filesystem.allow_read"));
   if (n["deny"]) PADDOCK_TRY_ASSIGN(l.deny, strings(n["deny"], "filesystem.deny"));
@@ -191,6 +194,12 @@ Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   if (n["review"]) {
     PADDOCK_TRY_ASSIGN(l.review, boolean(n["review"], "filesystem.review"));
     l.review_at = origin(n["review"], "filesystem.review");
+  }
+  if (const auto a = n["agent_state"]) {
+    if (!a.IsScalar() || (a.Scalar() != "own" && a.Scalar() != "shared"))
+      return fail(a, "filesystem.agent_state", "expected own or shared");
+    l.agent_state = a.Scalar();
+    l.agent_state_at = origin(a, "filesystem.agent_state");
   }
   return {};
 }
@@ -290,7 +299,8 @@ Status Parser::parse_limits(const YAML::Node& n, Layer& l) const {
 }
 
 Status Parser::parse_agent(const YAML::Node& n, Layer& l) const {
-  PADDOCK_TRY(map(n, "agent", {"data_dir", "default_net", "credential_env", "state_dirs", "env"}));
+  PADDOCK_TRY(map(n, "agent", {"data_dir", "default_net", "credential_env", "state_dirs", "env", "hidden_state",
+                               "settings"}));
   l.agent.present = true;
   if (!n["data_dir"]) return fail(n, "agent.data_dir", "missing (the agent's data directory, e.g. ~/.claude)");
   auto d = scalar(n["data_dir"], "agent.data_dir", "a path");
@@ -321,6 +331,63 @@ Status Parser::parse_agent(const YAML::Node& n, Layer& l) const {
       l.agent.env.emplace_back(k, Item{*v, origin(it->second, key)});
     }
   }
+  if (n["hidden_state"]) PADDOCK_TRY_ASSIGN(l.agent.hidden_state, strings(n["hidden_state"], "agent.hidden_state"));
+  if (const auto st = n["settings"]) {
+    if (!st.IsSequence()) return fail(st, "agent.settings", "expected a list of {file, format, set | import_from, why}");
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      const std::string key = "agent.settings[" + std::to_string(i) + "]";
+      PADDOCK_TRY(parse_agent_setting(st[i], key, l));
+    }
+  }
+  return {};
+}
+
+// One entry of agent.settings (docs/agents.md, "Its own sandbox"). Keys are JSON pointers
+// (RFC 6901) so that a key holding dots or slashes (a project's path) is one key.
+Status Parser::parse_agent_setting(const YAML::Node& n, const std::string& key, Layer& l) const {
+  PADDOCK_TRY(map(n, key, {"file", "format", "set", "import_from", "import_keys", "why"}));
+  Layer::Agent::Setting s;
+  if (!n["file"] || !n["format"] || !n["why"]) return fail(n, key, "needs file, format and why");
+  auto file = scalar(n["file"], key + ".file", "a path");
+  if (!file.ok()) return file.error();
+  s.file = Item{*file, origin(n["file"], key + ".file")};
+  auto format = scalar(n["format"], key + ".format", "json or toml");
+  if (!format.ok()) return format.error();
+  if (*format != "json" && *format != "toml") return fail(n["format"], key + ".format", "expected json or toml");
+  s.format = *format;
+  auto why = scalar(n["why"], key + ".why", "a sentence");
+  if (!why.ok()) return why.error();
+  s.why = *why;
+  const auto pointer_ok = [](const std::string& p) { return !p.empty() && p[0] == '/'; };
+  if (const auto set = n["set"]) {
+    if (!set.IsMap()) return fail(set, key + ".set", "expected a mapping /json/pointer: value");
+    for (auto it = set.begin(); it != set.end(); ++it) {
+      const std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (!pointer_ok(k)) return fail(it->first, key + ".set", "a key is a JSON pointer starting with /");
+      if (!it->second.IsScalar()) return fail(it->second, key + ".set." + k, "expected a scalar value");
+      // The value as JSON: true, false, an integer, or a string.
+      const std::string& v = it->second.Scalar();
+      std::string value;
+      if (it->second.Tag() != "!" && (v == "true" || v == "false")) value = v;
+      else if (it->second.Tag() != "!" && !v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() < 18) value = v;
+      else value = nlohmann::json(v).dump();
+      s.set.emplace_back(k, Item{value, origin(it->second, key + ".set." + k)});
+    }
+  }
+  if (n["import_from"]) {
+    auto from = scalar(n["import_from"], key + ".import_from", "a path");
+    if (!from.ok()) return from.error();
+    s.import_from = Item{*from, origin(n["import_from"], key + ".import_from")};
+    if (!n["import_keys"]) return fail(n, key + ".import_keys", "missing (the JSON pointers to copy)");
+    PADDOCK_TRY_ASSIGN(s.import_keys, strings(n["import_keys"], key + ".import_keys"));
+    for (const auto& k : s.import_keys)
+      if (!pointer_ok(k.text)) return bad_input(k.at.where() + ": key '" + k.at.key + "': a JSON pointer starting with /");
+    if (s.format != "json") return fail(n["import_from"], key + ".import_from", "only a json file imports keys");
+  } else if (n["import_keys"]) {
+    return fail(n["import_keys"], key + ".import_keys", "needs import_from");
+  }
+  if (s.set.empty() && !s.import_from) return fail(n, key, "needs set or import_from");
+  l.agent.settings.push_back(std::move(s));
   return {};
 }
 

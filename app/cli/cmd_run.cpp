@@ -206,6 +206,10 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
               << "); to let its session use them, set environment.agent_credentials: true in "
               << user_policy_path(*in) << " or a --policy file (docs/agents.md)\n";
   }
+  // What Paddock set in the agent's own settings (its nested sandbox off), in one plain line each.
+  for (const auto& a : ev->ir.fs.agent_state)
+    for (const auto& setting : a.settings)
+      if (!setting.set.empty()) std::cerr << "paddock: " << setting.why << "\n";
   if (!ev->ir.taint.empty() && !f.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));

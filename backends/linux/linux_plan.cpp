@@ -86,7 +86,9 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   };
   for (const std::string& r : fs.write_roots) {
     const bool review = std::find(fs.review_roots.begin(), fs.review_roots.end(), r) != fs.review_roots.end();
-    grant(review ? MountOp::kOverlay : MountOp::kBindRw, r);
+    const bool state = std::any_of(fs.agent_state.begin(), fs.agent_state.end(),
+                                   [&](const AgentStateRoot& a) { return a.path == r; });
+    grant(state ? MountOp::kAgentState : review ? MountOp::kOverlay : MountOp::kBindRw, r);
   }
   for (const std::string& r : fs.read_roots) {
     // The IR never lists a path in both; if it did, write already includes read.
@@ -320,6 +322,7 @@ const char* to_string(MountOp op) {
     case MountOp::kBindRo: return "bind_ro";
     case MountOp::kBindRw: return "bind_rw";
     case MountOp::kOverlay: return "overlay";
+    case MountOp::kAgentState: return "agent_state";
     case MountOp::kProtectDir: return "protect_dir";
     case MountOp::kProtectFile: return "protect_file";
     case MountOp::kProtectAbsentDir: return "protect_absent_dir";
@@ -434,6 +437,16 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   for (const std::string& r : ir.fs.review_roots)
     if (std::find(ir.fs.write_roots.begin(), ir.fs.write_roots.end(), r) == ir.fs.write_roots.end())
       return refused("fs.review_roots: " + r + " is not a write root; nothing was run");
+  // The agent's own state is kept per agent in a directory the helper prepares; each of its roots
+  // is a write root shown as an overlay, never also held for review.
+  for (const AgentStateRoot& a : ir.fs.agent_state) {
+    if (std::find(ir.fs.write_roots.begin(), ir.fs.write_roots.end(), a.path) == ir.fs.write_roots.end())
+      return refused("fs.agent_state: " + a.path + " is not a write root; nothing was run");
+    if (std::find(ir.fs.review_roots.begin(), ir.fs.review_roots.end(), a.path) != ir.fs.review_roots.end())
+      return refused("fs.agent_state: " + a.path + " is also a review root; nothing was run");
+    if (ir.fs.agent_state_dir.empty() || ir.fs.agent_state_dir[0] != '/')
+      return refused("fs.agent_state: no directory to keep the agent's state in; nothing was run");
+  }
   // Forwarded by the helper from the host's loopback (helpers/linux/port_forward.h).
   p.publish = ir.egress.publish;
   p.credentials = credential_plans(ir);

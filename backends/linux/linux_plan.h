@@ -38,6 +38,11 @@ enum class MountOp {
                        //   lower layer is source (read-only) and whose upper and work directories
                        //   the helper makes in the session's directory (the n-th overlay step of the
                        //   plan: review/<n>/), so that nothing the agent writes reaches the host
+  kAgentState,         // one of the agent's own directories (fs.agent_state): an overlay at
+                       //   target, nosuid, nodev, whose lowest layer is source (the user's own
+                       //   directory, read-only; an empty directory where the user has none) and
+                       //   whose other layers are the agent's Paddock-owned state, which the helper
+                       //   prepares (helpers/linux/agent_state_layers.h, docs/agents.md)
   kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an

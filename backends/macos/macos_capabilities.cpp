@@ -50,6 +50,14 @@ std::vector<FieldCapability> macos_capability_matrix() {
                           "overlay file system without a kernel extension), so the agent's writes would reach the "
                           "project directly; review mode is refused on macOS: run without --review or "
                           "filesystem.review"));
+  m.push_back(unsupported("fs.agent_state",
+                          "the macOS helper has no copy-on-write layer to show the agent its own directory over yours, "
+                          "so its writes would reach your agent directory; set filesystem.agent_state: shared in "
+                          "your own policy to let it write your directory (docs/agents.md)"));
+  m.push_back(partial("fs.shared_agent_dirs", "the agent's directories are write grants",
+                      "the agent writes your own agent directory, which your agent CLI reads outside Paddock, and "
+                      "the macOS helper does not compare what it wrote (fs.watched_configs): review the files "
+                      "of the agent-config list (docs/credentials.md) after a session"));
   m.push_back(partial("fs.watched_configs", "filesystem.protect_agent_config, when set (Seatbelt deny file-write*)",
                       "the macOS helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; set "

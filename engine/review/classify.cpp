@@ -116,7 +116,9 @@ bool Classifier::is_index(const std::string& path) {
 
 Classifier::Classifier(ClassifyContext ctx) : ctx_(std::move(ctx)) {
   const auto expand = [&](std::string p) {
-    if (p.rfind("$PROJECT", 0) == 0) p = ctx_.project + p.substr(8);
+    // Without a project (the agent-state review) a $PROJECT pattern matches nothing: expanded
+    // with "" it would start at / and match every path.
+    if (p.rfind("$PROJECT", 0) == 0) p = ctx_.project.empty() ? std::string() : ctx_.project + p.substr(8);
     else if (p.rfind("$HOME", 0) == 0) p = ctx_.home + p.substr(5);
     else if (p.rfind("~/", 0) == 0) p = ctx_.home + p.substr(1);
     while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -223,6 +225,13 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
     if (!c.root.empty() && p == c.root) break;
     p = slash == 0 ? std::string_view("/") : p.substr(0, slash);
   }
+  if (facts && !facts->changed_keys.empty()) {
+    std::string keys;
+    for (const auto& k : facts->changed_keys) keys += (keys.empty() ? "" : ", ") + k;
+    add("host-executed-keys", "changes " + keys + ": the agent's CLI on your machine runs what these name, outside Paddock");
+  }
+  if (facts && !facts->named_by.empty())
+    add("named-by-setting", "named by " + facts->named_by + ": the agent's CLI on your machine runs it, outside Paddock");
   if (c.after.type == EntryType::kFile && (c.after.mode & 0111) != 0 &&
       (c.before.type != EntryType::kFile || (c.before.mode & 0111) == 0) && git_dir.empty())
     add("new-executable", "a file that becomes executable: a tool, hook or script on the host may run it", {},

@@ -19,7 +19,7 @@
 namespace paddock::review {
 
 struct ClassifyContext {
-  std::string project;  // $PROJECT of the lists' patterns (canonical)
+  std::string project;  // $PROJECT of the lists' patterns (canonical; "": those patterns match nothing)
   std::string home;     // ~ and $HOME
   const BuiltinList* tool_executed = nullptr;  // effect deny_write: files the user's tools run
   const BuiltinList* agent_config = nullptr;   // effect watch: the agents' settings naming commands
@@ -41,6 +41,11 @@ struct ChangeFacts {
   // that changed during the session. Set, the agent-config rule flags the file only when one
   // did (a state file the agent rewrites at every start is not a finding); unset, any change is.
   std::optional<std::vector<std::string>> agent_config_keys;
+  // An agent's settings file (the agent-config list): the keys naming host commands that differ.
+  std::vector<std::string> changed_keys;
+  // A file an agent's settings name (a hook's script, the status line's command): "statusLine in
+  // /home/u/.claude/settings.json". The agent-state review computes both.
+  std::string named_by;
 };
 
 class Classifier {

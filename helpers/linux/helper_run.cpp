@@ -189,6 +189,9 @@ int helper_run_main(int argc, char** argv) {
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
+  opt.home = ir->meta.home;
+  opt.agent_state.agent_state_dir = ir->fs.agent_state_dir;
+  opt.agent_state.agent_state = ir->fs.agent_state;
   if (!spec.plan.credentials.empty()) {
     // The placeholders now (not secret: the agent's variables carry them); the values only once
     // the sandbox's init runs (credential_relay.h).

@@ -26,6 +26,7 @@
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
 #include "helpers/linux/agent_config_watch.h"
+#include "helpers/linux/agent_state_layers.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/host_ports.h"
@@ -117,15 +118,31 @@ struct HostSide {
   AgentConfigWatch configs;
   // Review mode: the overlays' upper and work directories in the session's directory.
   ReviewLayers review;
+  // The agent's own state: this session's layers and the state's locks (docs/agents.md).
+  AgentStateLayers agent_state;
+  // Every overlay step's directories in plan order (review roots and agent directories).
+  std::vector<OverlayDirs> overlays;
 };
 
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs), {}};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs, o.home), {}, {}, {}};
   auto review = ReviewLayers::prepare(plan.mounts, o.session_dir);
   if (!review) return review.error();
   host.review = std::move(*review);
+  auto state = AgentStateLayers::prepare(o.agent_state, plan.mounts, o.session_id);
+  if (!state) return state.error();
+  host.agent_state = std::move(*state);
+  // Init takes the overlays' directories in plan order, whichever kind each step is.
+  std::size_t next_review = 0, next_state = 0;
+  for (const auto& m : plan.mounts) {
+    if (m.op == linux_backend::MountOp::kOverlay && next_review < host.review.dirs().size())
+      host.overlays.push_back(host.review.dirs()[next_review++]);
+    if (m.op == linux_backend::MountOp::kAgentState && next_state < host.agent_state.dirs().size())
+      host.overlays.push_back(host.agent_state.dirs()[next_state++]);
+  }
+  for (const auto& p : host.agent_state.problems()) report_error_line(p);
   const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
@@ -523,6 +540,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (o_.audit)
     o_.audit->finish({o_.session_id, o_.session_dir, o_.resources_dir, o_.layout ? &*o_.layout : nullptr}, events_,
                      config_changes, out_.attested);
+  // The agent's writes to its own directories go into its state (committed now, unless another
+  // session of the agent still runs: then the last one to end commits them).
+  if (const std::string e = host_.agent_state.finish(); !e.empty())
+    report_error_line("the agent's writes stay in this session's layer, to be kept by its next session: " + e);
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -633,7 +654,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ~Unmap() { ::munmap(p, sizeof(long)); }
   } unmap{shared};
 
-  auto init = start_init(spec, host->leaf, *channels, prepared, host->review.dirs(), reaped, old_mask);
+  auto init = start_init(spec, host->leaf, *channels, prepared, host->overlays, reaped, old_mask);
   if (!init) return fail_session(o, kRefusedExit, init.error().message);
   const pid_t pid = init->pid;
   host->prepared_trees.clear();

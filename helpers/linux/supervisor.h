@@ -36,6 +36,8 @@ struct SessionOptions {
   std::shared_ptr<SessionAudit> audit;
   std::optional<session::Layout> layout;
   std::string resources_dir;
+  IrFs agent_state;  // the IR's fs: its agent_state_dir and agent_state (agent_state_layers.h)
+  std::string home;  // the IR's home: ~ in the files the watched settings name
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
   // (the bytes the helper read and verified; see --record-session).
