@@ -7,7 +7,7 @@
 # host the policy does not list, set with the agent's own base-URL setting where it has one)
 # rather than crashing on a read-only or missing directory; what the first session wrote in the
 # agent's own directories is kept in its Paddock-owned state and there for the second, and the
-# user's own directories stay as they were. All of it as root and again as uid 65534.
+# user's own directory stays byte for byte as it was. All of it as root and again as uid 65534.
 # Claude Code and Codex also run against a fake model API whose tool call probes the sandbox.
 # Usage: real_agents_test.sh PADDOCK_BIN SOURCE_DIR WORK_DIR. Exit 77 = skipped (npm unreachable).
 set -uo pipefail
@@ -91,6 +91,9 @@ YAML
   extra_env=(ANTHROPIC_API_KEY=sk-ant-paddock-test OPENAI_API_KEY=sk-paddock-test GEMINI_API_KEY=paddock-test
              COPILOT_GITHUB_TOKEN=github_pat_paddock_test ANTHROPIC_BASE_URL=https://model.paddock.test
              OPENAI_BASE_URL=https://model.paddock.test/v1 GOOGLE_GEMINI_BASE_URL=https://model.paddock.test)
+  # The user's own ~/$state as the agent CLI outside Paddock would read it, before the sessions.
+  local user_before; user_before="$(cd "$home" && find "$state" -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+    find "$state" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)"
   # Session 1: the prompt. Agents retry a refused model host with backoff (Codex waits for the
   # network indefinitely): the wall-time limit ends those, and the run counts when the broker
   # refused the request and nothing crashed.
@@ -112,8 +115,10 @@ YAML
   # own state"), never in the user's own ~/$state, which the agent CLI outside Paddock reads.
   local kept="$home/.local/share/paddock/agent-state/$agent/default/review"
   [ -n "$(find "$kept" -type f 2>/dev/null | head -n 1)" ] || fail "nothing kept in its Paddock state after a session"
-  [ -z "$(find "$home/$state" -mindepth 1 2>/dev/null | head -n 1)" ] ||
-    { fail "the session wrote into the user's own ~/$state:"; find "$home/$state" -mindepth 1 | head; }
+  local user_after; user_after="$(cd "$home" && find "$state" -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+    find "$state" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)"
+  [ "$user_before" = "$user_after" ] ||
+    { fail "the session changed the user's own ~/$state:"; diff <(echo "$user_before") <(echo "$user_after") | head; }
   # Session 2 starts on what the first one kept (locks and temp files are the agent's to remove).
   find "$kept" -type f ! -name '*.lock' ! -path '*/tmp/*' | sort >"$dir/state1"
   in_empty_netns run --agent "$agent" --project "$project" --timeout 120s -- "$cmd" --help >"$out" 2>&1
