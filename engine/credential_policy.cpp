@@ -116,7 +116,8 @@ void IrBuilder::merge_credential(const Layer::Credential& c) {
   if (c.scheme) m.scheme = c.scheme;
   if (c.basic_user) m.basic_user = c.basic_user;
   for (const auto& [var, value] : c.env) {
-    auto e = std::find_if(m.env.begin(), m.env.end(), [&](const auto& p) { return p.first == var; });
+    const std::string& name = var;  // clang 14 (the fuzz build) cannot capture a structured binding in a lambda
+    auto e = std::find_if(m.env.begin(), m.env.end(), [&](const auto& p) { return p.first == name; });
     if (e == m.env.end()) m.env.emplace_back(var, value);
     else e->second = value;
   }

@@ -111,7 +111,8 @@ Status IrBuilder::add_agent_state() {
   std::set<std::string> agent_config;
   for (const auto& r : paths_)
     if (r.list == "agent-config") agent_config.insert(r.resolved.begin(), r.resolved.end());
-  for (const auto& [d, at] : dirs) {
+  for (const auto& [dir, at] : dirs) {
+    const std::string& d = dir;  // lambdas below capture it: clang 14 cannot capture a structured binding
     AgentStateRoot r;
     r.path = d;
     for (const auto& h : hidden)

@@ -68,6 +68,22 @@ const std::set<std::string>& bookkeeping_files() {
   return files;
 }
 
+// Whether git itself could read a top-level entry of its directory by this name: the names
+// gitrepository-layout(5) documents (and their locks), and every all-capitals state file
+// (FETCH_HEAD, BISECT_LOG, ...) in case a git version adds one. Any other name (OpenCode keeps its
+// project id in .git/opencode) is a file git never opens, so it is data like the index.
+bool git_reads_top_level(const std::string& name) {
+  static const std::set<std::string> names = {
+      "objects", "refs", "packed-refs", "HEAD", "config", "config.worktree", "branches", "hooks", "common",
+      "index", "info", "remotes", "logs", "shallow", "commondir", "gitdir", "modules", "worktrees",
+      "description", "rr-cache", "rebase-merge", "rebase-apply", "sequencer", "reftable", "lost-found",
+      "gitk.cache", "fsmonitor--daemon", "fsmonitor--daemon.ipc", "sparse-checkout", "filter-branch"};
+  std::string base = name;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".lock") == 0) base.resize(base.size() - 5);
+  if (names.count(base) || base.rfind("sharedindex.", 0) == 0) return true;
+  return std::all_of(base.begin(), base.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+}
+
 // Why git metadata other than objects, refs and bookkeeping needs its own confirmation.
 std::string metadata_why(const std::string& rest) {
   const auto under = [&](const char* dir) { return rest == dir || rest.rfind(std::string(dir) + "/", 0) == 0; };
@@ -104,6 +120,7 @@ GitRole Classifier::git_role(const std::string& path, ChangeKind kind) {
   if (rest.rfind("refs/", 0) == 0) return removed ? GitRole::kMetadata : GitRole::kRef;
   if (rest.rfind("logs/", 0) == 0) return GitRole::kBookkeeping;
   if (bookkeeping_files().count(rest) || (is_nested_index(rest) && !removed)) return GitRole::kBookkeeping;
+  if (!git_reads_top_level(rest.substr(0, rest.find('/')))) return GitRole::kBookkeeping;
   return GitRole::kMetadata;
 }
 

@@ -176,8 +176,10 @@ class AgentStateTest : public QObject {
       QVERIFY2(claude.count(env.home + f), f);
   }
 
-  // Project-level agent configuration is kept from the agent the same way for every agent: each
-  // agent's directory also where the project has none yet.
+  // Project-level agent configuration is kept from the agent the same way whichever agent runs:
+  // each agent's directory also where the project has none yet, except OpenCode's .opencode, which
+  // an empty placeholder would stop OpenCode from starting with (it writes a .gitignore into every
+  // .opencode it finds): a new one is reported when the session ends, as a new .mcp.json is.
   void every_agents_project_configuration_is_protected_the_same_way() {
     EngineEnv env;
     for (const char* agent : {"claude-code", "codex", "gemini-cli", "opencode"}) {
@@ -187,18 +189,20 @@ class AgentStateTest : public QObject {
       for (const char* d : {"/.claude", "/.codex", "/.gemini", "/.opencode"}) {
         bool held = false;
         for (const auto& w : e.ir.fs.deny_write) held = held || (w.path == env.project + d && w.kind == PathKind::kAbsentDir);
-        QVERIFY2(held, (std::string(agent) + ": " + d).c_str());
+        QVERIFY2(held == (std::string(d) != "/.opencode"), (std::string(agent) + ": " + d).c_str());
       }
     }
     env.write(env.project + "/sub/.codex/config.toml", "sandbox_mode = \"danger-full-access\"\n");
     env.write(env.project + "/.mcp.json", "{}");
+    env.write(env.project + "/.opencode/plugin/p.js", "");
     const auto e = eval_ok(env.inputs());
-    bool sub = false, mcp = false;
+    bool sub = false, mcp = false, opencode = false;
     for (const auto& w : e.ir.fs.deny_write) {
       sub = sub || w.path == env.project + "/sub/.codex";
       mcp = mcp || w.path == env.project + "/.mcp.json";
+      opencode = opencode || w.path == env.project + "/.opencode";
     }
-    QVERIFY(sub && mcp);
+    QVERIFY(sub && mcp && opencode);
   }
 
   void an_unknown_agent_state_value_is_an_error_with_its_position() {

@@ -505,10 +505,12 @@ class RunSessionTest : public QObject {
              events.c_str());
   }
 
-  // An agent preset's data directory is writable, and with it the settings whose commands the
-  // agent's CLI runs on the host: a hook the agent adds is named when its session ends, on stderr
-  // and under the session in `paddock sessions` each time; a session that leaves it alone has no
-  // such line; filesystem.protect_agent_config keeps the file read-only instead.
+  // With agent_state: shared (the user's explicit choice; own state, the default, keeps the agent's
+  // writes out of the user's directory: tests/helpers/linux/helper_agent_state_test.cpp) the agent preset's
+  // data directory is writable, and with it the settings whose commands the agent's CLI runs on
+  // the host: a hook the agent adds is named when its session ends, on stderr and under the
+  // session in `paddock sessions` each time; a session that leaves it alone has no such line;
+  // filesystem.protect_agent_config keeps the file read-only instead.
   void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out_data() { add_uid_rows(); }
   void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out() {
     setup_row();
@@ -516,8 +518,10 @@ class RunSessionTest : public QObject {
     const std::string before = R"({"theme":"dark"})";
     fs::create_directories(h_.home + "/.claude");
     put(settings, before);
+    put(h_.root + "/shared.yaml", "version: 1\nfilesystem: {agent_state: shared}\n");
     chown_all();
-    const std::vector<std::string> claude = {"run", "--agent", "claude-code", "--net", "off", "--", "sh", "-c"};
+    const std::vector<std::string> claude = {"run", "--agent", "claude-code", "--net", "off", "--policy",
+                                             h_.root + "/shared.yaml", "--", "sh", "-c"};
     auto with = [&](const std::string& script) {
       std::vector<std::string> a = claude;
       a.push_back(script);

@@ -95,6 +95,22 @@ class ClassifyTest : public QObject {
     }
   }
 
+  // A file git never opens (OpenCode's project id in .git/opencode) is data; every name git does
+  // read stays flagged, and so does any all-capitals state file a git version may add.
+  void a_file_git_never_opens_in_its_directory_is_not_flagged_and_every_name_git_reads_is() {
+    for (const char* p : {".git/opencode", ".git/some-tool/cache.json"}) {
+      const Change c = one(file(p));
+      QVERIFY2(c.flags.empty(), p);
+      QVERIFY2(c.git == GitRole::kBookkeeping, p);
+    }
+    for (const char* p : {".git/config", ".git/config.lock", ".git/hooks/pre-commit", ".git/info/attributes",
+                          ".git/commondir", ".git/remotes/origin", ".git/branches/x", ".git/shallow",
+                          ".git/NEW_STATE_HEAD", ".git/modules/m/config", ".git/worktrees/w/gitdir"}) {
+      const Change c = one(file(p));
+      QVERIFY2(has(c, "git-metadata"), p);
+    }
+  }
+
   void removing_history_is_flagged() {
     QVERIFY(has(one(file(".git/refs/heads/feature", ChangeKind::kDeleted)), "removes-history"));
     QVERIFY(has(one(file(".git/objects/ab/" + std::string(38, 'c'), ChangeKind::kDeleted)), "removes-history"));
