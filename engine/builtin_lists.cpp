@@ -117,32 +117,38 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     const std::string where = file + ": entries[" + std::to_string(i) + "]";
     const json& e = entries[i];
     if (auto s = only_keys(where, e,
-                           watch ? std::set<std::string>{"group", "paths", "why", "agent", "format", "keys", "state_file"}
-                                 : std::set<std::string>{"group", "paths", "why", "agent", "files_only"});
+                           watch ? std::set<std::string>{"group", "paths", "why", "tool", "agent", "format", "keys", "state_file"}
+                                 : std::set<std::string>{"group", "paths", "why", "tool", "agent", "files_only"});
         !s.ok())
       return s.error();
     ListEntry entry;
     auto group = text(where, e, "group", false);
     auto why = text(where, e, "why", true);
     auto agent = text(where, e, "agent", false);
-    for (const auto* r : {&group, &why, &agent})
+    auto tool = text(where, e, "tool", false);
+    for (const auto* r : {&group, &why, &agent, &tool})
       if (!r->ok()) return r->error();
     entry.group = *group;
     entry.why = *why;
     entry.agent = *agent;
+    entry.tool = *tool;
     if (watch) {
       auto format = text(where, e, "format", true);
       if (!format.ok()) return format.error();
-      if (*format != "json" && *format != "jsonc" && *format != "toml")
-        return broken(where, "'format' must be json, jsonc or toml");
+      // text and tree: compared whole (a file's bytes; a directory's every entry), without keys.
+      const bool whole = *format == "text" || *format == "tree";
+      if (*format != "json" && *format != "jsonc" && *format != "toml" && !whole)
+        return broken(where, "'format' must be json, jsonc, toml, text or tree");
       entry.format = *format;
       if (entry.agent.empty()) return broken(where, "'agent' is missing");
-      if (!e.contains("keys") || !e["keys"].is_array() || e["keys"].empty())
+      if (whole && e.contains("keys")) return broken(where, "a text or tree entry is compared whole: no 'keys'");
+      if (!whole && (!e.contains("keys") || !e["keys"].is_array() || e["keys"].empty()))
         return broken(where, "'keys' must be a non-empty list");
-      for (const auto& k : e["keys"]) {
-        if (!k.is_string() || k.get_ref<const std::string&>().empty()) return broken(where, "a key must be a non-empty string");
-        entry.keys.push_back(k.get<std::string>());
-      }
+      if (!whole)
+        for (const auto& k : e["keys"]) {
+          if (!k.is_string() || k.get_ref<const std::string&>().empty()) return broken(where, "a key must be a non-empty string");
+          entry.keys.push_back(k.get<std::string>());
+        }
       if (e.contains("state_file")) {
         if (!e["state_file"].is_boolean()) return broken(where, "'state_file' must be true or false");
         entry.state_file = e["state_file"].get<bool>();

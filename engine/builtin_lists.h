@@ -15,6 +15,7 @@
 //                 "agent": "claude-code",   // optional: this entry is that agent's own login
 //                 "files_only": true,       // optional: directories a glob matches are not entries
 //                 "why": "what the file holds or runs, and why the name is safe to match",
+//                 "tool": "direnv",          // optional: what runs it (the audit and review name it)
 //                 "format": "json", "keys": ["hooks", "projects.*.mcpServers"]}]}  // watch lists only
 #pragma once
 
@@ -31,8 +32,10 @@ struct ListEntry {
   std::vector<Item> paths;  // origins name the list file (for errors)
   std::string why;
   std::string agent;        // "" unless the entry is one agent's own (login, or configuration)
+  std::string tool;         // what runs the file ("direnv", "VS Code"); "" when the list does not say
   bool files_only = false;
-  // Lists with effect "watch" only: the files' format (json | jsonc | toml) and the key paths that
+  // Lists with effect "watch" only: the files' format (json | jsonc | toml; text: the whole file;
+  // tree: a directory, every entry below it) and the key paths that
   // name host commands (engine/session/config_watch.h).
   std::string format;
   std::vector<std::string> keys;

@@ -58,6 +58,8 @@ Result<EvalContext> make_context(const Inputs& in) {
   c.project = canon.string();
   c.config_dir = layout->config_dir;
   c.state_dir = layout->state_dir;
+  c.data_dir = layout->data_dir;
+  c.profile = in.profile;
   c.system_dir = layout->system_dir;
   c.runtime_dir = layout->runtime_dir;
   c.xdg_runtime_dir = layout->xdg_runtime_dir;

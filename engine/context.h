@@ -20,6 +20,8 @@ struct EvalContext {
   std::string agent_dir;    // canonical $AGENT, "" until the agent preset is parsed
   std::string config_dir;   // $XDG_CONFIG_HOME/paddock
   std::string state_dir;    // $XDG_STATE_HOME/paddock
+  std::string data_dir;     // $XDG_DATA_HOME/paddock (the agents' Paddock-owned state)
+  std::string profile;      // the built-in profile's name (the agent state is kept per profile)
   std::string system_dir;   // /etc/paddock or $PADDOCK_SYSTEM_DIR
   std::string runtime_dir;  // $XDG_RUNTIME_DIR/paddock, "" when XDG_RUNTIME_DIR is not absolute
   std::string xdg_runtime_dir;  // $XDG_RUNTIME_DIR itself, "" when not absolute

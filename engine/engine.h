@@ -45,6 +45,10 @@ struct Inputs {
 
   // The launch environment (HOME, XDG_*, PATH, PADDOCK_*, and whatever may pass through).
   std::map<std::string, std::string> environment;
+  // The credentials stored on this machine (docs/credentials.md): name -> the "host:port" it was
+  // stored for, from the store's index, never a value. A declared credential is brokered only
+  // when it is stored, and only to the host it was stored for.
+  std::map<std::string, std::string> stored_credentials;
   std::string os = "linux";               // OS to resolve for
   std::string resources_dir;              // where profiles/, presets/, agents/ live
   // Unsaved editor contents (GUI live preview): absolute layer path -> YAML text, used instead

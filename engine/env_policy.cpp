@@ -130,7 +130,8 @@ Status IrBuilder::build_env() {
     warn(agent_credentials_->where() + ": environment.agent_credentials is set but no agent preset is selected");
   } else if (agent_layer_) {
     for (const auto& c : agent_layer_->agent.credential_env)
-      if (ctx_.env->count(c.text)) withheld_.push_back(c.text);
+      // A variable a brokered credential feeds gets its placeholder: nothing is withheld there.
+      if (ctx_.env->count(c.text) && !credential_env_.count(c.text)) withheld_.push_back(c.text);
   }
 
   ir_.env.set["HOME"] = ctx_.home;
@@ -173,6 +174,11 @@ Status IrBuilder::build_env() {
       prov_.add_raw(key, Contribution{tier, file, "removed", rule});
     };
     if (ir_.env.set.count(name)) continue;  // Paddock sets these itself
+    if (auto fed = credential_env_.find(name); fed != credential_env_.end()) {
+      // The agent gets the brokered credential's placeholder there, never the launch value.
+      removed("credential", fed->second, "fed by the brokered credential " + fed->second);
+      continue;
+    }
     const Item* denied = nullptr;
     for (const auto& i : deny)
       if (env_pattern_matches(i.text, name)) { denied = &i; break; }

@@ -44,6 +44,12 @@ std::optional<NetMode> net_mode_from_string(const std::string& s) { return enum_
 
 const char* to_string(PathKind kind) { return enum_name(kind).data(); }
 
+const char* to_string(CredentialScheme scheme) { return enum_name(scheme).data(); }
+
+std::optional<CredentialScheme> credential_scheme_from_string(const std::string& s) {
+  return enum_from_name<CredentialScheme>(s);
+}
+
 void normalize(FrozenIr& ir) { normalize_value(ir, kPlain); }
 
 json to_json(const FrozenIr& ir) { return to_json_value(ir); }

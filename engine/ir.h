@@ -61,6 +61,32 @@ struct WatchedConfig {
   auto operator<=>(const WatchedConfig& o) const { return path <=> o.path; }
 };
 
+// A setting Paddock writes into an agent's own settings in its Paddock-owned state at the start of
+// every session (docs/agents.md, "What Paddock sets in the agent's state"): keys set to a value
+// (the agent's nested sandbox turned off), or keys copied in from one of the user's own files
+// (MCP servers kept outside the agent's directory). The user's files are never written.
+struct AgentSetting {
+  std::string file;                         // absolute, inside an agent state root
+  std::string format;                       // json | toml
+  std::map<std::string, std::string> set;   // JSON pointer (RFC 6901) -> the value as JSON text
+  std::string import_from;                  // absolute, "" for none: a file of the user's
+  std::vector<std::string> import_keys;     // JSON pointers into import_from
+  std::string why;                          // one sentence for the user
+  bool operator==(const AgentSetting&) const = default;
+  auto operator<=>(const AgentSetting& o) const { return file <=> o.file; }
+};
+
+// One of the agent's own directories in own-state mode (docs/agents.md): the sandbox sees an
+// overlay whose lowest layer is the user's directory (read-only, never written) and whose writes
+// are kept in the agent's Paddock-owned state (fs.agent_state_dir) for its next Paddock session.
+struct AgentStateRoot {
+  std::string path;                     // a write root
+  std::vector<std::string> hidden;      // absolute paths below path whose host entries are never shown
+  std::vector<AgentSetting> settings;   // sorted by file
+  bool operator==(const AgentStateRoot&) const = default;
+  auto operator<=>(const AgentStateRoot& o) const { return path <=> o.path; }
+};
+
 struct IrFs {
   std::vector<std::string> write_roots;  // read + write (+ exec)
   std::vector<std::string> read_roots;   // read (+ exec), never write
@@ -75,6 +101,14 @@ struct IrFs {
   // are held in the session's overlay until the user applies them: docs/review.md); every other
   // one is written directly. Always a subset of write_roots.
   std::vector<std::string> review_roots;
+  // Own agent state (docs/agents.md): where the selected agent's Paddock-owned state is kept
+  // ("" without one: $XDG_DATA_HOME/paddock/agent-state/<agent>/<profile>), and its directories,
+  // each a write root shown as an overlay over the user's own. Never in review_roots.
+  std::string agent_state_dir;
+  std::vector<AgentStateRoot> agent_state;
+  // filesystem.agent_state: shared: the agent's directories written directly, by the user's
+  // explicit choice; each is a write root, and its settings are watched (watched_configs).
+  std::vector<std::string> shared_agent_dirs;
   bool operator==(const IrFs&) const = default;
 };
 
@@ -124,10 +158,48 @@ struct IrProcess {
   bool operator==(const IrProcess&) const = default;
 };
 
+// How the broker writes a credential into the header its upstream reads (docs/credentials.md):
+// raw "VALUE", bearer "Bearer VALUE", basic "Basic base64(basic_user:VALUE)".
+enum class CredentialScheme { kRaw, kBearer, kBasic };
+
+inline constexpr std::int64_t kDefaultCredentialRequestBytes = 64LL << 20;    // 64 MiB
+inline constexpr std::int64_t kDefaultCredentialResponseBytes = 4LL << 30;    // 4 GiB
+
+// A credential the session's broker adds to the agent's requests (docs/credentials.md). The agent
+// gets a placeholder and a plain-HTTP endpoint on its own loopback through `env`; the broker, on
+// the host, accepts only requests that carry the placeholder, writes the real value into `header`
+// and sends the request over verified TLS to the one upstream. The IR names the credential and
+// its upstream, never its value or its placeholder: ir_hash does not depend on either.
+struct BrokeredCredential {
+  std::string name;                 // the stored credential's name (paddock credentials add NAME)
+  std::string upstream;             // the one host the credential is sent to (an LDH name)
+  int port = 443;
+  std::string header = "authorization";  // lowercase
+  CredentialScheme scheme = CredentialScheme::kBearer;
+  std::string basic_user;           // scheme basic: the user name before the credential
+  // Agent-facing variables: values in which ${endpoint} (http://127.0.0.1:PORT) and
+  // ${placeholder} are replaced when the agent starts.
+  std::map<std::string, std::string> env;
+  std::optional<std::int64_t> max_requests;  // per session; null = no budget
+  std::optional<std::int64_t> max_bytes;     // per session, both directions; null = no budget
+  std::int64_t max_request_bytes = kDefaultCredentialRequestBytes;    // one request's body
+  std::int64_t max_response_bytes = kDefaultCredentialResponseBytes;  // one response's body
+  bool operator==(const BrokeredCredential&) const = default;
+  auto operator<=>(const BrokeredCredential& o) const { return name <=> o.name; }
+};
+
 struct IrSecrets {
   std::string default_ = "deny";                 // JSON key "default"
   std::vector<std::string> brokered_env;         // always stripped from the agent's environment
   std::string inherited_credentials = "deny";
+  std::vector<BrokeredCredential> credentials;   // sorted by name
+  // PADDOCK_DEBUG_UPSTREAM test seam: credential upstream host -> the loopback address:port the
+  // broker connects to instead (TLS still verified for the host's name). Empty unless set,
+  // which taints the IR.
+  std::map<std::string, std::string> debug_upstreams;
+  // PADDOCK_DEBUG_UPSTREAM_CA test seam: a PEM file of CA certificates the broker trusts for
+  // credential upstreams besides the system's. "" unless set, which taints the IR.
+  std::string debug_upstream_ca;
   bool operator==(const IrSecrets&) const = default;
 };
 
@@ -177,6 +249,8 @@ struct FrozenIr {
 const char* to_string(NetMode mode);
 std::optional<NetMode> net_mode_from_string(const std::string& s);
 const char* to_string(PathKind kind);
+const char* to_string(CredentialScheme scheme);
+std::optional<CredentialScheme> credential_scheme_from_string(const std::string& s);
 
 // Sorts and de-duplicates every list so that equal policies give equal bytes. freeze() calls it;
 // exposed for tests and for code that builds an IR by hand.
@@ -207,4 +281,10 @@ struct paddock::schema::EnumNames<paddock::PathKind> {
                                                   {PathKind::kFile, "file"},
                                                   {PathKind::kAbsent, "absent"},
                                                   {PathKind::kAbsentDir, "absent_dir"}}};
+};
+
+template <>
+struct paddock::schema::EnumNames<paddock::CredentialScheme> {
+  static constexpr NameTable<CredentialScheme, 3> values{
+      {{CredentialScheme::kRaw, "raw"}, {CredentialScheme::kBearer, "bearer"}, {CredentialScheme::kBasic, "basic"}}};
 };

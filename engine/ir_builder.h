@@ -11,6 +11,7 @@
 
 #include "engine/builtin_lists.h"
 #include "engine/context.h"
+#include "engine/domain_name.h"
 #include "engine/glob.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
@@ -27,6 +28,7 @@ struct PathRequest {
   std::string list;                   // the built-in list it came from ("" = written in a layer)
   bool files_only = false;            // the list entry matches files, not directories
   std::string agent;                  // the list entry is this agent's own login ("" = none)
+  bool agent_state = false;           // one of the agent preset's agent.state_dirs
 };
 
 
@@ -73,6 +75,10 @@ class IrBuilder {
   Status add_watched_configs();
   // filesystem.review: every write root in review mode (IrFs::review_roots).
   Status add_review_roots();
+  // The agent's own directories (agent.state_dirs): own state (fs.agent_state, the default) or,
+  // by the user's choice, shared (fs.shared_agent_dirs). ir_builder_agent_state.cpp.
+  Status add_agent_state();
+  bool own_agent_state_root(const std::string& path) const;
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();
@@ -91,6 +97,8 @@ class IrBuilder {
   Status add_hardlinks();
   Status build_egress();
   Status build_env();
+  Status build_credentials();  // credential_policy.cpp
+  void merge_credential(const Layer::Credential& c);
   void build_limits();
   void record_adds(const Layer& l);
 
@@ -116,6 +124,10 @@ class IrBuilder {
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;
   std::vector<Item> pass_through_, env_deny_, brokered_;
+  // Credential declarations merged by name, in the order their names first appear.
+  std::vector<Layer::Credential> credentials_;
+  // Variables a brokered credential feeds (after build_credentials): Paddock sets them itself.
+  std::map<std::string, std::string> credential_env_;
   std::optional<Origin> agent_credentials_;
   std::optional<Origin> loopback_forbidden_;
   std::vector<std::pair<int, Origin>> publish_;
@@ -124,6 +136,9 @@ class IrBuilder {
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;
   std::optional<Origin> review_;  // the first tier that asked for review mode
+  // filesystem.agent_state: the first tier that said own, and the last trusted one that said shared.
+  std::optional<Origin> agent_state_own_, agent_state_shared_;
+  std::vector<std::string> login_paths_;  // every agent's stored logins (agent-logins), resolved
   // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
   // others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;

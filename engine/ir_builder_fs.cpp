@@ -461,8 +461,12 @@ void IrBuilder::add_paddock_dirs() {
   // records and control sockets. An agent that could read or write them could sign or approve its
   // own policy, widen its next session, answer its own asks or stop other sessions. Masked
   // wherever a grant reaches them; the system tier (root-owned) is kept from writes.
-  const std::pair<const std::string*, bool> dirs[] = {
-      {&ctx_.config_dir, true}, {&ctx_.state_dir, true}, {&ctx_.runtime_dir, true}, {&ctx_.system_dir, false}};
+  // The agents' Paddock-owned state too: one agent's session must not read or plant what
+  // another's (or another profile's) keeps there; its own reaches it only through its overlay.
+  const std::string agent_states = ctx_.data_dir.empty() ? std::string() : ctx_.data_dir + "/agent-state";
+  const std::pair<const std::string*, bool> dirs[] = {{&ctx_.config_dir, true},  {&ctx_.state_dir, true},
+                                                      {&ctx_.runtime_dir, true}, {&agent_states, true},
+                                                      {&ctx_.system_dir, false}};
   for (const auto& [dir, mask] : dirs) {
     if (dir->empty()) continue;
     const std::string c = canonical(*ctx_.paths, *dir);
@@ -495,10 +499,16 @@ Status IrBuilder::add_watched_configs() {
   auto under = [](const std::string& p, const std::vector<DenyEntry>& v) {
     return std::any_of(v.begin(), v.end(), [&](const DenyEntry& d) { return path_within(p, d.path); });
   };
+  // The agent's own state is an overlay: nothing written there reaches the file the CLI outside
+  // Paddock reads.
+  auto own_state = [&](const std::string& p) {
+    return std::any_of(ir_.fs.agent_state.begin(), ir_.fs.agent_state.end(),
+                       [&](const AgentStateRoot& r) { return path_within(p, r.path); });
+  };
   auto writable = [&](const std::string& p) {
     return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
                        [&](const std::string& w) { return path_within(p, w); }) &&
-           !under(p, ir_.fs.deny) && !under(p, ir_.fs.deny_write);
+           !under(p, ir_.fs.deny) && !under(p, ir_.fs.deny_write) && !own_state(p);
   };
   for (const auto& e : list->entries)
     for (const auto& item : e.paths) {

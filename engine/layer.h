@@ -99,6 +99,12 @@ struct Layer {
   // only narrows; false turns nothing off.
   std::optional<bool> review;
   Origin review_at;
+  // filesystem.agent_state: "own" (the default: the agent's directories are overlays over the
+  // user's own, its writes kept in Paddock's agent state, docs/agents.md) or "shared" (the old
+  // way: it writes the user's real directories, watched). Only the system, user and --policy
+  // tiers may choose shared, as it widens; any tier may say own.
+  std::optional<std::string> agent_state;
+  Origin agent_state_at;
   Origin tmpfs_at;
 
   std::optional<NetMode> net_mode;
@@ -126,6 +132,21 @@ struct Layer {
 
   std::vector<Item> brokered_env;
 
+  // credentials: the brokered credentials this layer declares, in file order
+  // (docs/credentials.md). Checked further (names, hosts, variables) when merged.
+  struct Credential {
+    Item name;
+    Item upstream;                  // host or host:port, as written
+    std::optional<Item> header;     // default "authorization"
+    std::optional<CredentialScheme> scheme;  // default bearer
+    std::optional<Item> basic_user;
+    std::vector<std::pair<std::string, Item>> env;  // variable -> value template, in file order
+    std::optional<std::int64_t> max_requests, max_bytes, max_request_bytes, max_response_bytes;
+    Origin budget_at;               // where the first budget or bound was written
+    bool operator==(const Credential&) const = default;
+  };
+  std::vector<Credential> credentials;
+
   std::array<LimitValue, kLimitCount> limits{};
 
   // `agent:` — only in agent-preset files (resources/agents).
@@ -141,6 +162,24 @@ struct Layer {
     // Variables the agent reads its settings from (e.g. CLAUDE_CONFIG_DIR: $AGENT); values
     // may use $AGENT, $HOME and ~/.
     std::vector<std::pair<std::string, Item>> env;
+    // Own agent state (docs/agents.md): paths in the agent's directories that the sandbox never
+    // sees of the user's own copy (its history, sessions, caches, logs), so that the agent
+    // starts those fresh in its Paddock-owned state. The stored logins of the agent-logins list
+    // are hidden too, without being listed here.
+    std::vector<Item> hidden_state;
+    // Settings Paddock writes into the agent's own settings in its Paddock-owned state for each
+    // session: keys set to a value (its nested sandbox turned off), or keys copied in from one
+    // of the user's files (MCP servers kept outside the agent's directory).
+    struct Setting {
+      Item file;
+      std::string format;                               // json | toml
+      std::vector<std::pair<std::string, Item>> set;   // JSON pointer -> JSON text of the value
+      std::optional<Item> import_from;
+      std::vector<Item> import_keys;                    // JSON pointers; $PROJECT allowed
+      std::string why;
+      bool operator==(const Setting&) const = default;
+    };
+    std::vector<Setting> settings;
     bool operator==(const Agent&) const = default;
   } agent;
 

@@ -32,9 +32,24 @@ std::filesystem::path CliContext::helper_path() const {
   return (exe_dir / ".." / PADDOCK_LIBEXEC_REL / "paddock-helper").lexically_normal();
 }
 
+std::filesystem::path CliContext::keyring_path() const {
+  return (exe_dir / ".." / PADDOCK_LIBEXEC_REL / "paddock-keyring").lexically_normal();
+}
+
 std::string CliContext::env(const std::string& name, const std::string& fallback) const {
   auto it = environment.find(name);
   return it == environment.end() ? fallback : it->second;
+}
+
+std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    std::string abs = p.empty() || p[0] == '/' ? p : (std::filesystem::current_path(ec) / p).lexically_normal().string();
+    while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+    out.push_back(abs);
+  }
+  return out;
 }
 
 void print_error(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }

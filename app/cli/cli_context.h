@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/session/layout.h"
 #include "engine/status.h"
@@ -19,10 +20,15 @@ struct CliContext {
   static CliContext from_process(const char* argv0);
   std::filesystem::path resources_dir() const;    // <prefix>/share/paddock
   std::filesystem::path helper_path() const;      // <prefix>/libexec/paddock/paddock-helper
+  std::filesystem::path keyring_path() const;     // <prefix>/libexec/paddock/paddock-keyring
   std::string env(const std::string& name, const std::string& fallback = "") const;
   // Paddock's directories for this environment (the one derivation every front end uses).
   Result<session::Layout> layout() const { return session::from_env(environment); }
 };
+
+// Paths as the user typed them (absolute, or relative to the working directory), absolute and
+// lexically normal, without a trailing slash: how review, apply, audit and quarantine match them.
+std::vector<std::string> absolute_paths(const std::vector<std::string>& paths);
 
 // Prints "paddock: <message>" on stderr as one line.
 void print_error(const std::string& message);

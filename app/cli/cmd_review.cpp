@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/review_output.h"
 #include "app/cli/session_store.h"
 #include "engine/review/text_diff.h"
 #include "platform/review/review_apply.h"
@@ -44,64 +45,6 @@ Result<Opened> open(const std::string& id, CliContext& ctx) {
   Opened o{std::move(*loaded), {}};
   o.project = o.review.session.ir.meta.project;
   return o;
-}
-
-// A path as the user sees it: relative to the project when inside it.
-std::string shown(const std::string& path, const std::string& project) {
-  if (!project.empty() && path.size() > project.size() && path.compare(0, project.size(), project) == 0 &&
-      path[project.size()] == '/')
-    return path.substr(project.size() + 1);
-  return path;
-}
-
-char letter(const Change& c) {
-  switch (c.kind) {
-    case ChangeKind::kAdded: return 'A';
-    case ChangeKind::kModified: return 'M';
-    case ChangeKind::kDeleted: return 'D';
-    case ChangeKind::kRenamed: return 'R';
-  }
-  return '?';
-}
-
-std::string describe(const Change& c, const std::string& project) {
-  std::string what = shown(c.path, project);
-  if (c.after.type == EntryType::kDir || (c.kind == ChangeKind::kDeleted && c.before.type == EntryType::kDir)) what += "/";
-  if (c.kind == ChangeKind::kRenamed) what += "  (from " + shown(c.renamed_from, project) + ")";
-  if (c.after.type == EntryType::kSymlink) what += " -> " + c.after.target;
-  std::string notes;
-  const auto note = [&](const std::string& n) { notes += (notes.empty() ? "" : ", ") + n; };
-  if (c.kind == ChangeKind::kModified && c.before.type == c.after.type && c.before.mode != c.after.mode) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "mode %04o -> %04o", c.before.mode, c.after.mode);
-    note(buf);
-  }
-  if (c.before.type != c.after.type && c.before.type != EntryType::kNone && c.after.type != EntryType::kNone)
-    note(std::string(review::to_string(c.before.type)) + " -> " + review::to_string(c.after.type));
-  if (c.binary) note("binary");
-  if (c.after.type == EntryType::kFile) note(std::to_string(c.after.size) + " bytes");
-  return what + (notes.empty() ? "" : "  [" + notes + "]");
-}
-
-void print_diff(const platform::ReviewSession& s, const Change& c, const std::string& project) {
-  const std::string name = shown(c.path, project);
-  if (c.binary) {
-    std::cout << "Binary " << name << " differs\n";
-    return;
-  }
-  auto before = platform::read_change_side(s, c, false);
-  auto after = platform::read_change_side(s, c, true);
-  if (!before.ok() || !after.ok()) {
-    std::cout << name << ": " << (before.ok() ? after.error().message : before.error().message) << "\n";
-    return;
-  }
-  const auto d = review::diff_lines(*before, *after);
-  if (d.too_large) {
-    std::cout << name << ": too many lines differ to show\n";
-    return;
-  }
-  std::cout << review::unified(d, c.before.type == EntryType::kNone ? "/dev/null" : "a/" + shown(c.kind == ChangeKind::kRenamed ? c.renamed_from : c.path, project),
-                               c.after.type == EntryType::kNone ? "/dev/null" : "b/" + name);
 }
 
 int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector<std::string>& only, CliContext& ctx) {
@@ -150,56 +93,9 @@ int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector
     std::cout << "an apply did not finish: 'paddock apply " << id << "' finishes it (every file is old or new)\n";
   if (!o->review.session.has_layers()) std::cout << "reviewed: what the agent wrote has been applied or discarded\n";
   for (const auto& n : set.notes) std::cout << "  note: " << n << "\n";
-  if (flagged) {
-    std::cout << "\nFlagged: a tool on your machine would run these, or they point git elsewhere. Each is applied\n"
-                 "only on its own: paddock apply "
-              << id << " PATH\n";
-    for (const auto& c : set.changes) {
-      if (!c.pending() || !c.flagged() || !wanted(c)) continue;
-      std::cout << "  ! " << letter(c) << " " << describe(c, project) << "\n";
-      for (const auto& f : c.flags) std::cout << "        " << f.rule << ": " << f.why << "\n";
-    }
-  }
-  if (conflicts) {
-    std::cout << "\nConflicts: changed on this machine since the session started; never overwritten\n"
-                 "(paddock review "
-              << id << " --diff PATH shows both sides):\n";
-    for (const auto& c : set.changes)
-      if (c.pending() && !c.conflict.empty() && wanted(c))
-        std::cout << "  ~ " << letter(c) << " " << describe(c, project) << "  (" << c.conflict << ")\n";
-  }
-  if (!set.commits.empty()) {
-    std::cout << "\nCommits:\n";
-    for (const auto& offer : set.commits) {
-      std::cout << "  " << offer.ref << " in " << shown(offer.repo, project) << ": " << offer.commits.size()
-                << (offer.commits.size() == 1 ? " new commit" : " new commits");
-      if (offer.fast_forward && !offer.before.empty()) std::cout << ", a fast-forward of " << offer.before.substr(0, 12);
-      if (offer.before.empty()) std::cout << ", a new ref";
-      if (!offer.problem.empty()) std::cout << "; " << offer.problem;
-      std::cout << "\n";
-      for (const auto& c : offer.commits) std::cout << "    " << c.id.substr(0, 12) << " " << c.subject << "\n";
-    }
-  }
-  bool header = false;
-  for (const auto& c : set.changes) {
-    if (!c.pending() || c.flagged() || !c.conflict.empty() || !wanted(c)) continue;
-    if (!header) std::cout << "\nChanges (paddock apply " << id << " applies these):\n";
-    header = true;
-    std::cout << "  " << letter(c) << " " << describe(c, project) << "\n";
-  }
+  print_change_sections(set, project, wanted,
+                        {"paddock apply " + id, "paddock review " + id, "changed on this machine since the session started"});
   return 0;
-}
-
-// Paths as the user typed them: absolute, or relative to the working directory.
-std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    std::string abs = p.empty() || p[0] == '/' ? p : (std::filesystem::current_path(ec) / p).lexically_normal().string();
-    while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-    out.push_back(abs);
-  }
-  return out;
 }
 
 Status check_named(const review::ChangeSet& set, const std::vector<std::string>& paths, const std::string& id) {

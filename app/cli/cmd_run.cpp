@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -29,9 +30,12 @@
 #include "engine/env_policy.h"
 #include "engine/plan.h"
 #include "engine/session/control.h"
+#include "engine/session/credential_records.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
+#include "platform/audit/audit.h"
+#include "platform/credential_store.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
 #include "platform/sessions.h"
@@ -198,6 +202,10 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
               << "); to let its session use them, set environment.agent_credentials: true in "
               << user_policy_path(*in) << " or a --policy file (docs/agents.md)\n";
   }
+  // What Paddock set in the agent's own settings (its nested sandbox off), in one plain line each.
+  for (const auto& a : ev->ir.fs.agent_state)
+    for (const auto& setting : a.settings)
+      if (!setting.set.empty()) std::cerr << "paddock: " << setting.why << "\n";
   if (!ev->ir.taint.empty() && !o.allow_tainted)
     return fail(refused("the policy is tainted by " + ev->ir.taint.front() +
                         "; rerun with --allow-tainted to accept a weakened boundary, or unset it"));
@@ -212,6 +220,12 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
   const std::string plan_bytes = plan_canonical_bytes(compiled->compiled.plan, compiled->compiled.steps);
   const std::string hash = sha256_hex(plan_bytes);
 
+  // What earlier direct-mode sessions on this project left undecided, said once more before this
+  // one starts: the agent about to run could build on it.
+  for (const auto& p : platform::pending_audits_of(*layout, ev->ir.meta.project))
+    std::cerr << "paddock: session " << p.session_id << " left " << p.pending
+              << (p.pending == 1 ? " finding" : " findings")
+              << " in this project for a tool on this machine to run, undecided: paddock audit " << p.session_id << "\n";
   SessionStore store(*layout);
   auto id = SessionStore::new_id();
   if (!id.ok()) return fail(id.error());
@@ -227,6 +241,30 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
   auto probe_fd = memory_file("paddock-probe", probe->dump());
   if (!probe_fd.ok()) return fail(probe_fd.error());
   session::HelperRunArgs args;
+  if (!ev->ir.secrets.credentials.empty()) {
+    // The brokered credentials' values, out of the store only now, for the helper's broker: in a
+    // memory file it reads once the sandbox's init runs, never an argument or a variable. The
+    // placeholders (not secret) apart, for the agent's variables.
+    platform::CredentialStore credentials(*layout, ctx.keyring_path().string());
+    auto stored = credentials.list();
+    if (!stored.ok()) return fail(stored.error());
+    std::vector<session::CredentialSecret> secrets;
+    std::map<std::string, std::string> placeholders;
+    for (const auto& c : ev->ir.secrets.credentials) {
+      auto it = std::find_if(stored->begin(), stored->end(), [&](const auto& s) { return s.name == c.name; });
+      if (it == stored->end()) return fail(refused("credential " + c.name + " is no longer stored"));
+      auto value = credentials.value(c.name);
+      if (!value.ok()) return fail(value.error());
+      secrets.push_back({c.name, it->entry.upstream, it->entry.placeholder, std::move(*value)});
+      placeholders[c.name] = it->entry.placeholder;
+    }
+    auto secrets_fd = memory_file("paddock-credentials", session::encode_credential_secrets(secrets));
+    if (!secrets_fd.ok()) return fail(secrets_fd.error());
+    auto placeholders_fd = memory_file("paddock-placeholders", session::encode_credential_placeholders(placeholders));
+    if (!placeholders_fd.ok()) return fail(placeholders_fd.error());
+    args.credentials_file = "/proc/self/fd/" + std::to_string(*secrets_fd);
+    args.placeholders_file = "/proc/self/fd/" + std::to_string(*placeholders_fd);
+  }
   args.ir_file = "/proc/self/fd/" + std::to_string(*ir_fd);
   args.record_session = true;
   args.plan_hash = hash;
@@ -296,7 +334,12 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
   SessionStore store(*layout);
   if (do_prune) return prune(store, older_than, ctx);
   std::vector<session::SessionSummary> all;
-  for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
+  for (const auto& id : store.list_ids()) {
+    // A direct-mode session whose helper was killed is audited the first time it is listed.
+    if (auto r = platform::audit_if_abandoned(*layout, id, ctx.resources_dir().string(), "paddock sessions"); !r.ok())
+      std::cerr << "paddock: session " << id << ": " << r.error().message << "\n";
+    all.push_back(store.summary(id));
+  }
   std::map<std::string, Result<std::vector<session::PendingAsk>>> asks;
   for (const auto& s : all)
     if (s.state == session::SessionState::kRunning) asks.emplace(s.id, pending_asks(*layout, s.id));
@@ -305,6 +348,8 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     for (const auto& s : all) {
       json j = session::summary_json(s);
       if (const std::string r = review_state(store, s.id); !r.empty()) j["review"] = r;
+      if (const auto a = platform::load_audit(store.session_dir(s.id)); a.record)
+        j["audit"] = {{"findings", a.record->findings.size()}, {"pending", a.pending()}, {"complete", a.record->complete}};
       if (auto it = asks.find(s.id); it != asks.end() && it->second.ok()) {
         j["asks"] = json::array();
         for (const auto& a : *it->second)
@@ -332,6 +377,12 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     }
     if (review_state(store, s.id) == "held")
       std::cout << "  > changes held for review: paddock review " << s.id << "\n";
+    if (const auto a = platform::load_audit(store.session_dir(s.id)); a.record && (a.pending() || !a.record->complete)) {
+      if (a.pending())
+        std::cout << "  ! " << a.pending() << (a.pending() == 1 ? " finding" : " findings")
+                  << " for a tool on this machine to run, undecided: paddock audit " << s.id << "\n";
+      if (!a.record->complete) std::cout << "  ! part of the project was not audited: paddock audit " << s.id << "\n";
+    }
     // Said under the session each time it is listed: the change outlives the session.
     if (s.report)
       for (const auto& c : s.report->config_changes)

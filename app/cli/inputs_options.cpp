@@ -1,5 +1,6 @@
 #include "app/cli/inputs_options.h"
 
+#include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 #include "platform/placeholders.h"
 
@@ -70,6 +71,13 @@ Result<Inputs> to_engine_inputs(const session::LaunchRequest& r, const CliContex
   lc.os = "linux";
   lc.lister = &platform::fast_lister();
   lc.placeholders = platform::live_placeholders(ctx.environment);
+  // Which credentials are stored (names and hosts, from the index; never a value): a declared
+  // credential is brokered only when it is (docs/credentials.md).
+  if (auto layout = ctx.layout(); layout.ok()) {
+    auto bound = platform::CredentialStore(*layout, ctx.keyring_path().string()).bindings();
+    if (!bound.ok()) return bound.error();
+    lc.stored_credentials = std::move(*bound);
+  }
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the
   // view, and nothing else reads it (so a run without --git-ssh does not resolve it).
   if (r.git_ssh) {

@@ -34,6 +34,9 @@ int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree) {
     add_plan_command(app, ctx);
     add_session_commands(app, ctx);
     add_review_commands(app, ctx);
+    add_audit_commands(app, ctx);
+    add_agent_state_commands(app, ctx);
+    add_credentials_command(app, ctx);
     add_generate_command(app, ctx);
   }
 

@@ -115,6 +115,10 @@ struct Summarizer {
     for (const auto& root : writes) {
       SummaryLine l = mk("Files", "Can write", show(root), {root});
       if (root == ir.meta.project) l.text = "the project (" + root + ")";
+      // The agent's own directory (docs/agents.md): its writes stay in Paddock's agent state.
+      if (std::any_of(ir.fs.agent_state.begin(), ir.fs.agent_state.end(), [&](const AgentStateRoot& a) { return a.path == root; }))
+        l.text = show(root) + ": its own copy (yours stays read-only below; what it writes is kept by Paddock for its "
+                 "next session and reaches yours only through paddock agent-state apply)";
       l.warn = root == ir.meta.home || root == "/";
       why_of(l, root);
       add(std::move(l));
@@ -135,6 +139,15 @@ struct Summarizer {
       l.warn = std::any_of(ir.fs.read_roots.begin(), ir.fs.read_roots.end(),
                            [&](const std::string& r) { return r == ir.meta.home || r == "/"; });
       if (!ir.fs.read_roots.empty()) why_of(l, ir.fs.read_roots.front());
+      add(std::move(l));
+    }
+    for (const auto& a : ir.fs.agent_state)
+      for (const auto& setting : a.settings)
+        if (!setting.set.empty()) add(mk("Files", "Its own sandbox", setting.why, {setting.file}));
+    for (const auto& d : ir.fs.shared_agent_dirs) {
+      SummaryLine l = mk("Files", "Writes your agent directory", show(d) + " directly (agent_state: shared): its settings "
+                         "are compared after the session, a change it restores before the end is not seen", {d});
+      l.warn = true;
       add(std::move(l));
     }
     hidden(ir.fs.deny, "Hidden from the agent", "fs.deny:");

@@ -165,6 +165,26 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                                       "; it needs Linux 5.11 or newer with CONFIG_OVERLAY_FS), so the "
                                       "agent's writes cannot be held for review; run without review "
                                       "mode (--review, filesystem.review) or on a newer kernel")));
+  m.push_back(fs(probe.overlay_userns()
+                    ? exact("fs.agent_state",
+                            "overlay mounted by the sandbox's init in its own user namespace: your own agent "
+                            "directory is the read-only lowest layer (never written; your stored logins and "
+                            "history there hidden), what the agent writes is kept in Paddock's agent state for "
+                            "its next session and reaches your directory only through paddock agent-state apply")
+                    : unsupported("fs.agent_state",
+                                  "an overlay cannot be mounted in a user namespace on this kernel (" +
+                                      probe.overlay_userns_error +
+                                      "; it needs Linux 5.11 or newer with CONFIG_OVERLAY_FS), so the agent's own "
+                                      "state cannot be kept apart from your agent directory; run on a newer "
+                                      "kernel, or set filesystem.agent_state: shared in your own policy to let it "
+                                      "write your directory (watched, see docs/agents.md)")));
+  m.push_back(partial("fs.shared_agent_dirs", "read-write bind mount of your own agent directory, watched",
+                      "the agent writes your own agent directory, which your agent CLI reads outside Paddock: "
+                      "the helper compares before and after the session what that CLI loads at start (the "
+                      "agent-config list, the files its settings name, by digest and resolved through "
+                      "symlinks at both ends) and reports each change, but a change the agent restores "
+                      "before the session ends is not seen, and a report comes after the fact; the default "
+                      "(filesystem.agent_state: own) keeps the agent's writes in Paddock's state instead"));
   m.push_back(exact("fs.watched_configs",
                     "paddock-helper reads each file on the host before the sandbox exists and again once "
                     "it is gone (bounded, no symlink followed), compares the listed keys by digest and "
@@ -248,6 +268,19 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
   m.push_back(fs(exact("secrets.inherited_credentials=deny",
                        "credential files and sockets outside the grants are not in the view")));
+  m.push_back(net(exact("secrets.credentials",
+                        "host-side credential broker: the agent gets a placeholder and a plain-HTTP "
+                        "endpoint on its own loopback; the broker, outside the sandbox, accepts only "
+                        "requests carrying the placeholder, writes the key into the upstream's header "
+                        "and sends the request over TLS verified against the system store to the one "
+                        "host the key was stored for. Every net mode, off included: the endpoint is a "
+                        "bound egress of its own, so the upstream need not be in the allowlist")));
+  m.push_back(net(exact("secrets.debug_upstreams",
+                        "test seam: the credential broker connects to these loopback addresses "
+                        "instead of the upstreams' (the IR is tainted); TLS is still verified for the "
+                        "upstream's name")));
+  m.push_back(net(exact("secrets.debug_upstream_ca",
+                        "test seam: the credential broker also trusts this CA file (the IR is tainted)")));
   m.push_back(exact("env.mode=allowlist", "environment built from scratch before exec"));
   m.push_back(exact("env.passed_names", "copied by name from the launch environment"));
   m.push_back(exact("env.set", "set by the helper before exec"));

@@ -38,6 +38,11 @@ enum class MountOp {
                        //   lower layer is source (read-only) and whose upper and work directories
                        //   the helper makes in the session's directory (the n-th overlay step of the
                        //   plan: review/<n>/), so that nothing the agent writes reaches the host
+  kAgentState,         // one of the agent's own directories (fs.agent_state): an overlay at
+                       //   target, nosuid, nodev, whose lowest layer is source (the user's own
+                       //   directory, read-only; an empty directory where the user has none) and
+                       //   whose other layers are the agent's Paddock-owned state, which the helper
+                       //   prepares (helpers/linux/agent_state_layers.h, docs/agents.md)
   kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
@@ -181,6 +186,37 @@ struct ProxyPlan {
   bool operator==(const ProxyPlan&) const = default;
 };
 
+// One brokered credential (the IR's secrets.credentials; docs/credentials.md): init listens on
+// 127.0.0.1:<port_in_sandbox> in the sandbox's network namespace and hands the socket to the
+// helper, whose credential broker serves it from the host. `env` is what the agent gets, with
+// ${endpoint} already written; the helper writes ${placeholder} when it starts the agent (the
+// placeholder, like the key, is never in the plan).
+struct CredentialPlan {
+  std::string name;
+  int port_in_sandbox = 0;
+  std::string upstream;        // the host name TLS is verified for (and the Host header)
+  int upstream_port = 443;
+  std::string connect_to;      // PADDOCK_DEBUG_UPSTREAM: "127.0.0.1:PORT" instead of a lookup; ""
+  std::string header;
+  CredentialScheme scheme = CredentialScheme::kBearer;
+  std::string basic_user;
+  std::map<std::string, std::string> env;
+  std::optional<std::int64_t> max_requests, max_bytes;
+  std::int64_t max_request_bytes = 0, max_response_bytes = 0;
+  bool operator==(const CredentialPlan&) const = default;
+};
+
+// The first credential endpoint's port in the sandbox; the next ones follow it, in the order of
+// the IR's credentials (by name).
+inline constexpr int kFirstCredentialPort = 3129;
+
+// The plan's credentials step: the endpoints, and the extra CA file the broker trusts.
+struct CredentialsStep {
+  std::vector<CredentialPlan> endpoints;
+  std::string extra_ca;  // PADDOCK_DEBUG_UPSTREAM_CA (tainted test seam), "" otherwise
+  bool operator==(const CredentialsStep&) const = default;
+};
+
 // One entry of the plan's "limits" step: which mechanism carries a limit the IR sets.
 enum class LimitName { kMemoryBytes, kProcesses };
 const char* to_string(LimitName limit);
@@ -219,6 +255,7 @@ struct LinuxPlan {
   SeccompPlan seccomp;             // default action: allow
   EnvPlan env;
   ProxyPlan proxy;
+  CredentialsStep credentials;
   // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
   // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
   std::vector<int> publish;
@@ -275,9 +312,10 @@ using namespace paddock::linux_backend;
 
 template <>
 struct EnumNames<MountOp> {
-  static constexpr NameTable<MountOp, 13> values{{{MountOp::kBindRo, "bind_ro"},
+  static constexpr NameTable<MountOp, 14> values{{{MountOp::kBindRo, "bind_ro"},
                                                   {MountOp::kBindRw, "bind_rw"},
                                                   {MountOp::kOverlay, "overlay"},
+                                                  {MountOp::kAgentState, "agent_state"},
                                                   {MountOp::kProtectDir, "protect_dir"},
                                                   {MountOp::kProtectFile, "protect_file"},
                                                   {MountOp::kProtectAbsentDir, "protect_absent_dir"},
@@ -443,6 +481,23 @@ struct Schema<LimitEntry> {
 
 // The steps, in the order the helper applies them; each key is the step's name.
 template <>
+struct Schema<CredentialPlan> {
+  using C = CredentialPlan;
+  static constexpr auto fields = std::make_tuple(
+      field("name", &C::name), field("port_in_sandbox", &C::port_in_sandbox), field("upstream", &C::upstream),
+      field("upstream_port", &C::upstream_port), field("connect_to", &C::connect_to), field("header", &C::header),
+      field("scheme", &C::scheme), field("basic_user", &C::basic_user), field("env", &C::env),
+      field("max_requests", &C::max_requests), field("max_bytes", &C::max_bytes),
+      field("max_request_bytes", &C::max_request_bytes), field("max_response_bytes", &C::max_response_bytes));
+};
+
+template <>
+struct Schema<CredentialsStep> {
+  static constexpr auto fields =
+      std::make_tuple(field("endpoints", &CredentialsStep::endpoints), field("extra_ca", &CredentialsStep::extra_ca));
+};
+
+template <>
 struct Schema<LinuxPlan> {
   static constexpr auto fields = std::make_tuple(
       field("namespaces", &LinuxPlan::namespaces), field("hostname", &LinuxPlan::hostname),
@@ -451,7 +506,7 @@ struct Schema<LinuxPlan> {
       field("rlimits", &LinuxPlan::rlimits), field("limits", &LinuxPlan::limits),
       field("no_new_privs", &LinuxPlan::no_new_privs), field("landlock", &LinuxPlan::landlock),
       field("seccomp", &LinuxPlan::seccomp), field("env", &LinuxPlan::env), field("proxy", &LinuxPlan::proxy),
-      field("publish", &LinuxPlan::publish), field("host_ports", &LinuxPlan::host_ports),
+      field("credentials", &LinuxPlan::credentials), field("publish", &LinuxPlan::publish), field("host_ports", &LinuxPlan::host_ports),
       field("wall_time_secs", &LinuxPlan::wall_time_secs));
 };
 

@@ -51,6 +51,14 @@ std::vector<FieldCapability> windows_capability_matrix() {
                           "the Windows helper has no copy-on-write layer to put under a write root without a file-"
                           "system filter driver, so the agent's writes would reach the project directly; review "
                           "mode is refused on Windows: run without --review or filesystem.review"));
+  m.push_back(unsupported("fs.agent_state",
+                          "the Windows helper has no copy-on-write layer to show the agent its own directory over yours, "
+                          "so its writes would reach your agent directory; set filesystem.agent_state: shared in "
+                          "your own policy to let it write your directory (docs/agents.md)"));
+  m.push_back(partial("fs.shared_agent_dirs", "the agent's directories are write grants",
+                      "the agent writes your own agent directory, which your agent CLI reads outside Paddock, and "
+                      "the Windows helper does not compare what it wrote (fs.watched_configs): review the files "
+                      "of the agent-config list (docs/credentials.md) after a session"));
   m.push_back(partial("fs.watched_configs", "none: the files are written as the grants allow",
                       "the Windows helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; review the "
@@ -102,6 +110,15 @@ std::vector<FieldCapability> windows_capability_matrix() {
                       "outside the sandbox"));
   m.push_back(exact("secrets.default=deny", "allowlisted environment; no grant outside the roots"));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
+  // Refused rather than run with a placeholder nothing answers: the key itself would stay on the
+  // host either way (it never enters the IR or the environment), but the agent could not use it.
+  m.push_back(unsupported("secrets.credentials",
+                          "Paddock has no credential broker on Windows yet (its network is off): the key "
+                          "would stay out of the sandbox, but the agent could not use it; remove the "
+                          "credential ('paddock credentials remove NAME') or run the agent on Linux"));
+  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
+    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
+                               "Linux credential broker only; unset them"));
   m.push_back(partial("secrets.inherited_credentials=deny", "AppContainer token",
                       "files whose ACL grants ALL APPLICATION PACKAGES are readable; the user's "
                       "profile and credential stores grant it nothing by default"));

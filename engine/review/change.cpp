@@ -64,7 +64,8 @@ json state_json(const EntryState& s) {
 
 json to_json(const Change& c) {
   json flags = json::array();
-  for (const auto& f : c.flags) flags.push_back({{"rule", f.rule}, {"why", f.why}, {"source", encode_json_text(f.source)}});
+  for (const auto& f : c.flags)
+    flags.push_back({{"rule", f.rule}, {"why", f.why}, {"source", encode_json_text(f.source)}, {"tool", f.tool}});
   json j = {{"path", encode_json_text(c.path)},
             {"root", encode_json_text(c.root)},
             {"kind", to_string(c.kind)},

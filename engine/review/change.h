@@ -34,9 +34,14 @@ const char* to_string(ChangeKind k);
 // somewhere the review cannot see. Each flagged change needs its own confirmation to apply.
 struct Flag {
   std::string rule;    // git-metadata, nested-repository, git-file, gitlink, tool-executed,
-                       // agent-config, new-executable, symlink-outside, special-file, removes-history
+                       // agent-config, new-executable, symlink-outside, special-file, removes-history;
+                       // the agent-state review adds host-executed-keys and named-by-setting
   std::string why;     // one sentence for the user
   std::string source;  // the list entry or pattern that matched ("" for the built-in rules)
+  std::string tool;    // what would run it: "git", the list entry's tool ("direnv", "VS Code")
+  // The path the rule is about: the change's own path, the directory a list pattern matched (a
+  // new .husky/ and everything in it), or the new repository's .git directory.
+  std::string at;
   bool operator==(const Flag&) const = default;
 };
 

@@ -31,6 +31,14 @@ std::pair<std::string, std::string> git_dir_of(const std::string& path) {
   return {dir, at + 5 == path.size() ? std::string() : path.substr(at + 6)};
 }
 
+// The index of a submodule's or a linked worktree's git directory: "modules/<name>/index",
+// "worktrees/<name>/index". git status enters submodules, so a gitlink there runs as much as one in
+// the project's own index.
+bool is_nested_index(const std::string& rest) {
+  return rest.size() > 6 && rest.compare(rest.size() - 6, 6, "/index") == 0 &&
+         (rest.rfind("modules/", 0) == 0 || rest.rfind("worktrees/", 0) == 0);
+}
+
 bool hex(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
@@ -58,6 +66,22 @@ const std::set<std::string>& bookkeeping_files() {
                                               "REVERT_HEAD", "AUTO_MERGE", "COMMIT_EDITMSG", "MERGE_MSG",
                                               "MERGE_MODE", "SQUASH_MSG", "TAG_EDITMSG", "packed-refs", "index"};
   return files;
+}
+
+// Whether git itself could read a top-level entry of its directory by this name: the names
+// gitrepository-layout(5) documents (and their locks), and every all-capitals state file
+// (FETCH_HEAD, BISECT_LOG, ...) in case a git version adds one. Any other name (OpenCode keeps its
+// project id in .git/opencode) is a file git never opens, so it is data like the index.
+bool git_reads_top_level(const std::string& name) {
+  static const std::set<std::string> names = {
+      "objects", "refs", "packed-refs", "HEAD", "config", "config.worktree", "branches", "hooks", "common",
+      "index", "info", "remotes", "logs", "shallow", "commondir", "gitdir", "modules", "worktrees",
+      "description", "rr-cache", "rebase-merge", "rebase-apply", "sequencer", "reftable", "lost-found",
+      "gitk.cache", "fsmonitor--daemon", "fsmonitor--daemon.ipc", "sparse-checkout", "filter-branch"};
+  std::string base = name;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".lock") == 0) base.resize(base.size() - 5);
+  if (names.count(base) || base.rfind("sharedindex.", 0) == 0) return true;
+  return std::all_of(base.begin(), base.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
 }
 
 // Why git metadata other than objects, refs and bookkeeping needs its own confirmation.
@@ -95,13 +119,23 @@ GitRole Classifier::git_role(const std::string& path, ChangeKind kind) {
   }
   if (rest.rfind("refs/", 0) == 0) return removed ? GitRole::kMetadata : GitRole::kRef;
   if (rest.rfind("logs/", 0) == 0) return GitRole::kBookkeeping;
-  if (bookkeeping_files().count(rest)) return GitRole::kBookkeeping;
+  if (bookkeeping_files().count(rest) || (is_nested_index(rest) && !removed)) return GitRole::kBookkeeping;
+  if (!git_reads_top_level(rest.substr(0, rest.find('/')))) return GitRole::kBookkeeping;
   return GitRole::kMetadata;
+}
+
+std::pair<std::string, std::string> Classifier::git_path(const std::string& path) { return git_dir_of(path); }
+
+bool Classifier::is_index(const std::string& path) {
+  const auto [dir, rest] = git_dir_of(path);
+  return !dir.empty() && (rest == "index" || is_nested_index(rest));
 }
 
 Classifier::Classifier(ClassifyContext ctx) : ctx_(std::move(ctx)) {
   const auto expand = [&](std::string p) {
-    if (p.rfind("$PROJECT", 0) == 0) p = ctx_.project + p.substr(8);
+    // Without a project (the agent-state review) a $PROJECT pattern matches nothing: expanded
+    // with "" it would start at / and match every path.
+    if (p.rfind("$PROJECT", 0) == 0) p = ctx_.project.empty() ? std::string() : ctx_.project + p.substr(8);
     else if (p.rfind("$HOME", 0) == 0) p = ctx_.home + p.substr(5);
     else if (p.rfind("~/", 0) == 0) p = ctx_.home + p.substr(1);
     while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -115,7 +149,8 @@ Classifier::Classifier(ClassifyContext ctx) : ctx_(std::move(ctx)) {
         // Only the lists' own variables: a pattern naming another one matches nothing.
         const std::string g = expand(p.text);
         if (g.empty() || g[0] != '/') continue;
-        patterns_.push_back({g, glob_split(g), p.text, rule, e.why});
+        std::string tool = !e.tool.empty() ? e.tool : !e.agent.empty() ? e.agent : e.group;
+        patterns_.push_back({g, glob_split(g), p.text, rule, e.why, std::move(tool)});
       }
   }
   for (std::size_t i = 0; i < patterns_.size(); ++i) {
@@ -125,23 +160,37 @@ Classifier::Classifier(ClassifyContext ctx) : ctx_(std::move(ctx)) {
   }
 }
 
-std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts, const std::string& new_repository) const {
+std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts, const std::string& new_repository,
+                                      const ChangeFacts* repository_facts) const {
   std::vector<Flag> out;
-  const auto add = [&](std::string rule, std::string why, std::string source = {}) {
+  const auto add = [&](std::string rule, std::string why, std::string source = {}, std::string tool = "git",
+                       std::string at = {}) {
     for (const auto& f : out)
       if (f.rule == rule && f.source == source) return;
-    out.push_back({std::move(rule), std::move(why), std::move(source)});
+    out.push_back({std::move(rule), std::move(why), std::move(source), std::move(tool), at.empty() ? c.path : std::move(at)});
   };
   const auto [git_dir, rest] = git_dir_of(c.path);
   if (!new_repository.empty()) {
-    add("nested-repository",
-        "a new git repository (" + new_repository +
-            "): git, and every tool that runs it for you (a shell prompt, an editor), reads its config and hooks, "
-            "which can name programs to run");
+    std::string why = "a new git repository (" + new_repository +
+                      "): git, and every tool that runs it for you (a shell prompt, an editor), reads its config and "
+                      "hooks, which can name programs to run";
+    if (repository_facts && !repository_facts->config_commands.empty())
+      why += "; its config sets " + describe_command_keys(repository_facts->config_commands) + " (" +
+             repository_facts->config_commands.front().key + ": " + repository_facts->config_commands.front().why + ")";
+    else if (repository_facts && !repository_facts->config_problem.empty())
+      why += "; its config could not be read (" + repository_facts->config_problem + ")";
+    add("nested-repository", std::move(why), {}, "git", new_repository);
   } else if (!git_dir.empty() && rest.empty()) {
-    if (c.after.type == EntryType::kFile)
-      add("git-file", "a .git file sends git to another directory (gitdir:), whose config and hooks git then runs");
-    else if (c.kind == ChangeKind::kDeleted)
+    if (c.after.type == EntryType::kFile) {
+      std::string why = "a .git file sends git to another directory (gitdir:), whose config and hooks git then runs";
+      if (facts && !facts->gitdir_target.empty()) {
+        why = "a .git file sends git to " + facts->gitdir_target + ", whose config and hooks git then runs";
+        if (!facts->config_commands.empty())
+          why += "; that config sets " + describe_command_keys(facts->config_commands) + " (" +
+                 facts->config_commands.front().key + ": " + facts->config_commands.front().why + ")";
+      }
+      add("git-file", std::move(why));
+    } else if (c.kind == ChangeKind::kDeleted)
       add("removes-history", "removes a repository's metadata: its history, branches and stashes, unless pushed elsewhere");
     else if (c.after.type != EntryType::kDir)
       add("git-metadata", "a .git entry that is neither a directory nor a gitdir file");
@@ -152,18 +201,22 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
         add("removes-history", "deletes the ref " + rest + " from the repository");
       else if (rest.rfind("objects/", 0) == 0 && c.kind != ChangeKind::kAdded && rest.rfind("objects/info/", 0) != 0)
         add("removes-history", "removes or rewrites git objects the repository may still need");
+      else if ((rest == "config" || rest == "config.worktree") && facts && !facts->config_commands.empty())
+        add("git-metadata", "sets " + describe_command_keys(facts->config_commands) + " (" +
+                                facts->config_commands.front().key + ": " + facts->config_commands.front().why + ")");
       else
         add("git-metadata", metadata_why(rest));
     }
-    if (rest == "index" && facts) {
+    if ((rest == "index" || is_nested_index(rest)) && facts) {
+      const std::string note = facts->gitlink_note.empty() ? "" : "; " + facts->gitlink_note;
       if (!facts->unreadable.empty())
-        add("gitlink", "the index could not be read (" + facts->unreadable + "), so whether it adds a gitlink is unknown");
+        add("gitlink", "the index could not be read (" + facts->unreadable + "), so whether it adds a gitlink is unknown" + note);
       else if (!facts->added_gitlinks.empty()) {
         std::string list;
         for (const auto& g : facts->added_gitlinks) list += (list.empty() ? "" : ", ") + g;
         add("gitlink", "the index gains a gitlink (" + list +
                            "): git status then enters that directory as a submodule and runs what its repository's "
-                           "config names (core.fsmonitor)");
+                           "config names (core.fsmonitor)" + note);
       }
     }
   }
@@ -173,7 +226,15 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
     const std::string_view name = p.substr(slash + 1);
     const auto try_pattern = [&](std::size_t i) {
       const Pattern& pat = patterns_[i];
-      if (glob_match_split(pat.segments, p)) add(pat.rule, pat.why, pat.source);
+      if (!glob_match_split(pat.segments, p)) return;
+      if (pat.rule == "agent-config" && facts && facts->agent_config_keys) {
+        if (facts->agent_config_keys->empty()) return;  // only keys that name no command changed
+        std::string keys;
+        for (const auto& k : *facts->agent_config_keys) keys += (keys.empty() ? "" : ", ") + k;
+        add(pat.rule, pat.why + " Changed during the session: " + keys + ".", pat.source, pat.tool, std::string(p));
+        return;
+      }
+      add(pat.rule, pat.why, pat.source, pat.tool, std::string(p));
     };
     if (auto it = by_tail_.find(name); it != by_tail_.end())
       for (std::size_t i : it->second) try_pattern(i);
@@ -181,9 +242,17 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
     if (!c.root.empty() && p == c.root) break;
     p = slash == 0 ? std::string_view("/") : p.substr(0, slash);
   }
+  if (facts && !facts->changed_keys.empty()) {
+    std::string keys;
+    for (const auto& k : facts->changed_keys) keys += (keys.empty() ? "" : ", ") + k;
+    add("host-executed-keys", "changes " + keys + ": the agent's CLI on your machine runs what these name, outside Paddock");
+  }
+  if (facts && !facts->named_by.empty())
+    add("named-by-setting", "named by " + facts->named_by + ": the agent's CLI on your machine runs it, outside Paddock");
   if (c.after.type == EntryType::kFile && (c.after.mode & 0111) != 0 &&
       (c.before.type != EntryType::kFile || (c.before.mode & 0111) == 0) && git_dir.empty())
-    add("new-executable", "a file that becomes executable: a tool, hook or script on the host may run it");
+    add("new-executable", "a file that becomes executable: a tool, hook or script on the host may run it", {},
+        "a tool, hook or script");
   if (c.after.type == EntryType::kSymlink) {
     const std::string& t = c.after.target;
     std::string resolved = t.empty() || t[0] == '/' ? t : parent_of(c.path) + "/" + t;
@@ -204,11 +273,13 @@ std::vector<Flag> Classifier::flags_of(const Change& c, const ChangeFacts* facts
     for (const auto& s : parts) norm += "/" + s;
     if (norm.empty()) norm = "/";
     if (t.empty() || c.root.empty() || !within(norm, c.root))
-      add("symlink-outside", "a symlink to " + t + ", outside " + (c.root.empty() ? "the project" : c.root) +
-                                 ": a tool that follows it reads or writes there");
+      add("symlink-outside",
+          "a symlink to " + t + ", outside " + (c.root.empty() ? "the project" : c.root) +
+              ": a tool that follows it reads or writes there",
+          {}, "any tool that follows it");
   }
   if (c.after.type == EntryType::kOther)
-    add("special-file", "a device, FIFO or socket: review mode does not make these on the host");
+    add("special-file", "a device, FIFO or socket: review mode does not make these on the host", {}, "");
   return out;
 }
 
@@ -225,7 +296,8 @@ void Classifier::classify(std::vector<Change>& changes, const std::map<std::stri
     for (std::string p = c.path; p.size() > 1; p = parent_of(p))
       if (new_repos.count(p)) repo = p;
     const auto f = facts.find(c.path);
-    c.flags = flags_of(c, f == facts.end() ? nullptr : &f->second, repo);
+    const auto r = repo.empty() ? facts.end() : facts.find(repo);
+    c.flags = flags_of(c, f == facts.end() ? nullptr : &f->second, repo, r == facts.end() ? nullptr : &r->second);
   }
 }
 

@@ -27,7 +27,8 @@ bool edit_script(const std::vector<int>& a, const std::vector<int>& b, int max_e
   const int n = static_cast<int>(a.size()), m = static_cast<int>(b.size());
   const int max = std::min(n + m, max_edits);
   std::vector<std::vector<int>> trace;
-  std::vector<int> v(2 * static_cast<std::size_t>(max) + 2, 0);
+  // Diagonals -max-1 .. max+1: round d reads k±1 and keeps the frontier -d-1 .. d+1.
+  std::vector<int> v(2 * static_cast<std::size_t>(max) + 3, 0);
   const int off = max + 1;
   int found = -1;
   for (int d = 0; d <= max && found < 0; ++d) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include <cpptoml.h>
@@ -104,6 +105,89 @@ std::vector<std::string> split(const std::string& key) {
 
 }  // namespace
 
+namespace {
+
+void strings_in(const json& node, std::vector<std::string>& out) {
+  if (node.is_string()) out.push_back(node.get<std::string>());
+  else if (node.is_array() || node.is_object())
+    for (const auto& v : node) strings_in(v, out);
+}
+
+void values_at(const json& node, const std::vector<std::string>& segs, std::size_t i, std::vector<std::string>& out) {
+  if (i == segs.size()) return strings_in(node, out);
+  if (!node.is_object()) return;
+  if (segs[i] == "*") {
+    for (const auto& [k, v] : node.items()) values_at(v, segs, i + 1, out);
+    return;
+  }
+  if (auto it = node.find(segs[i]); it != node.end()) values_at(*it, segs, i + 1, out);
+}
+
+std::string lexically_normal(const std::string& path) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < path.size();) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    const std::string seg = path.substr(i, j - i);
+    if (seg == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      parts.push_back(seg);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+}  // namespace
+
+std::vector<std::string> named_files(const WatchedConfig& w, const std::string& bytes, const std::string& home,
+                                     std::size_t max) {
+  std::vector<std::string> out;
+  auto doc = parse(w.format, bytes);
+  if (!doc) return out;
+  std::vector<std::string> texts;
+  for (const auto& key : w.keys) values_at(*doc, split(key), 0, texts);
+  const std::string dir = w.path.substr(0, w.path.rfind('/'));
+  const std::pair<const char*, const std::string*> prefixes[] = {
+      {"~/", &home},          {"$HOME/", &home},          {"${HOME}/", &home},
+      {"$CLAUDE_CONFIG_DIR/", &dir}, {"${CLAUDE_CONFIG_DIR}/", &dir}, {"$CODEX_HOME/", &dir}, {"${CODEX_HOME}/", &dir}};
+  std::set<std::string> seen;
+  for (const auto& text : texts) {
+    // Words as a shell splits them, roughly: quotes dropped, separators and `NAME=` prefixes cut.
+    std::string word;
+    const auto take = [&] {
+      std::string w2 = word;
+      word.clear();
+      if (auto eq = w2.find('='); eq != std::string::npos && w2[0] != '/' && w2[0] != '~' && w2[0] != '$') w2 = w2.substr(eq + 1);
+      std::string path;
+      if (!w2.empty() && w2[0] == '/') path = w2;
+      for (const auto& [prefix, base] : prefixes)
+        if (w2.rfind(prefix, 0) == 0) path = *base + "/" + w2.substr(std::string(prefix).size());
+      if (path.empty()) return;
+      path = lexically_normal(path);
+      if (out.size() < max && seen.insert(path).second) out.push_back(path);
+    };
+    for (char c : text) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '|' || c == '&' || c == '(' || c == ')' || c == '`' ||
+          c == '<' || c == '>') {
+        take();
+      } else if (c != '"' && c != '\'') {
+        word += c;
+      }
+    }
+    take();
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<json> parse_config_document(const std::string& format, const std::string& bytes) {
+  return parse(format, bytes);
+}
+
 ConfigSnapshot snapshot_config(const WatchedConfig& w, const std::optional<std::string>& bytes) {
   ConfigSnapshot s;
   if (!bytes) {
@@ -112,6 +196,12 @@ ConfigSnapshot snapshot_config(const WatchedConfig& w, const std::optional<std::
   }
   s.exists = true;
   s.whole = sha256_hex(*bytes);
+  // A file or a tree compared whole: its one "key" is its contents.
+  if (w.format == "text" || w.format == "tree") {
+    s.parsed = true;
+    s.values["(contents)"] = s.whole;
+    return s;
+  }
   auto doc = parse(w.format, *bytes);
   if (!doc) return s;
   s.parsed = true;

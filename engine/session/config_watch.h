@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/ir.h"
 
 namespace paddock::session {
@@ -31,7 +33,21 @@ struct ConfigSnapshot {
   std::map<std::string, std::string> values;  // concrete key -> digest of its value
 };
 
-// `bytes`: the file's contents, std::nullopt when there is no file.
+// A settings file's bytes as a JSON document (TOML tables as objects, dates as their text);
+// std::nullopt when it does not parse. format: json, jsonc or toml.
+std::optional<nlohmann::json> parse_config_document(const std::string& format, const std::string& bytes);
+
+// The files that the values under the watched keys name (a hook's script, the status line's
+// command, an MCP server's program, Codex's notify program): every word of every string there
+// that is a path, absolute or from the home directory (~/, $HOME/, ${HOME}/), or from the
+// settings file's own directory ($CLAUDE_CONFIG_DIR/, $CODEX_HOME/, their ${} forms), lexically
+// normal, sorted, at most `max` (the first ones in key order). A program named without a path is
+// found on PATH: not a file of the agent's, not listed.
+std::vector<std::string> named_files(const WatchedConfig& w, const std::string& bytes, const std::string& home,
+                                     std::size_t max);
+
+// `bytes`: the file's contents, std::nullopt when there is no file. A "text" or "tree" entry has
+// one key, "(contents)": the bytes (for a tree, the listing the helper makes of it) compared whole.
 ConfigSnapshot snapshot_config(const WatchedConfig& w, const std::optional<std::string>& bytes);
 
 struct ConfigChange {

@@ -41,6 +41,9 @@ enum class EventType {
   kLimitHit,
   kNotice,
   kConfigChanged,
+  kAuditFinding,
+  kAuditIncomplete,
+  kCredentialRequest,
   kSessionEnded,
 };
 
@@ -146,6 +149,40 @@ struct ConfigChanged {
   bool operator==(const ConfigChanged&) const = default;
 };
 
+// Direct mode's audit at the session's end (engine/session/audit_record.h): one line per flag of
+// a finding, what the session created or changed that a host tool would run. Names the agent
+// chose are JSON text (encode_json_text), as audit.json holds them.
+struct AuditFinding {
+  static constexpr EventType kType = EventType::kAuditFinding;
+  std::string path;
+  std::string kind;  // added | changed
+  std::string type;  // file | dir | symlink | ...
+  std::string rule, tool, why;
+  std::int64_t inside = 0;  // a directory: the changed entries below it that it stands for
+  std::string severity = "high";
+  bool operator==(const AuditFinding&) const = default;
+};
+
+// A part of the write roots the audit did not look at (its budget, an unreadable directory).
+struct AuditIncomplete {
+  static constexpr EventType kType = EventType::kAuditIncomplete;
+  std::string problem;
+  std::string severity = "high";
+  bool operator==(const AuditIncomplete&) const = default;
+};
+
+// One exchange through the credential broker (docs/credentials.md); never the credential's value.
+struct CredentialRequest {
+  static constexpr EventType kType = EventType::kCredentialRequest;
+  std::string credential, host, method;
+  std::string path;  // without the query
+  int status = 0;
+  std::int64_t bytes_tx = 0, bytes_rx = 0, duration_ms = 0;
+  std::string decision;  // allow | deny
+  std::string rule;
+  bool operator==(const CredentialRequest&) const = default;
+};
+
 // session_ended: the report (report.h) without its session_id.
 template <class P>
 inline constexpr EventType event_type_of = P::kType;
@@ -154,7 +191,8 @@ inline constexpr EventType event_type_of<Report> = EventType::kSessionEnded;
 
 // Every payload, in EventType order (checked below): what walks every type walks this.
 using EventPayloads = std::tuple<SessionStarted, AttestationStored, NetRequest, DnsResolved, NetEgress, AskRaised,
-                                 QuotaExceeded, LimitHit, Notice, ConfigChanged, Report>;
+                                 QuotaExceeded, LimitHit, Notice, ConfigChanged, AuditFinding, AuditIncomplete,
+                                 CredentialRequest, Report>;
 
 // ---- Lines -------------------------------------------------------------------------------------
 
@@ -204,7 +242,7 @@ namespace paddock::schema {
 template <>
 struct EnumNames<session::EventType> {
   using T = session::EventType;
-  static constexpr NameTable<T, 11> values{{{T::kSessionStarted, "session_started"},
+  static constexpr NameTable<T, 14> values{{{T::kSessionStarted, "session_started"},
                                             {T::kAttestation, "attestation"},
                                             {T::kNetRequest, "net_request"},
                                             {T::kDnsResolved, "dns_resolved"},
@@ -214,6 +252,9 @@ struct EnumNames<session::EventType> {
                                             {T::kLimitHit, "limit_hit"},
                                             {T::kNotice, "notice"},
                                             {T::kConfigChanged, "agent_config_changed"},
+                                            {T::kAuditFinding, "audit_finding"},
+                                            {T::kAuditIncomplete, "audit_incomplete"},
+                                            {T::kCredentialRequest, "credential_request"},
                                             {T::kSessionEnded, "session_ended"}}};
 };
 
@@ -291,6 +332,31 @@ struct Schema<session::ConfigChanged> {
   using P = session::ConfigChanged;
   static constexpr auto fields = std::make_tuple(field("file", &P::file), field("key", &P::key),
                                                  field("change", &P::change), field("severity", &P::severity));
+};
+
+template <>
+struct Schema<session::AuditFinding> {
+  using P = session::AuditFinding;
+  static constexpr auto fields = std::make_tuple(
+      field("path", &P::path), field("kind", &P::kind), field("type", &P::type), field("rule", &P::rule),
+      field("tool", &P::tool), field("why", &P::why), field("inside", &P::inside, kNonNegative),
+      field("severity", &P::severity));
+};
+
+template <>
+struct Schema<session::AuditIncomplete> {
+  using P = session::AuditIncomplete;
+  static constexpr auto fields = std::make_tuple(field("problem", &P::problem), field("severity", &P::severity));
+};
+
+template <>
+struct Schema<session::CredentialRequest> {
+  using P = session::CredentialRequest;
+  static constexpr auto fields = std::make_tuple(
+      field("credential", &P::credential), field("host", &P::host), field("method", &P::method),
+      field("path", &P::path), field("status", &P::status), field("bytes_tx", &P::bytes_tx, kNonNegative),
+      field("bytes_rx", &P::bytes_rx, kNonNegative), field("duration_ms", &P::duration_ms, kNonNegative),
+      field("decision", &P::decision), field("rule", &P::rule));
 };
 
 }  // namespace paddock::schema

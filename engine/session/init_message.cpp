@@ -40,6 +40,13 @@ InitMessage InitMessage::network_namespace() {
   return m;
 }
 
+InitMessage InitMessage::credential_listen(std::string name) {
+  InitMessage m;
+  m.type = InitMessageType::kCredentialListen;
+  m.message = std::move(name);
+  return m;
+}
+
 InitMessage InitMessage::host_port_listen() {
   InitMessage m;
   m.type = InitMessageType::kHostPortListen;

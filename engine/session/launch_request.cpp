@@ -108,6 +108,7 @@ Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx) {
   if (in.git_ssh) in.connect_path = ctx.connect_path;
   in.environment = ctx.environment;
   in.placeholders = ctx.placeholders;
+  in.stored_credentials = ctx.stored_credentials;
   in.os = ctx.os;
   in.resources_dir = ctx.resources_dir;
   return in;

@@ -52,6 +52,7 @@ struct LaunchContext {
   std::string os = "linux";
   const DirectoryLister* lister = nullptr;
   std::vector<std::string> placeholders;           // Paddock's own live placeholders (platform/placeholders.h)
+  std::map<std::string, std::string> stored_credentials;  // name -> "host:port" of each stored credential
 };
 
 // The engine's Inputs for this launch. A bad --net, --timeout, --publish or --host-port is kBadInput

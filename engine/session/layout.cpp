@@ -44,6 +44,7 @@ Result<Layout> from_env(const std::map<std::string, std::string>& env) {
   l.home = normal(home);
   l.config_dir = base(env, "XDG_CONFIG_HOME", l.home, ".config") + "/paddock";
   l.state_dir = base(env, "XDG_STATE_HOME", l.home, ".local/state") + "/paddock";
+  l.data_dir = base(env, "XDG_DATA_HOME", l.home, ".local/share") + "/paddock";
   if (const std::string rt = get(env, "XDG_RUNTIME_DIR"); absolute(rt)) {
     l.xdg_runtime_dir = normal(rt);
     l.runtime_dir = l.xdg_runtime_dir + "/paddock";

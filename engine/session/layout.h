@@ -6,6 +6,7 @@
 //
 //   config_dir   $XDG_CONFIG_HOME/paddock   (default ~/.config/paddock)   policy.yaml, keys
 //   state_dir    $XDG_STATE_HOME/paddock    (default ~/.local/state/paddock)   approvals, sessions/
+//   data_dir     $XDG_DATA_HOME/paddock     (default ~/.local/share/paddock)   the agents' own state
 //   runtime_dir  $XDG_RUNTIME_DIR/paddock   ("" when XDG_RUNTIME_DIR is unset or relative)
 //   system_dir   /etc/paddock, or $PADDOCK_SYSTEM_DIR (a switch that taints the policy)
 //
@@ -24,6 +25,7 @@ struct Layout {
   std::string home;         // $HOME, absolute
   std::string config_dir;
   std::string state_dir;
+  std::string data_dir;
   std::string runtime_dir;  // "" = no private runtime directory
   std::string system_dir;
   std::string xdg_runtime_dir;  // $XDG_RUNTIME_DIR itself, "" when unset or relative
@@ -37,8 +39,20 @@ struct Layout {
   std::string approvals_file() const { return state_dir + "/approvals.json"; }
   // Records of the placeholders sessions made for absent protected paths, and their lock.
   std::string placeholders_dir() const { return state_dir + "/placeholders"; }
+  // One file per session whose direct-mode audit has findings the user has not decided on, naming
+  // its project: the next session on that project starts with a reminder (docs/audit.md).
+  std::string audit_pending_dir() const { return state_dir + "/audit-pending"; }
   // How long ended sessions' records stay (engine/session/retention.h).
   std::string retention_file() const { return config_dir + "/sessions.json"; }
+  // Every agent's Paddock-owned state (docs/agents.md, "Where its state lives"): one directory
+  // per agent and built-in profile, engine/session/agent_state_layout.h.
+  std::string agent_state_root() const { return data_dir + "/agent-state"; }
+  // Brokered credentials (docs/credentials.md): the store's index (names, the host each is bound
+  // to, placeholders; never a value), the 0600 file of values where no secret service answers,
+  // and when each was last used (credential_records.h).
+  std::string credential_index() const { return config_dir + "/credentials.json"; }
+  std::string credential_file_store() const { return config_dir + "/credentials.secret.json"; }
+  std::string credential_use_file() const { return state_dir + "/credential-use.json"; }
 };
 
 // Fails (bad input) only when HOME is not an absolute path.

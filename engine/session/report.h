@@ -37,6 +37,19 @@ struct Usage {
   bool operator==(const Usage&) const = default;
 };
 
+// One brokered credential's use in a session (docs/credentials.md): what its endpoint relayed,
+// summed over the session; never its value.
+struct CredentialUsage {
+  std::string name;
+  std::string upstream;       // "host:port"
+  std::int64_t requests = 0;  // relayed to the upstream
+  std::int64_t refused = 0;   // answered by the broker itself (no placeholder, budget, bounds)
+  std::int64_t bytes_tx = 0;  // agent -> upstream, headers and bodies
+  std::int64_t bytes_rx = 0;  // upstream -> agent
+  std::string last_used;      // UTC time of the last relayed request, "" = none
+  bool operator==(const CredentialUsage&) const = default;
+};
+
 struct Report {
   std::string session_id;     // left out of the session_ended event
   ReportStatus status = ReportStatus::kFailed;
@@ -53,6 +66,7 @@ struct Report {
   // Keys of the agent's configuration that name host commands and changed during the session
   // (config_watch.h): what the agent's CLI may run outside Paddock next time.
   std::vector<ConfigChange> config_changes;
+  std::vector<CredentialUsage> credentials;  // one per brokered credential, by name
   bool operator==(const Report&) const = default;
 };
 
@@ -93,6 +107,15 @@ struct Schema<session::ConfigChange> {
       std::make_tuple(field("file", &C::file), field("key", &C::key), field("change", &C::change));
 };
 
+template <>
+struct Schema<session::CredentialUsage> {
+  using C = session::CredentialUsage;
+  static constexpr auto fields = std::make_tuple(
+      field("name", &C::name), field("upstream", &C::upstream), field("requests", &C::requests, kNonNegative),
+      field("refused", &C::refused, kNonNegative), field("bytes_tx", &C::bytes_tx, kNonNegative),
+      field("bytes_rx", &C::bytes_rx, kNonNegative), field("last_used", &C::last_used));
+};
+
 // A report is always written whole; one that says only its session_id, status and exit_code (as
 // the first versions wrote it, and as a hand-made report.json may) still reads: those three are
 // the fields without kMayBeAbsent.
@@ -105,7 +128,7 @@ struct Schema<session::Report> {
       field("attested", &R::attested, kMayBeAbsent), field("limits_hit", &R::limits_hit, kMayBeAbsent),
       field("usage", &R::usage, kMayBeAbsent), field("ended", &R::ended, kMayBeAbsent),
       field("error", &R::error, kOmitEmpty), field("events_dropped", &R::events_dropped, kNonNegative | kMayBeAbsent),
-      field("config_changes", &R::config_changes, kOmitEmpty));
+      field("config_changes", &R::config_changes, kOmitEmpty), field("credentials", &R::credentials, kOmitEmpty));
 };
 
 }  // namespace paddock::schema

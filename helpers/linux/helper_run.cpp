@@ -18,10 +18,12 @@
 #include "backends/linux/linux_plan.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
+#include "engine/session/credential_records.h"
 #include "engine/session/layout.h"
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/probe.h"
+#include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/supervisor.h"
@@ -74,6 +76,22 @@ std::optional<std::uint64_t> raise_own_nofile() {
   return static_cast<std::uint64_t>(caller);
 }
 
+// The built-in lists, found relative to this executable as the CLI finds them relative to itself
+// (<prefix>/libexec/paddock/paddock-helper, <prefix>/share/paddock).
+std::string resources_dir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string prefix(buf, static_cast<std::size_t>(n));
+  prefix = prefix.substr(0, prefix.rfind('/'));
+  for (std::string_view rel = PADDOCK_LIBEXEC_REL; !rel.empty();) {
+    prefix = prefix.substr(0, prefix.rfind('/'));
+    const auto slash = rel.find('/');
+    rel = slash == std::string_view::npos ? std::string_view() : rel.substr(slash + 1);
+  }
+  return prefix + "/" + PADDOCK_DATA_REL;
+}
+
 std::map<std::string, std::string> environment() {
   std::map<std::string, std::string> env;
   for (char** e = environ; e && *e; ++e) {
@@ -113,7 +131,10 @@ int helper_run_main(int argc, char** argv) {
   opt.session_id = args->session_id;
   opt.session_dir = args->session_dir;
   opt.control_socket = args->control_socket;
-  if (auto layout = session::from_env(env); layout.ok()) opt.placeholders_dir = layout->placeholders_dir();
+  if (auto layout = session::from_env(env); layout.ok()) {
+    opt.placeholders_dir = layout->placeholders_dir();
+    opt.layout = *layout;
+  }
   if (args->timeout_secs) opt.timeout_secs = static_cast<long>(*args->timeout_secs);
   std::optional<std::string> ir_record;  // ir.json to write on failure too: what was asked for
   auto fail = [&](const Error& e) {
@@ -168,7 +189,36 @@ int helper_run_main(int argc, char** argv) {
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
+  opt.home = ir->meta.home;
+  opt.agent_state.agent_state_dir = ir->fs.agent_state_dir;
+  opt.agent_state.agent_state = ir->fs.agent_state;
+  if (!spec.plan.credentials.endpoints.empty()) {
+    // The placeholders now (not secret: the agent's variables carry them); the values only once
+    // the sandbox's init runs (credential_relay.h).
+    if (args->placeholders_file.empty() || args->credentials_file.empty())
+      return fail(refused("this session brokers credentials (" + spec.plan.credentials.endpoints.front().name +
+                          "), but their values were not handed over; start it with 'paddock run'"));
+    auto placeholders = platform::read_file(args->placeholders_file, {.max_bytes = 1 << 20});
+    if (!placeholders) return fail(placeholders.error());
+    auto decoded = session::decode_credential_placeholders(*placeholders);
+    if (!decoded) return fail(decoded.error());
+    for (const auto& c : spec.plan.credentials.endpoints)
+      if (!decoded->count(c.name)) return fail(refused("credential " + c.name + ": no placeholder was handed over"));
+    spec.credential_placeholders = *decoded;
+    opt.credentials.credentials = spec.plan.credentials.endpoints;
+    opt.credentials.placeholders = std::move(*decoded);
+    opt.credentials.secrets_file = args->credentials_file;
+    opt.credentials.extra_ca_file = spec.plan.credentials.extra_ca;
+    opt.credentials.tainted = !ir->secrets.debug_upstreams.empty() || !ir->secrets.debug_upstream_ca.empty();
+    if (auto layout = session::from_env(env); layout.ok()) opt.credential_use_file = layout->credential_use_file();
+  }
   opt.watched_configs = ir->fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
+  // Direct mode's audit: the start time and the files whose content before the session it keeps,
+  // taken before the sandbox exists.
+  if (!args->session_dir.empty()) {
+    opt.audit = std::make_shared<SessionAudit>(SessionAudit::prepare(*ir));
+    opt.resources_dir = resources_dir();
+  }
   if (args->record_session) {
     opt.record_ir = std::move(*ir_record);
     opt.record_plan = std::move(plan_bytes);

@@ -160,7 +160,8 @@ class ViewBuilder {
     switch (step.op) {
       case MountOp::kBindRo: return grant(step, kReadOnly, prepared);
       case MountOp::kBindRw: return grant(step, kReadWrite, prepared);
-      case MountOp::kOverlay: return overlay(step);
+      case MountOp::kOverlay:
+      case MountOp::kAgentState: return overlay(step);
       case MountOp::kProtectDir:
       case MountOp::kProtectFile:
       case MountOp::kMaskFile:
@@ -221,15 +222,32 @@ class ViewBuilder {
   // is looked up by name on the host; the mount is made here, in the sandbox's user namespace,
   // where an unprivileged user may mount an overlay (with its metadata in user.* xattrs).
   // Whatever fails, the session fails: the writes never go to the host directly instead.
+  //
+  // The agent's own directory (kAgentState, docs/agents.md) is the same mount with more lower
+  // layers: Paddock's settings for this session, the agent's earlier writes, the whiteouts that
+  // hide the user's stored logins and history, then the user's directory. Those layers never
+  // change while mounted (platform/agent_state.h), and the options that would make a later
+  // change of a lower layer unsafe (index, xino; redirect_dir and metacopy are off with
+  // userxattr) are off.
   Status overlay(const MountStep& step) {
-    if (next_overlay_ >= overlays_.size()) return refused("no upper directory for the review root " + step.target);
+    const bool state = step.op == MountOp::kAgentState;
+    const std::string label = state ? "the agent directory " : "the review root ";
+    if (next_overlay_ >= overlays_.size()) return refused("no upper directory for " + label + step.target);
     const OverlayDirs layers = overlays_[next_overlay_++];
     auto opened = open_source(step, -1);
     if (!opened) return opened.error();
     UniqueFd lower = std::move(*opened);
     if (!is_dir(lower.get()))
-      return refused(step.source + " is a file: review mode holds the writes of directories only; grant its "
-                     "directory instead, or run without review mode (nothing was run)");
+      return refused(step.source + " is a file: " +
+                     (state ? std::string("an agent's own directory must be a directory (nothing was run)")
+                            : std::string("review mode holds the writes of directories only; grant its "
+                                          "directory instead, or run without review mode (nothing was run)")));
+    std::vector<UniqueFd> middle;
+    for (const auto& d : layers.lowers) {
+      auto fd = open_layer(d);
+      if (!fd) return fd.error();
+      middle.push_back(std::move(*fd));
+    }
     auto at = mount_point(step, /*dir=*/true);
     if (!at) return at.error();
     UniqueFd target = std::move(*at);
@@ -241,7 +259,7 @@ class ViewBuilder {
     UniqueFd fs(::fsopen("overlay", FSOPEN_CLOEXEC));
     if (!fs.valid()) return sys_error("open an overlay file system for the review root", step.target);
     const auto fail = [&](const std::string& what) {
-      Error e = sys_error(what + " for the review root", step.target);
+      Error e = sys_error(what + (state ? " for the agent directory" : " for the review root"), step.target);
       // The kernel says why in words on the file system's descriptor.
       char buf[512];
       ssize_t n;
@@ -253,9 +271,16 @@ class ViewBuilder {
       }
       return e;
     };
-    const std::pair<const char*, std::string> params[] = {
-        {"source", "paddock-review"}, {"lowerdir", fd_path(lower.get())},
+    std::string lowerdir;
+    for (const auto& fd : middle) lowerdir += fd_path(fd.get()) + ":";
+    lowerdir += fd_path(lower.get());
+    std::vector<std::pair<const char*, std::string>> params = {
+        {"source", state ? "paddock-agent-state" : "paddock-review"}, {"lowerdir", lowerdir},
         {"upperdir", fd_path(upper->get())}, {"workdir", fd_path(work->get())}};
+    if (state) {
+      params.emplace_back("index", "off");
+      params.emplace_back("xino", "off");
+    }
     for (const auto& [key, value] : params)
       if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, key, value.c_str(), 0) != 0) return fail(std::string("overlay ") + key);
     if (::fsconfig(fs.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) != 0) return fail("overlay userxattr");

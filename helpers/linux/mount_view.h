@@ -20,8 +20,9 @@ namespace paddock::helper {
 // kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
 using Placeholder = session::PlaceholderRecord;
 
-// The upper and work directories of one overlay step (MountOp kOverlay), in the order of those
-// steps: made by the helper in the session's directory before the sandbox exists. Init opens
+// The upper and work directories of one overlay step (MountOp kOverlay, kAgentState), in the order
+// of those steps: made by the helper in the session's directory (review mode) or in the agent's
+// state (agent_state_layers.h) before the sandbox exists. Init opens
 // them by path in its own mount namespace (the kernel takes an overlay's upper layer only from
 // the mounter's namespace), beneath the host root and without following a symlink, and checks
 // that each is the directory the helper made.
@@ -31,13 +32,18 @@ struct OverlayDir {
 };
 struct OverlayDirs {
   OverlayDir upper, work;
+  // Agent state (MountOp kAgentState): the layers between the upper one and the step's source (the
+  // user's own directory, always the lowest), top first; empty for a review root, whose only
+  // lower layer is its source.
+  std::vector<OverlayDir> lowers;
 };
 
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
 // `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
-// attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay step.
+// attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay or
+// kAgentState step, in plan order.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
                         const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
                         std::vector<Placeholder>& placeholders);

@@ -93,7 +93,8 @@ Result<ReviewLayers> ReviewLayers::prepare(const std::vector<linux_backend::Moun
     if (::lstat(upper.c_str(), &us) != 0 || ::lstat(work.c_str(), &ws) != 0)
       return refused("review mode: cannot read " + upper + ": " + std::strerror(errno));
     out.dirs_.push_back({{upper, static_cast<std::uint64_t>(us.st_dev), static_cast<std::uint64_t>(us.st_ino)},
-                         {work, static_cast<std::uint64_t>(ws.st_dev), static_cast<std::uint64_t>(ws.st_ino)}});
+                         {work, static_cast<std::uint64_t>(ws.st_dev), static_cast<std::uint64_t>(ws.st_ino)},
+                         {}});
     record.roots.push_back({index, roots[i]});
   }
   if (auto s = platform::write_file_atomic(session::review_roots_file(real), session::encode_review_roots(record)); !s.ok())

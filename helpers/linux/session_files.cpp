@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "engine/session/audit_record.h"
+
 namespace paddock::helper {
 
 void SessionFiles::Staged::stage(const std::string& path, const std::string& prefill) {
@@ -18,21 +20,28 @@ Status SessionFiles::Staged::publish(const std::string& rest) {
   return file_.commit();
 }
 
-Status SessionFiles::stage_records(const std::string& ir, const std::string& plan, const std::string& attestation) {
-  platform::AtomicFile ir_out, plan_out;
+Status SessionFiles::stage_records(const std::string& ir, const std::string& plan, const std::string& attestation,
+                                   const std::string& audit_start) {
+  platform::AtomicFile ir_out, plan_out, audit_out;
   for (auto [file, name, bytes] :
-       {std::tuple<platform::AtomicFile*, const char*, const std::string*>{&ir_out, "ir.json", &ir},
-        {&plan_out, "plan.json", &plan}})
+       {std::tuple<platform::AtomicFile*, std::string, const std::string*>{&ir_out, dir_ + "/ir.json", &ir},
+        {&plan_out, dir_ + "/plan.json", &plan},
+        {&audit_out, session::audit_start_file(dir_), &audit_start}})
     if (!bytes->empty()) {
-      Status s = file->open(dir_ + "/" + name);
+      platform::WriteOptions o;
+      o.create_dirs = true;
+      Status s = file->open(name, o);
       if (s.ok()) s = file->write(*bytes);
       if (!s.ok()) return s;
     }
   attestation_.stage(dir_ + "/attestation.json", attestation);
-  if (auto s = platform::sync_all({&ir_out, &plan_out, attestation_.file()}); !s) return s;
+  if (auto s = platform::sync_all({&ir_out, &plan_out, &audit_out, attestation_.file()}); !s) return s;
   for (platform::AtomicFile* f : {&ir_out, &plan_out})
     if (f->is_open())
       if (auto s = f->commit(platform::DirSync::kByCaller); !s) return s;
+  // In audit/, whose directory the attestation's sync does not cover.
+  if (audit_out.is_open())
+    if (auto s = audit_out.commit(); !s) return s;
   return Status::Ok();
 }
 

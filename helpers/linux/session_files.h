@@ -20,8 +20,10 @@ class SessionFiles {
 
   // ir.json and plan.json (each when not empty) are written and renamed into place, and the
   // attestation staged: the three syncs run at once, and publish_attestation() syncs the
-  // directory once for all three renames.
-  Status stage_records(const std::string& ir, const std::string& plan, const std::string& attestation);
+  // directory once for all three renames. `audit_start` (when not empty): the direct-mode
+  // audit's start record (engine/session/audit_record.h), written with them.
+  Status stage_records(const std::string& ir, const std::string& plan, const std::string& attestation,
+                       const std::string& audit_start = "");
   Status publish_attestation();
   // Once the agent runs: report.json's temporary.
   void stage_report();

@@ -26,6 +26,7 @@
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
 #include "helpers/linux/agent_config_watch.h"
+#include "helpers/linux/agent_state_layers.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/host_ports.h"
@@ -36,6 +37,7 @@
 #include "helpers/linux/review_layers.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
+#include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
 #include "helpers/linux/session_relay.h"
@@ -116,15 +118,31 @@ struct HostSide {
   AgentConfigWatch configs;
   // Review mode: the overlays' upper and work directories in the session's directory.
   ReviewLayers review;
+  // The agent's own state: this session's layers and the state's locks (docs/agents.md).
+  AgentStateLayers agent_state;
+  // Every overlay step's directories in plan order (review roots and agent directories).
+  std::vector<OverlayDirs> overlays;
 };
 
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs), {}};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs, o.home), {}, {}, {}};
   auto review = ReviewLayers::prepare(plan.mounts, o.session_dir);
   if (!review) return review.error();
   host.review = std::move(*review);
+  auto state = AgentStateLayers::prepare(o.agent_state, plan.mounts, o.session_id);
+  if (!state) return state.error();
+  host.agent_state = std::move(*state);
+  // Init takes the overlays' directories in plan order, whichever kind each step is.
+  std::size_t next_review = 0, next_state = 0;
+  for (const auto& m : plan.mounts) {
+    if (m.op == linux_backend::MountOp::kOverlay && next_review < host.review.dirs().size())
+      host.overlays.push_back(host.review.dirs()[next_review++]);
+    if (m.op == linux_backend::MountOp::kAgentState && next_state < host.agent_state.dirs().size())
+      host.overlays.push_back(host.agent_state.dirs()[next_state++]);
+  }
+  for (const auto& p : host.agent_state.problems()) report_error_line(p);
   const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
     return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
   });
@@ -260,6 +278,7 @@ class Supervisor {
   Supervisor(const SandboxSpec& spec, const SessionOptions& o, Clock::time_point t0, EventLog& events,
              HostSide& host, std::vector<platform::UniqueFd> published)
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), published_(std::move(published)), relay_(events),
+        credentials_(events, o.credentials),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
@@ -292,6 +311,7 @@ class Supervisor {
   std::vector<platform::UniqueFd> host_port_listeners_;
   std::unique_ptr<HostPortRelay> host_ports_;
   SessionRelay relay_;
+  CredentialRelay credentials_;
   ControlServer control_;
   SessionFiles files_;
   InitOutcome out_;
@@ -317,6 +337,13 @@ void Supervisor::read_init(InitChannel& init) {
     switch (absorb_init_message(out_, received->message)) {
       case InitAction::kNone: break;
       case InitAction::kStop: stop_requested_ = true; break;
+      case InitAction::kStartCredential:
+        if (!received->passed.valid() || !received->message.ok()) break;
+        if (auto s = credentials_.add_endpoint(received->message->message, std::move(received->passed)); !s) {
+          out_.setup_error = s.error().message;
+          stop_requested_ = true;
+        }
+        break;
       case InitAction::kStartRelay:
         if (!received->passed.valid()) break;
         if (auto s = relay_.start(std::move(received->passed), o_.egress); !s) {
@@ -403,7 +430,8 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o_.timeout_secs) deadline = t0_ + std::chrono::seconds(*o_.timeout_secs);
   while (!init_done_) {
-    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0},
+                               {credentials_.fd(), POLLIN, 0}};  // -1 (ignored by poll) without credentials
     control_.add_poll_fds(fds);
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
@@ -424,6 +452,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
       while (::read(sigfd, &si, sizeof si) == sizeof si)
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested_ = true;
     }
+    if (fds[3].revents) credentials_.on_readable();
     control_.handle(fds);
     events_.flush_due();
     if (fds[1].revents & POLLIN) init_done_ = true;
@@ -489,6 +518,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (forward_) forward_->stop();
   if (host_ports_) host_ports_->stop();
   relay_.stop();
+  credentials_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.
@@ -506,6 +536,15 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
                       o_.session_id);
   else if (host_.review.active())
     host_.review.remove_unused();
+  // Direct mode: what the session left in the write roots for a tool on the host to run, once
+  // nothing of the sandbox can add to it; each finding said here too.
+  if (o_.audit)
+    o_.audit->finish({o_.session_id, o_.session_dir, o_.resources_dir, o_.layout ? &*o_.layout : nullptr}, events_,
+                     config_changes, out_.attested);
+  // The agent's writes to its own directories go into its state (committed now, unless another
+  // session of the agent still runs: then the last one to end commits them).
+  if (const std::string e = host_.agent_state.finish(); !e.empty())
+    report_error_line("the agent's writes stay in this session's layer, to be kept by its next session: " + e);
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -550,6 +589,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
     events_.emit(session::notice_event("warning", problem));
     report_error_line(problem);
   }
+  r.credentials = credentials_.usage();
+  if (!o_.credential_use_file.empty())
+    if (auto s = record_credential_use(o_.credential_use_file, r.credentials, o_.session_id); !s)
+      events_.emit(session::notice_event("warning", "the credentials' last use could not be recorded: " + s.error().message));
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
   return verdict.exit_code;
@@ -612,7 +655,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ~Unmap() { ::munmap(p, sizeof(long)); }
   } unmap{shared};
 
-  auto init = start_init(spec, host->leaf, *channels, prepared, host->review.dirs(), reaped, old_mask);
+  auto init = start_init(spec, host->leaf, *channels, prepared, host->overlays, reaped, old_mask);
   if (!init) return fail_session(o, kRefusedExit, init.error().message);
   const pid_t pid = init->pid;
   host->prepared_trees.clear();
@@ -657,7 +700,8 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
   // (spec.attestation_json); this process publishes its staged copy then, instead of parsing the
   // message back on the path to the agent's exec. report.json is staged once the agent runs.
   json attestation = json::parse(spec.attestation_json, nullptr, false);
-  if (auto s = supervisor.files().stage_records(o.record_ir, o.record_plan, session::dump_record(attestation, 2) + "\n");
+  if (auto s = supervisor.files().stage_records(o.record_ir, o.record_plan, session::dump_record(attestation, 2) + "\n",
+                                                o.audit ? o.audit->start_record() : std::string());
       !s)
     return abort_start(s.error().message);
   session::SessionStarted started = o.started;

@@ -4,6 +4,7 @@
 // kills the whole tree at the end and writes session_ended and report.json.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,9 +13,13 @@
 
 #include "engine/ir.h"
 #include "engine/session/event.h"
+#include "engine/session/layout.h"
+#include "helpers/linux/credential_relay.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
+
+class SessionAudit;
 
 struct SessionOptions {
   std::string session_id;
@@ -23,7 +28,16 @@ struct SessionOptions {
   std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
+  CredentialRelayOptions credentials;  // the brokered credentials (docs/credentials.md)
+  std::string credential_use_file;     // where their last use is recorded ("" = not recorded)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
+  // Direct mode's audit at the session's end (session_audit.h), prepared before the sandbox
+  // exists; null: none. The layout (for the pending-findings marker) and the built-in lists.
+  std::shared_ptr<SessionAudit> audit;
+  std::optional<session::Layout> layout;
+  std::string resources_dir;
+  IrFs agent_state;  // the IR's fs: its agent_state_dir and agent_state (agent_state_layers.h)
+  std::string home;  // the IR's home: ~ in the files the watched settings name
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view
   // (the bytes the helper read and verified; see --record-session).

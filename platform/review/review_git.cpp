@@ -151,7 +151,7 @@ void add_commit_offers(const ReviewSession& s, review::ChangeSet& set) {
                         : "it does not descend from the host's " + ref + " (" + o.before.substr(0, 12) +
                               "): applying it would drop commits from that branch";
     }
-    if (!o.problem.empty()) c.flags.push_back({"not-fast-forward", "moves " + ref + " and " + o.problem, ""});
+    if (!o.problem.empty()) c.flags.push_back({"not-fast-forward", "moves " + ref + " and " + o.problem, "", "git", c.path});
     set.commits.push_back(std::move(o));
   }
 }

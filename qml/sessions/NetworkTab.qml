@@ -1,5 +1,6 @@
 // The broker's log as a table (time, host:port, decision, rule, pinned IP, bytes), filtered by
-// decision and a search text, and above it the denied hosts, each with its reviewed fix.
+// decision and a search text, and above it the denied hosts, each with its reviewed fix, and each
+// brokered credential's requests and bytes.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -102,6 +103,31 @@ ColumnLayout {
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Add %1 to a policy file; you review the change before it is saved").arg(denied.host)
                 }
+            }
+        }
+    }
+
+    // Each brokered credential's use in this session (docs/credentials.md).
+    ColumnLayout {
+        objectName: "credentialUsage"
+        Layout.fillWidth: true
+        visible: tab.monitor.credentialUsage.length > 0
+        spacing: 2
+        Label {
+            text: qsTr("Credentials")
+            font.bold: true
+        }
+        Repeater {
+            model: tab.monitor.credentialUsage
+            delegate: Label {
+                required property var modelData
+                Layout.fillWidth: true
+                elide: Text.ElideRight
+                text: qsTr("<b>%1</b> · %2 request(s), %3 refused · %4 sent, %5 received")
+                      .arg(modelData.name).arg(modelData.requests).arg(modelData.refused)
+                      .arg(Qt.locale().formattedDataSize(modelData.bytesTx))
+                      .arg(Qt.locale().formattedDataSize(modelData.bytesRx))
+                textFormat: Text.StyledText
             }
         }
     }

@@ -1,5 +1,6 @@
-// Settings (terminal, default agent and profile, tray, autostart), the paths in use and what this
-// machine can enforce (`paddock-helper probe`, as `paddock doctor`).
+// Settings (terminal, default agent and profile, tray, autostart), the credentials the broker keeps
+// for agents, the paths in use and what this machine can enforce (`paddock-helper probe`, as
+// `paddock doctor`).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -150,6 +151,10 @@ Pane {
                           : qsTr("Sessions whose changes are still held for review are kept until you apply or discard them.")
                 }
             }
+        }
+        CredentialsView {
+            objectName: "credentialsView"
+            Layout.fillWidth: true
         }
 
         GroupBox {

@@ -6,7 +6,8 @@
 # work, and a non-interactive prompt reaches the broker and is refused there (a 403 for a model
 # host the policy does not list, set with the agent's own base-URL setting where it has one)
 # rather than crashing on a read-only or missing directory; what the first session wrote in the
-# agent's state directories is there for the second. All of it as root and again as uid 65534.
+# agent's own directories is kept in its Paddock-owned state and there for the second, and the
+# user's own directory stays byte for byte as it was. All of it as root and again as uid 65534.
 # Claude Code and Codex also run against a fake model API whose tool call probes the sandbox.
 # Usage: real_agents_test.sh PADDOCK_BIN SOURCE_DIR WORK_DIR. Exit 77 = skipped (npm unreachable).
 set -uo pipefail
@@ -90,6 +91,9 @@ YAML
   extra_env=(ANTHROPIC_API_KEY=sk-ant-paddock-test OPENAI_API_KEY=sk-paddock-test GEMINI_API_KEY=paddock-test
              COPILOT_GITHUB_TOKEN=github_pat_paddock_test ANTHROPIC_BASE_URL=https://model.paddock.test
              OPENAI_BASE_URL=https://model.paddock.test/v1 GOOGLE_GEMINI_BASE_URL=https://model.paddock.test)
+  # The user's own ~/$state as the agent CLI outside Paddock would read it, before the sessions.
+  local user_before; user_before="$(cd "$home" && find "$state" -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+    find "$state" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)"
   # Session 1: the prompt. Agents retry a refused model host with backoff (Codex waits for the
   # network indefinitely): the wall-time limit ends those, and the run counts when the broker
   # refused the request and nothing crashed.
@@ -107,14 +111,21 @@ YAML
   if [ $rc -ge 128 ] && [ $rc -ne 124 ]; then fail "prompt: killed by signal $((rc - 128))"; sed -n 1,40p "$out"; fi
   if [ $rc -eq 124 ] && [ $refused = 0 ]; then fail "prompt: hung until the wall-time limit without a refusal"; fi
   echo "   hosts it asked for: $(grep -o '"host":"[^"]*"' "$events" | sort -u | sed 's/"host"://; s/"//g' | tr '\n' ' ')"
-  [ -n "$(find "$home/$state" -type f 2>/dev/null | head -n 1)" ] || fail "nothing kept in ~/$state after a session"
+  # What the agent wrote in its directory is kept in its Paddock-owned state (docs/agents.md, "Its
+  # own state"), never in the user's own ~/$state, which the agent CLI outside Paddock reads.
+  local kept="$home/.local/share/paddock/agent-state/$agent/default/review"
+  [ -n "$(find "$kept" -type f 2>/dev/null | head -n 1)" ] || fail "nothing kept in its Paddock state after a session"
+  local user_after; user_after="$(cd "$home" && find "$state" -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+    find "$state" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)"
+  [ "$user_before" = "$user_after" ] ||
+    { fail "the session changed the user's own ~/$state:"; diff <(echo "$user_before") <(echo "$user_after") | head; }
   # Session 2 starts on what the first one kept (locks and temp files are the agent's to remove).
-  find "$home/$state" -type f ! -name '*.lock' ! -path '*/tmp/*' | sort >"$dir/state1"
+  find "$kept" -type f ! -name '*.lock' ! -path '*/tmp/*' | sort >"$dir/state1"
   in_empty_netns run --agent "$agent" --project "$project" --timeout 120s -- "$cmd" --help >"$out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || { fail "second session exited $rc"; sed -n 1,40p "$out"; }
   no_setup_crash "$out" "second session"
-  while read -r f; do [ -e "$f" ] || fail "~/$state lost ${f#"$home"/} between sessions"; done <"$dir/state1"
+  while read -r f; do [ -e "$f" ] || fail "its Paddock state lost ${f#"$kept"/} between sessions"; done <"$dir/state1"
   [ $failures -ne $failed_before ] || echo "   ok"
 }
 
@@ -144,8 +155,8 @@ run_uid=0
 # the project and reach an unlisted host. Each must be denied, and the agent's next turn must
 # carry the denials back to the model. Claude Code speaks Anthropic's Messages API and trusts
 # the CA through NODE_EXTRA_CA_CERTS; Codex speaks OpenAI's Responses API (a provider whose
-# base_url is the fake host) and trusts it through CODEX_CA_CERTIFICATE. Codex's own sandbox is
-# switched off (danger-full-access), so every denial seen is Paddock's; its model is named
+# base_url is the fake host) and trusts it through CODEX_CA_CERTIFICATE. Codex runs with its own
+# defaults (its own sandbox is off in its Paddock state), so every denial seen is Paddock's; its model is named
 # (gpt-5-codex), because the default one is offered a JavaScript tool that calls the shell tool
 # rather than the shell tool itself.
 fake_api_check() {
@@ -176,7 +187,7 @@ YAML
       agent_cmd=(claude -p "probe the sandbox" --allowedTools Bash) ;;
     codex)
       extra_env=(OPENAI_API_KEY=sk-paddock-test CODEX_CA_CERTIFICATE="$ca/ca.pem" "$seam")
-      agent_cmd=(codex exec --skip-git-repo-check --sandbox danger-full-access -c model_provider=paddock
+      agent_cmd=(codex exec --skip-git-repo-check -c model_provider=paddock
                  -c 'model_providers.paddock.name="paddock"' -c 'model_providers.paddock.wire_api="responses"'
                  -c 'model_providers.paddock.base_url="https://model.paddock.test:8443/v1"'
                  -c 'model_providers.paddock.env_key="OPENAI_API_KEY"' -m gpt-5-codex "probe the sandbox") ;;

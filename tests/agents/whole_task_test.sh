@@ -75,14 +75,16 @@ YAML
 }
 
 # The agent's own command line for the task, with its own approval setting for a
-# non-interactive run. Codex: its own sandbox cannot start inside Paddock's (it needs user
-# namespaces, which Paddock refuses), so it is turned off here with --sandbox danger-full-access;
-# once Paddock keeps a state directory of its own for each agent, its preset turns it off there
-# and this flag goes, to become Codex's own default.
+# non-interactive run. Codex runs with its own defaults: its own sandbox (bubblewrap, which needs
+# user namespaces that Paddock refuses) is turned off in its Paddock-owned state by its preset
+# (docs/agents.md, "What Paddock sets in the agent's state"). Bare, with no such state, the same
+# setting is given on the command line so that both runs do the same work.
 agent_command() {
+  local codex_sandbox=()
+  [ "$mode" = paddock ] || codex_sandbox=(--sandbox danger-full-access)
   case "$agent" in
     claude-code) cmd=(claude -p "Do the task." --allowedTools Bash) ;;
-    codex) cmd=(codex exec --skip-git-repo-check --sandbox danger-full-access -c model_provider=paddock
+    codex) cmd=(codex exec --skip-git-repo-check "${codex_sandbox[@]}" -c model_provider=paddock
                 -c 'model_providers.paddock.name="paddock"' -c "model_providers.paddock.base_url=\"http://127.0.0.1:$port/v1\""
                 -c 'model_providers.paddock.env_key="OPENAI_API_KEY"' -c 'model_providers.paddock.wire_api="responses"'
                 -m gpt-5-codex "Do the task.") ;;

@@ -104,7 +104,11 @@ class AgentPresetsTest : public QObject {
     QVERIFY(why(opted, "ANTHROPIC_API_KEY").allowed);
   }
 
-  void the_agents_own_login_is_readable_only_in_its_own_session_under_the_opt_in() {
+  // The user's stored login is never the sandbox's: in the agent's own state (the default) the
+  // user's copy is hidden and the agent keeps a login of its own; every other agent's stays
+  // masked. In the shared agent state (the user's choice) the old rule holds: masked unless the
+  // user opts in to the agent's own credentials.
+  void the_users_own_login_is_hidden_in_own_state_and_masked_for_other_agents() {
     EngineEnv env;
     const std::string claude_login = env.home + "/.claude/.credentials.json";
     const std::string codex_login = env.home + "/.codex/auth.json";
@@ -112,20 +116,41 @@ class AgentPresetsTest : public QObject {
     env.write(codex_login, "{}");
     auto in = env.inputs();
     in.agent = "claude-code";
-    // Without the opt-in: both masked, and its own login is reported withheld.
+    for (bool opted : {false, true}) {
+      if (opted) {
+        env.write(env.root + "/creds.yaml", "version: 1\nenvironment: {agent_credentials: true}\n");
+        in.policy_files = {env.root + "/creds.yaml"};
+      }
+      const auto e = eval_ok(in);
+      QVERIFY(!has_deny(e.ir, claude_login));  // a mask would keep the agent from its own login
+      QCOMPARE(e.ir.fs.agent_state.size(), std::size_t{1});
+      QVERIFY(contains(e.ir.fs.agent_state[0].hidden, claude_login));
+      QVERIFY(has_deny(e.ir, codex_login));
+      QVERIFY(!contains(e.withheld_credentials, claude_login));
+    }
+  }
+
+  void in_the_shared_agent_state_the_own_login_is_readable_only_under_the_opt_in() {
+    EngineEnv env;
+    const std::string claude_login = env.home + "/.claude/.credentials.json";
+    const std::string codex_login = env.home + "/.codex/auth.json";
+    env.write(claude_login, "{}");
+    env.write(codex_login, "{}");
+    env.user("version: 1\nfilesystem: {agent_state: shared}\n");
+    auto in = env.inputs();
+    in.agent = "claude-code";
     const auto e = eval_ok(in);
+    QVERIFY(e.ir.fs.agent_state.empty());
+    QVERIFY(contains(e.ir.fs.shared_agent_dirs, env.home + "/.claude"));
     QVERIFY(has_deny(e.ir, claude_login));
     QVERIFY(has_deny(e.ir, codex_login));
     QVERIFY(contains(e.withheld_credentials, claude_login));
-    QVERIFY(!contains(e.withheld_credentials, codex_login));
-    // With it: its own login is under its writable data dir, unmasked; codex's stays masked.
     env.write(env.root + "/creds.yaml", "version: 1\nenvironment: {agent_credentials: true}\n");
     in.policy_files = {env.root + "/creds.yaml"};
     const auto opted = eval_ok(in);
     QVERIFY(!has_deny(opted.ir, claude_login));
     QVERIFY(has_deny(opted.ir, codex_login));
     QVERIFY(why(opted, claude_login).access == "write");
-    // Codex's session under the same opt-in gets its own and not Claude's.
     in.agent = "codex";
     const auto codex = eval_ok(in);
     QVERIFY(!has_deny(codex.ir, codex_login));

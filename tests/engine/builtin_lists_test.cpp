@@ -2,7 +2,7 @@
 // home holding every listed credential store, history and agent login, and a project holding a
 // file for every secret pattern; names that ordinary files use stay readable; the files the
 // user's tools execute are read-only, and lifting that is the user's explicit, linted choice.
-// docs/credentials.md is generated from the same data.
+// docs/credentials.md's second half is generated from the same data.
 #include <QtTest>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "engine/builtin_lists.h"
+#include "engine/context.h"
 #include "engine/engine.h"
 #include "engine/lint.h"
 #include "tests/engine/engine_test_env.h"
@@ -139,7 +140,9 @@ class BuiltinListsTest : public QObject {
     std::set<std::string> agents;
     for (const auto& e : load("agent-config").entries) {
       QVERIFY2(std::filesystem::exists(kResources + "/agents/" + e.agent + ".yaml"), e.agent.c_str());
-      QVERIFY(!e.keys.empty());
+      // A settings file names its keys; a text file or a tree is compared whole.
+      const bool whole = e.format == "text" || e.format == "tree";
+      QVERIFY2(whole ? e.keys.empty() : !e.keys.empty(), e.paths.front().text.c_str());
       agents.insert(e.agent);
     }
     for (const char* a : {"claude-code", "codex", "gemini-cli", "opencode", "copilot"}) QVERIFY2(agents.count(a), a);
@@ -148,7 +151,7 @@ class BuiltinListsTest : public QObject {
                                     "entries": [{"paths": ["~/.x.json"], "agent": "a", "format": "yaml", "keys": ["k"], "why": "w"}]})",
                                 "x", "builtin:lists/x.json");
     QVERIFY(!r.ok());
-    QVERIFY2(r.error().message.find("'format' must be json, jsonc or toml") != std::string::npos, r.error().message.c_str());
+    QVERIFY2(r.error().message.find("'format' must be json, jsonc, toml, text or tree") != std::string::npos, r.error().message.c_str());
     r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d",
                                "entries": [{"paths": ["~/.x.json"], "keys": ["k"], "why": "w"}]})",
                            "x", "builtin:lists/x.json");
@@ -191,6 +194,16 @@ class BuiltinListsTest : public QObject {
         in.allow_reads = {env.home};
         const auto e = eval_ok(in);
         for (const auto& f : home_files) {
+          // The selected agent's stored login in its own directory is hidden by its overlay
+          // instead (docs/agents.md, "Its own state"): the sandbox never sees the user's copy,
+          // and a login made inside stays the agent's own.
+          const auto own = std::find_if(e.ir.fs.agent_state.begin(), e.ir.fs.agent_state.end(),
+                                        [&](const AgentStateRoot& r) { return path_within(f, r.path); });
+          if (own != e.ir.fs.agent_state.end()) {
+            QVERIFY2(std::any_of(own->hidden.begin(), own->hidden.end(), [&](const std::string& h) { return path_within(f, h); }),
+                     (profile + "/" + agent + ": " + f + " is neither masked nor hidden").c_str());
+            continue;
+          }
           const DenyEntry* d = covering(e.ir.fs.deny, f);
           QVERIFY2(d && d->kind != PathKind::kAbsent, (profile + "/" + agent + ": " + f).c_str());
           const WhyAnswer w = why(e, f);
@@ -289,9 +302,12 @@ class BuiltinListsTest : public QObject {
   void docs_credentials_md_is_generated_from_the_lists() {
     // Regenerate with PADDOCK_UPDATE_DOCS=1 after changing a list, and review the diff.
     std::ostringstream md;
-    md << "<!-- Generated from resources/lists/*.json by tests/engine/builtin_lists_test.cpp\n"
-          "     (PADDOCK_UPDATE_DOCS=1). Do not edit by hand: the test fails when this file is stale. -->\n"
-          "# Credentials and protected files: the built-in lists\n\n"
+    // The page's second half, from the marker on; the first half (brokered credentials) is
+    // written by hand and kept as it is.
+    const std::string marker = "<!-- Generated from resources/lists/*.json";
+    md << marker << " by tests/engine/builtin_lists_test.cpp\n"
+          "     (PADDOCK_UPDATE_DOCS=1). Do not edit by hand: the test fails when this part is stale. -->\n"
+          "## Protected files: the built-in lists\n\n"
           "Every built-in profile (`default`, `strict`, `audit`, `permissive`) masks the paths of the first "
           "eleven lists below, whichever agent is selected: the agent reads them as empty or absent, and "
           "cannot write them. A layer names a list with `filesystem.deny_preset` (masks) or "
@@ -311,13 +327,13 @@ class BuiltinListsTest : public QObject {
     for (const auto& n : names) {
       const BuiltinList l = load(n);
       const char* effect = l.effect == "deny" ? "masked" : l.effect == "deny_write" ? "read-only" : "watched";
-      md << "\n## `" << n << "` (" << effect << ")\n\n" << l.description << "\n";
+      md << "\n### `" << n << "` (" << effect << ")\n\n" << l.description << "\n";
       if (!l.note.empty()) md << "\n" << l.note << "\n";
       std::string group = "\x01";
       for (const auto& e : l.entries) {
         if (e.group != group) {
           group = e.group;
-          if (!group.empty()) md << "\n### " << group << "\n";
+          if (!group.empty()) md << "\n#### " << group << "\n";
           md << "\n| paths | why |\n|---|---|\n";
         }
         std::string paths;
@@ -335,11 +351,15 @@ class BuiltinListsTest : public QObject {
       }
     }
     const std::string path = paddock::test::source_dir() + "/docs/credentials.md";
-    if (std::getenv("PADDOCK_UPDATE_DOCS")) std::ofstream(path, std::ios::binary) << md.str();
-    std::ifstream f(path, std::ios::binary);
     std::ostringstream committed;
-    committed << f.rdbuf();
-    QVERIFY2(committed.str() == md.str(), "docs/credentials.md is stale: rerun this test with PADDOCK_UPDATE_DOCS=1");
+    committed << std::ifstream(path, std::ios::binary).rdbuf();
+    const std::string text = committed.str();
+    const std::size_t at = text.find(marker);
+    QVERIFY2(at != std::string::npos, "docs/credentials.md has lost the generated part's marker");
+    if (std::getenv("PADDOCK_UPDATE_DOCS")) std::ofstream(path, std::ios::binary) << text.substr(0, at) << md.str();
+    std::ostringstream now;
+    now << std::ifstream(path, std::ios::binary).rdbuf();
+    QVERIFY2(now.str().substr(at) == md.str(), "docs/credentials.md is stale: rerun this test with PADDOCK_UPDATE_DOCS=1");
   }
 
   void lint_flags_credentials_in_the_projects_git_config_without_printing_them() {

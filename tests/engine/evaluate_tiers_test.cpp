@@ -27,7 +27,10 @@ class EvaluateTiersTest : public QObject {
     QVERIFY(contains(e.ir.fs.read_roots, "/etc"));
     for (const char* p : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/root"}) QVERIFY2(has_deny(e.ir, p), p);
     QVERIFY(has_deny(e.ir, env.home + "/.ssh"));
-    QVERIFY(has_deny(e.ir, env.home + "/.claude/.credentials.json"));
+    // The user's login is never shown to the agent in its own state (docs/agents.md).
+    QCOMPARE(e.ir.fs.agent_state.size(), std::size_t(1));
+    QCOMPARE(e.ir.fs.agent_state[0].path, env.home + "/.claude");
+    QVERIFY(contains(e.ir.fs.agent_state[0].hidden, env.home + "/.claude/.credentials.json"));
     QCOMPARE(e.ir.egress.mode, NetMode::kAllowlist);
     QVERIFY(contains(e.ir.egress.domains, "api.anthropic.com"));
     QCOMPARE(e.ir.meta.agent_dir, env.home + "/.claude");

@@ -50,6 +50,8 @@ class IrSchemaTest : public QObject {
     expect_declared<IrFs>("IrFs");
     expect_declared<DenyEntry>("DenyEntry");
     expect_declared<WatchedConfig>("WatchedConfig");
+    expect_declared<AgentSetting>("AgentSetting");
+    expect_declared<AgentStateRoot>("AgentStateRoot");
     expect_declared<IrEgress>("IrEgress");
     expect_declared<IrProcess>("IrProcess");
     expect_declared<IrSecrets>("IrSecrets");

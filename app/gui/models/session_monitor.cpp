@@ -198,7 +198,36 @@ void SessionMonitor::reload() {
   if (!scanning_) setStatus(ModelStatus::Ready);  // else once the tail is found
 }
 
+void SessionMonitor::absorbCredentialUse(const session::Event& e) {
+  if (e.type == session::EventType::kCredentialRequest && !credential_sums_final_) {
+    CredentialSum& s = credential_sums_[QString::fromStdString(e.fields.value("credential", std::string()))];
+    const bool denied = e.fields.value("decision", std::string()) == "deny";
+    (denied ? s.refused : s.requests) += e.count;
+    s.tx += e.fields.value("bytes_tx", std::int64_t{0}) * e.count;
+    s.rx += e.fields.value("bytes_rx", std::int64_t{0}) * e.count;
+    emit credentialUsageChanged();
+  } else if (e.type == session::EventType::kSessionEnded) {
+    auto report = session::report_from_event(e);
+    if (!report.ok() || report->credentials.empty()) return;
+    credential_sums_.clear();
+    for (const auto& c : report->credentials)
+      credential_sums_[QString::fromStdString(c.name)] = {c.requests, c.refused, c.bytes_tx, c.bytes_rx};
+    credential_sums_final_ = true;
+    emit credentialUsageChanged();
+  }
+}
+
+QVariantList SessionMonitor::credentialUsage() const {
+  QVariantList out;
+  for (const auto& [name, s] : credential_sums_)
+    out << QVariantMap{{"name", name}, {"requests", s.requests}, {"refused", s.refused}, {"bytesTx", s.tx}, {"bytesRx", s.rx}};
+  return out;
+}
+
 void SessionMonitor::clearLog() {
+  credential_sums_.clear();
+  credential_sums_final_ = false;
+  emit credentialUsageChanged();
   tail_scanned_ = false;
   offset_ = 0;
   line_no_ = 0;
@@ -251,6 +280,7 @@ void SessionMonitor::readNewLines() {
       added.push_back(bad);
       continue;
     }
+    absorbCredentialUse(*ev);
     added.push_back(toRow(doc.object()));
   }
   if (added.empty()) return;
@@ -405,6 +435,17 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
     for (const auto& ip : ev.value("ips").toArray()) ips << ip.toString();
     r.ip = ips.join(", ");
     r.decision = ev.value("verdict").toString();
+  } else if (type == EventType::kCredentialRequest) {
+    // A brokered request (docs/credentials.md): which credential, what was asked, how it ended.
+    r.decision = ev.value("decision").toString();
+    r.rule = ev.value("rule").toString();
+    r.port = 0;
+    r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
+    r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
+    r.text = QString("%1: %2 %3 -> %4 (%5 ms)")
+                 .arg(ev.value("credential").toString(), ev.value("method").toString(), ev.value("path").toString())
+                 .arg(ev.value("status").toInt())
+                 .arg(static_cast<qint64>(ev.value("duration_ms").toDouble()));
   } else if (type == EventType::kNetEgress) {
     r.ip = ev.value("ip").toString();
     r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));

@@ -7,6 +7,7 @@
 // event exactly once and in order, however the socket and the file interleave.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include <QDateTime>
@@ -17,6 +18,7 @@
 #include <QVariantList>
 
 #include "control_client.h"
+#include "engine/session/event.h"
 #include "status_list_model.h"
 
 namespace paddock::gui {
@@ -38,6 +40,10 @@ class SessionMonitor : public StatusListModel {
   Q_PROPERTY(bool hasOutput READ hasOutput NOTIFY outputChanged)
   // The log keeps the newest rows only (a window): how many older ones are in the file alone.
   Q_PROPERTY(qint64 droppedRows READ droppedRows NOTIFY countChanged)
+  // Each brokered credential's use (docs/credentials.md): [{name, requests, refused, bytesTx,
+  // bytesRx}], summed from its credential_request events while the session runs, then the
+  // report's own sums once it has ended.
+  Q_PROPERTY(QVariantList credentialUsage READ credentialUsage NOTIFY credentialUsageChanged)
 
  public:
   // AlertRole: a denial, a limit or quota hit, an error, or a line that does not read.
@@ -61,6 +67,7 @@ class SessionMonitor : public StatusListModel {
   QString output() const { return QString::fromUtf8(output_); }
   bool hasOutput() const { return has_output_; }
   qint64 droppedRows() const { return dropped_; }
+  QVariantList credentialUsage() const;
   // The most rows kept in memory (older ones stay in events.jsonl); tests lower it.
   void setMaxRows(int n) { max_rows_ = n; }
   static constexpr int kDefaultMaxRows = 20000;
@@ -81,6 +88,7 @@ class SessionMonitor : public StatusListModel {
   void lastErrorChanged();
   void outputChanged();
   void askRaised(const QString& askId, const QString& host, int port);
+  void credentialUsageChanged();
 
  private:
   struct Row {
@@ -113,6 +121,13 @@ class SessionMonitor : public StatusListModel {
   void addAsk(const QJsonObject& ev);
   void resolveAsk(const QString& askId);
   static Row toRow(const QJsonObject& ev);
+  // A credential_request adds to its credential's sums; session_ended's report replaces them.
+  void absorbCredentialUse(const session::Event& e);
+  struct CredentialSum {
+    qint64 requests = 0, refused = 0, tx = 0, rx = 0;
+  };
+  std::map<QString, CredentialSum> credential_sums_;
+  bool credential_sums_final_ = false;
 
   QString dir_;
   std::vector<Row> rows_;

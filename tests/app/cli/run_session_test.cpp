@@ -261,7 +261,7 @@ class RunSessionTest : public QObject {
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(session_dir(ids[0]))) files.push_back(e.path().filename().string());
     std::sort(files.begin(), files.end());
-    QCOMPARE(files, (std::vector<std::string>{"attestation.json", "events.jsonl", "ir.json", "plan.json", "report.json"}));
+    QCOMPARE(files, (std::vector<std::string>{"attestation.json", "audit", "events.jsonl", "ir.json", "plan.json", "report.json"}));
     for (const auto& [file, key] : {std::pair<std::string, std::string>{"ir.json", "ir_hash"}, {"plan.json", "plan_hash"}}) {
       auto sum = run_process({"sha256sum", session_dir(ids[0]) + "/" + file});
       QVERIFY2(sum.exit_code == 0, dump(sum));
@@ -505,10 +505,12 @@ class RunSessionTest : public QObject {
              events.c_str());
   }
 
-  // An agent preset's data directory is writable, and with it the settings whose commands the
-  // agent's CLI runs on the host: a hook the agent adds is named when its session ends, on stderr
-  // and under the session in `paddock sessions` each time; a session that leaves it alone has no
-  // such line; filesystem.protect_agent_config keeps the file read-only instead.
+  // With agent_state: shared (the user's explicit choice; own state, the default, keeps the agent's
+  // writes out of the user's directory: tests/helpers/linux/helper_agent_state_test.cpp) the agent preset's
+  // data directory is writable, and with it the settings whose commands the agent's CLI runs on
+  // the host: a hook the agent adds is named when its session ends, on stderr and under the
+  // session in `paddock sessions` each time; a session that leaves it alone has no such line;
+  // filesystem.protect_agent_config keeps the file read-only instead.
   void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out_data() { add_uid_rows(); }
   void a_hook_the_agent_adds_is_named_and_protect_agent_config_keeps_it_out() {
     setup_row();
@@ -516,8 +518,10 @@ class RunSessionTest : public QObject {
     const std::string before = R"({"theme":"dark"})";
     fs::create_directories(h_.home + "/.claude");
     put(settings, before);
+    put(h_.root + "/shared.yaml", "version: 1\nfilesystem: {agent_state: shared}\n");
     chown_all();
-    const std::vector<std::string> claude = {"run", "--agent", "claude-code", "--net", "off", "--", "sh", "-c"};
+    const std::vector<std::string> claude = {"run", "--agent", "claude-code", "--net", "off", "--policy",
+                                             h_.root + "/shared.yaml", "--", "sh", "-c"};
     auto with = [&](const std::string& script) {
       std::vector<std::string> a = claude;
       a.push_back(script);
@@ -536,9 +540,12 @@ class RunSessionTest : public QObject {
     QVERIFY2(list.exit_code == 0, dump(list));
     const std::string line = "  ! " + settings + ": hooks added by the agent";
     QVERIFY2(list.out.find(line) != std::string::npos, dump(list));
+    // The hook's session only: its config change, and the audit's finding on the same file (which
+    // quarantine and keep decide).
     std::size_t marks = 0;
     for (std::size_t at = list.out.find("  ! "); at != std::string::npos; at = list.out.find("  ! ", at + 1)) ++marks;
-    QVERIFY2(marks == 1, dump(list));  // the hook's session only
+    QVERIFY2(marks == 2, dump(list));
+    QVERIFY2(list.out.find("  ! 1 finding for a tool on this machine to run, undecided") != std::string::npos, dump(list));
     auto listed = paddock({"sessions", "--json"});
     QVERIFY2(listed.exit_code == 0, dump(listed));
     int with_changes = 0;

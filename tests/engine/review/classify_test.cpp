@@ -95,6 +95,22 @@ class ClassifyTest : public QObject {
     }
   }
 
+  // A file git never opens (OpenCode's project id in .git/opencode) is data; every name git does
+  // read stays flagged, and so does any all-capitals state file a git version may add.
+  void a_file_git_never_opens_in_its_directory_is_not_flagged_and_every_name_git_reads_is() {
+    for (const char* p : {".git/opencode", ".git/some-tool/cache.json"}) {
+      const Change c = one(file(p));
+      QVERIFY2(c.flags.empty(), p);
+      QVERIFY2(c.git == GitRole::kBookkeeping, p);
+    }
+    for (const char* p : {".git/config", ".git/config.lock", ".git/hooks/pre-commit", ".git/info/attributes",
+                          ".git/commondir", ".git/remotes/origin", ".git/branches/x", ".git/shallow",
+                          ".git/NEW_STATE_HEAD", ".git/modules/m/config", ".git/worktrees/w/gitdir"}) {
+      const Change c = one(file(p));
+      QVERIFY2(has(c, "git-metadata"), p);
+    }
+  }
+
   void removing_history_is_flagged() {
     QVERIFY(has(one(file(".git/refs/heads/feature", ChangeKind::kDeleted)), "removes-history"));
     QVERIFY(has(one(file(".git/objects/ab/" + std::string(38, 'c'), ChangeKind::kDeleted)), "removes-history"));
@@ -111,7 +127,8 @@ class ClassifyTest : public QObject {
     QVERIFY(has(flagged, "gitlink"));
     QVERIFY(flagged.flags.front().why.find("vendor/evil") != std::string::npos);
     QVERIFY(one(c).flags.empty());
-    facts[c.path] = {{}, "git index: not an index"};
+    facts[c.path] = {};
+    facts[c.path].unreadable = "git index: not an index";
     QVERIFY(has(one(c, facts), "gitlink"));
   }
 
@@ -125,6 +142,44 @@ class ClassifyTest : public QObject {
     }
     // A repository at the project's top that was not there before counts the same.
     QVERIFY(has(run({dir(".git"), file(".git/config")})[1], "nested-repository"));
+  }
+
+  void what_a_repositorys_config_runs_is_named_in_the_reason() {
+    // A new nested repository whose config sets core.fsmonitor: the reason names the setting.
+    std::map<std::string, ChangeFacts> facts;
+    facts[kProject + "/vendor/evil/.git"].config_commands = {{"core.fsmonitor", "sh x", "git runs this program on every git status"}};
+    auto out = run({dir("vendor/evil/.git"), file("vendor/evil/.git/config")}, facts);
+    QVERIFY(has(out[0], "nested-repository"));
+    QVERIFY2(out[0].flags[0].why.find("core.fsmonitor") != std::string::npos, out[0].flags[0].why.c_str());
+    QCOMPARE(out[0].flags[0].tool, std::string("git"));
+    QCOMPARE(out[1].flags[0].at, kProject + "/vendor/evil/.git");  // the repository the rule is about
+    // A changed config of an existing repository: the settings, not the generic reason.
+    facts.clear();
+    facts[kProject + "/.git/config"].config_commands = {{"alias.x", "!id", "runs as a shell command when you type git x"}};
+    const Change c = one(file(".git/config", ChangeKind::kModified), facts);
+    QVERIFY(has(c, "git-metadata"));
+    QVERIFY2(c.flags[0].why.find("alias.x") != std::string::npos, c.flags[0].why.c_str());
+    // A submodule's index is read for gitlinks as the project's is.
+    facts.clear();
+    facts[kProject + "/.git/modules/lib/index"].added_gitlinks = {"deeper"};
+    QVERIFY(has(one(file(".git/modules/lib/index", ChangeKind::kModified), facts), "gitlink"));
+    QVERIFY(Classifier::is_index(kProject + "/.git/worktrees/w/index"));
+    QVERIFY(!Classifier::is_index(kProject + "/.git/indexes"));
+  }
+
+  void a_watched_agent_setting_is_flagged_only_when_a_command_key_changed() {
+    const std::string settings = kHome + "/.claude/settings.json";
+    Change c = file(settings, ChangeKind::kModified);
+    c.root = kHome + "/.claude";
+    std::map<std::string, ChangeFacts> facts;
+    facts[settings].agent_config_keys = std::vector<std::string>{};
+    QVERIFY(one(c, facts).flags.empty());  // rewritten, but no key that names a command changed
+    facts[settings].agent_config_keys = std::vector<std::string>{"hooks added"};
+    const Change flagged = one(c, facts);
+    QVERIFY(has(flagged, "agent-config"));
+    QVERIFY(flagged.flags[0].why.find("hooks added") != std::string::npos);
+    QCOMPARE(flagged.flags[0].tool, std::string("Claude Code"));
+    QVERIFY(has(one(c), "agent-config"));  // unknown which keys: any change is flagged
   }
 
   void a_git_file_anywhere_is_flagged() {

