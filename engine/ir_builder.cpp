@@ -40,40 +40,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   // lock is against what users, repositories and flags add on top of the administrator's policy.
   // What each key may not do is its lock rule (engine/layer_schema.h).
   if (!locked_ || l.tier == kTierSystem || is_builtin(l.tier)) return {};
-<<<<<<< HEAD
   if (auto v = layer_schema::lockdown_violation(l, *lock_layer_)) return lock_error(v->at, lock_at_, std::string(v->what));
-=======
-  auto first = [](const std::vector<Item>& v) -> const Item* { return v.empty() ? nullptr : &v.front(); };
-  if (auto* i = first(l.allow_write)) return lock_error(i->at, lock_at_, "add write paths");
-  if (auto* i = first(l.allow_read)) return lock_error(i->at, lock_at_, "add read paths");
-  if (auto* i = first(l.allow_domains)) return lock_error(i->at, lock_at_, "add domains");
-  if (auto* i = first(l.net_presets)) return lock_error(i->at, lock_at_, "add domains");
-  if (auto* i = first(l.allow_cidr)) return lock_error(i->at, lock_at_, "add CIDR ranges");
-  if (!l.strict_ports.empty()) return lock_error(l.strict_ports.front().first.at, lock_at_, "add domains or ports");
-  if (!l.publish.empty()) return lock_error(l.publish.front().second, lock_at_, "publish host ports");
-  if (!l.host_ports.empty()) return lock_error(l.host_ports.front().second, lock_at_, "reach host ports");
-  if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
-  if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
-  if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
-  if (auto* i = first(l.unprotect)) return lock_error(i->at, lock_at_, "lift the write protection of files your tools execute");
-  if (!l.credentials.empty()) return lock_error(l.credentials.front().name.at, lock_at_, "declare brokered credentials");
-  if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
-  if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
-  if (l.agent_state && *l.agent_state == "shared")
-    return lock_error(l.agent_state_at, lock_at_, "let the agent write your own agent directories (agent_state: shared)");
-  if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
-    return lock_error(l.net_mode_at, lock_at_, "change the network mode");
-  for (int i = 0; i < kLimitCount; ++i) {
-    const auto& v = l.limits[i];
-    // Setting a limit where the system has none only tightens; raising the system's does not.
-    if (v.value && lock_limits_[i] && *v.value > *lock_limits_[i])
-      return lock_error(v.at, lock_at_, "raise a limit above the system's");
-  }
-  for (const auto& [d, q] : l.quotas) {
-    auto it = lock_quotas_.find(d.text);
-    if (it != lock_quotas_.end() && q > it->second) return lock_error(d.at, lock_at_, "raise a quota above the system's");
-  }
->>>>>>> integration
   return {};
 }
 
@@ -380,46 +347,7 @@ Status IrBuilder::add_cli_flags() {
   return {};
 }
 
-<<<<<<< HEAD
 void IrBuilder::record_adds(const Layer& l) { adds_[l.file] = layer_schema::layer_adds(l); }
-=======
-void IrBuilder::record_adds(const Layer& l) {
-  nlohmann::json a = nlohmann::json::object();
-  auto list = [&](const char* key, const std::vector<Item>& v) {
-    if (v.empty()) return;
-    auto& arr = a[key] = nlohmann::json::array();
-    for (const auto& i : v) arr.push_back(i.text);
-  };
-  list("filesystem.allow_write", l.allow_write);
-  list("filesystem.allow_read", l.allow_read);
-  list("filesystem.deny", l.deny);
-  list("filesystem.deny_write", l.deny_write);
-  list("filesystem.deny_preset", l.deny_preset);
-  list("filesystem.deny_write_preset", l.deny_write_preset);
-  list("filesystem.unprotect", l.unprotect);
-  list("network.allow_domains", l.allow_domains);
-  list("network.allow_cidr", l.allow_cidr);
-  list("network.presets", l.net_presets);
-  for (const auto& [d, ports] : l.strict_ports) a["network.strict_ports"][d.text] = ports;
-  for (const auto& [d, q] : l.quotas) a["network.quotas"][d.text] = q;
-  for (const auto& [p, at] : l.publish) a["network.publish"].push_back(p);
-  for (const auto& [p, at] : l.host_ports) a["network.host_ports"].push_back(p);
-  if (l.net_mode) a["network.mode"] = to_string(*l.net_mode);
-  list("unix_sockets.allow", l.unix_sockets_allow);
-  list("environment.pass_through", l.pass_through);
-  list("environment.deny", l.env_deny);
-  if (l.agent_credentials) a["environment.agent_credentials"] = *l.agent_credentials;
-  list("secrets.brokered_env", l.brokered_env);
-  for (const auto& c : l.credentials) a["credentials"][c.name.text] = c.upstream.text;
-  for (int i = 0; i < kLimitCount; ++i)
-    if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
-  if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
-  if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
-  if (l.review) a["filesystem.review"] = *l.review;
-  if (l.agent_state) a["filesystem.agent_state"] = *l.agent_state;
-  adds_[l.file] = std::move(a);
-}
->>>>>>> integration
 
 Status IrBuilder::add_review_roots() {
   if (!review_) return {};

@@ -31,6 +31,8 @@ std::optional<Origin> first_origin(const T& v) {
   } else if constexpr (std::is_same_v<T, std::vector<std::pair<Item, std::vector<int>>>> ||
                        std::is_same_v<T, std::vector<std::pair<Item, std::int64_t>>>) {
     if (!v.empty()) return v.front().first.at;
+  } else if constexpr (std::is_same_v<T, std::vector<Layer::Credential>>) {
+    if (!v.empty()) return v.front().name.at;
   } else {
     static_assert(!sizeof(T), "locks_adding() fits a list, a mapping or a port list");
   }
@@ -64,6 +66,13 @@ json adds_value(const K& k, const Layer& l) {
   } else if constexpr (std::is_same_v<Type, Limit>) {
     const auto& slot = v[static_cast<int>(k.type.which)];
     return slot.value ? json(*slot.value) : json(nullptr);
+  } else if constexpr (std::is_same_v<Type, Choice>) {
+    return v ? json(*v) : json(nullptr);
+  } else if constexpr (std::is_same_v<Type, Credentials>) {
+    if (v.empty()) return nullptr;
+    json out = json::object();
+    for (const auto& c : v) out[c.name.text] = c.upstream.text;
+    return out;
   } else {
     return nullptr;  // text, conditions, the agent preset's own keys: not what a layer adds
   }
@@ -80,7 +89,8 @@ std::optional<Origin> violation(const K& k, const Layer& l, const Layer& sys) {
     case LockRule::kAdds:
       if constexpr (!std::is_same_v<Type, Flag> && !std::is_same_v<Type, Mode> && !std::is_same_v<Type, Limit> &&
                     !std::is_same_v<Type, Text> && !std::is_same_v<Type, Condition> &&
-                    !std::is_same_v<Type, RequiredPath> && !std::is_same_v<Type, EnvValues>)
+                    !std::is_same_v<Type, RequiredPath> && !std::is_same_v<Type, EnvValues> &&
+                    !std::is_same_v<Type, Choice> && !std::is_same_v<Type, AgentSettings>)
         return first_origin(v);
       break;
     case LockRule::kForbidsFalse:
@@ -111,6 +121,12 @@ std::optional<Origin> violation(const K& k, const Layer& l, const Layer& sys) {
         return std::nullopt;
       }
       break;
+    case LockRule::kForbidsWord:
+      if constexpr (std::is_same_v<Type, Choice>) {
+        if (v && *v == k.info.lock.word) return *origin_of(k, l);
+        return std::nullopt;
+      }
+      break;
   }
   return std::nullopt;  // not reached: declarations_fit() holds every rule to its type
 }
@@ -128,6 +144,7 @@ const char* merge_words(Merge m) {
     case Merge::kCondition: return "condition";
     case Merge::kDescribes: return "none";
     case Merge::kAgentPreset: return "the agent preset's";
+    case Merge::kNarrowestWord: return "the narrower as soon as a tier says it";
   }
   return "";
 }
@@ -152,6 +169,12 @@ std::string type_words(const Type& t) {
   else if constexpr (std::is_same_v<Type, Limit>)
     return t.unit == Unit::kDuration ? "duration" : t.unit == Unit::kSize ? "size" : "count";
   else if constexpr (std::is_same_v<Type, RequiredPath>) return "path, required";
+  else if constexpr (std::is_same_v<Type, Choice>) return "one of " + joined(t.allowed());
+  else if constexpr (std::is_same_v<Type, AgentSettings>)
+    return "list of {`file`, `format`, `set` or `import_from` + `import_keys`, `why`}";
+  else if constexpr (std::is_same_v<Type, Credentials>)
+    return "mapping NAME: {`upstream`, `header`, `scheme`, `basic_user`, `env`, `max_requests`, `max_bytes`, "
+           "`max_request`, `max_response`}";
   else return "mapping NAME: value";
 }
 
@@ -160,6 +183,11 @@ std::string type_words(const Type& t) {
 const std::vector<std::string>& os_names() {
   static const std::vector<std::string> names = {"linux", "macos", "windows"};
   return names;
+}
+
+const std::vector<std::string>& agent_state_words() {
+  static const std::vector<std::string> words = {"own", "shared"};
+  return words;
 }
 
 std::vector<std::string> keys_of(std::string_view section) {

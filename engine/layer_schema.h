@@ -48,6 +48,7 @@ inline constexpr Section kSections[] = {
     {"unix_sockets", "socket files the agent may connect to"},
     {"environment", "which variables reach the agent"},
     {"secrets", "variables never passed, whatever a tier says"},
+    {"credentials", "brokered credentials: the key stays on the host, the agent gets a placeholder"},
     {"limits", "resource limits"},
     {"agent", "what the agent preset says about its agent (resources/agents only)", true},
 };
@@ -65,6 +66,7 @@ enum class Merge {
   kCondition,       // decides whether the layer applies; merges nothing
   kDescribes,       // describes the layer; merges nothing
   kAgentPreset,     // the selected agent preset's, read from resources/agents
+  kNarrowestWord,   // the narrower word wins as soon as one tier says it (agent_state: own)
 };
 
 // What security.immutable in the system-global layer forbids a later tier (other than the
@@ -76,10 +78,12 @@ enum class LockRule {
   kForbidsTrue,   // the value true
   kNoRaise,       // a value above the system layer's (a limit, a domain's quota)
   kNetMode,       // a mode other than off and other than the system layer's own
+  kForbidsWord,   // one word of a closed set (agent_state: shared)
 };
 struct Lock {
   LockRule rule = LockRule::kNone;
   std::string_view what{};  // completes "tier X may not ...": "add write paths"
+  std::string_view word{};  // kForbidsWord: the word forbidden
 };
 inline constexpr Lock unlocked{};
 constexpr Lock locks_adding(std::string_view what) { return {LockRule::kAdds, what}; }
@@ -87,6 +91,7 @@ constexpr Lock locks_false(std::string_view what) { return {LockRule::kForbidsFa
 constexpr Lock locks_true(std::string_view what) { return {LockRule::kForbidsTrue, what}; }
 constexpr Lock locks_raising(std::string_view what) { return {LockRule::kNoRaise, what}; }
 constexpr Lock locks_mode(std::string_view what) { return {LockRule::kNetMode, what}; }
+constexpr Lock locks_word(std::string_view word, std::string_view what) { return {LockRule::kForbidsWord, what, word}; }
 
 // The IR field a key feeds ("fs", "write_roots"), named through the IR's own schema.
 struct Target {
@@ -130,6 +135,14 @@ struct RequiredPath {                             // a path, required in its sec
   std::string_view missing;                       //   what the error says is missing
 };
 struct EnvValues {};                              // NAME: value                   -> vector<pair<string, Item>>
+struct Choice {                                   // one word of a closed set      -> optional<string>
+  const std::vector<std::string>& (*allowed)() = nullptr;
+};
+struct AgentSettings {};                          // a list of {file, format, set | import_from, import_keys, why}
+                                                  //                               -> vector<Layer::Agent::Setting>
+struct Credentials {};                            // the whole section: NAME: {upstream, header, scheme, basic_user,
+                                                  //   env, max_requests, max_bytes, max_request, max_response}
+                                                  //                               -> vector<Layer::Credential>
 
 // What every walker needs to know about a key, whatever its type.
 struct KeyInfo {
@@ -138,7 +151,8 @@ struct KeyInfo {
   Lock lock;
   Target target;
   std::string_view doc;
-  std::string path() const { return std::string(section) + "." + std::string(name); }
+  // A key without a name is its whole section (credentials: a mapping of names).
+  std::string path() const { return name.empty() ? std::string(section) : std::string(section) + "." + std::string(name); }
   // The key contributes to the policy (what `paddock approve` shows a layer adds).
   bool adds() const {
     return merge != Merge::kSystemOnly && merge != Merge::kCondition && merge != Merge::kDescribes &&
@@ -177,6 +191,7 @@ constexpr auto limit(std::string_view name, LimitKey which, Unit unit, std::stri
 }
 
 const std::vector<std::string>& os_names();
+const std::vector<std::string>& agent_state_words();
 
 // The declarations. Within a section, the order is the order of the parser's "allowed here" list
 // and of the documentation.
@@ -227,6 +242,12 @@ inline constexpr auto kKeys = std::make_tuple(
          feeds<&IrFs::review_roots>,
          "the agent's writes are held for review, reaching the host only through `paddock apply` "
          "([review.md](review.md))"),
+    key("filesystem", "agent_state", Choice{&agent_state_words}, &Layer::agent_state, Merge::kNarrowestWord,
+        locks_word("shared", "let the agent write your own agent directories (agent_state: shared)"),
+        feeds<&IrFs::agent_state>,
+        "`own` (default): the agent's directories are overlays kept in Paddock's agent state; `shared`: it "
+        "writes yours, watched (system, user and --policy tiers only) ([agents.md](agents.md))",
+        &Layer::agent_state_at),
 
     key("network", "mode", Mode{}, &Layer::net_mode, Merge::kNetMode, locks_mode("change the network mode"),
         feeds<&IrEgress::mode>, "`off` only, outside the system and user tiers (see Network mode)", &Layer::net_mode_at),
@@ -263,6 +284,11 @@ inline constexpr auto kKeys = std::make_tuple(
     key("secrets", "brokered_env", Strings{}, &Layer::brokered_env, Merge::kUnion, unlocked,
         feeds<&IrSecrets::brokered_env>, "variables always stripped from the agent's environment"),
 
+    key("credentials", "", Credentials{}, &Layer::credentials, Merge::kUnion,
+        locks_adding("declare brokered credentials"), feeds<&IrSecrets::credentials>,
+        "each stored credential the agent may use through the broker, and the one host it goes to "
+        "(system, user, agent-preset and --policy tiers only; [credentials.md](credentials.md))"),
+
     limit<&IrResources::cpu_seconds>("cpu_seconds", LimitKey::kCpu, Unit::kDuration, "cpu", "CPU time"),
     limit<&IrResources::memory_bytes>("memory", LimitKey::kMemory, Unit::kSize, "mem", "memory of the whole tree"),
     limit<&IrResources::processes>("processes", LimitKey::kProcesses, Unit::kCount, "procs", "processes and threads"),
@@ -281,7 +307,12 @@ inline constexpr auto kKeys = std::make_tuple(
     key("agent", "state_dirs", Strings{.literal = true}, &Layer::Agent::state_dirs, Merge::kAgentPreset, unlocked,
         feeds<&IrFs::write_roots>, "directories the agent keeps its state in: created by `run`, granted read+write"),
     key("agent", "env", EnvValues{}, &Layer::Agent::env, Merge::kAgentPreset, unlocked, feeds<&IrEnv::set>,
-        "variables set for the agent (values may use `$AGENT`, `$HOME`, `~/`)"));
+        "variables set for the agent (values may use `$AGENT`, `$HOME`, `~/`)"),
+    key("agent", "hidden_state", Strings{}, &Layer::Agent::hidden_state, Merge::kAgentPreset, unlocked,
+        feeds<&IrFs::agent_state>, "paths in the agent's directories whose host copy its own state never shows"),
+    key("agent", "settings", AgentSettings{}, &Layer::Agent::settings, Merge::kAgentPreset, unlocked,
+        feeds<&IrFs::agent_state>,
+        "keys Paddock sets (JSON pointers) or copies in from one of the user's files in the agent's own settings"));
 
 // Layer members that hold no key's value: tier, file, sha256 (where the layer came from), the
 // section structs when and agent, and agent.present (the section was there).
@@ -299,11 +330,13 @@ constexpr bool lock_fits(const K& k) {
     case LockRule::kNone: return true;
     case LockRule::kAdds:
       return std::is_same_v<Type, Strings> || std::is_same_v<Type, Names> || std::is_same_v<Type, Ports> ||
-             std::is_same_v<Type, DomainPorts> || std::is_same_v<Type, DomainSizes>;
+             std::is_same_v<Type, DomainPorts> || std::is_same_v<Type, DomainSizes> ||
+             std::is_same_v<Type, Credentials>;
     case LockRule::kForbidsFalse:
     case LockRule::kForbidsTrue: return std::is_same_v<Type, Flag>;
     case LockRule::kNoRaise: return std::is_same_v<Type, Limit> || std::is_same_v<Type, DomainSizes>;
     case LockRule::kNetMode: return std::is_same_v<Type, Mode>;
+    case LockRule::kForbidsWord: return std::is_same_v<Type, Choice>;
   }
   return false;
 }

@@ -135,7 +135,7 @@ std::string encode_credential_broker_report(const CredentialBrokerReport& report
     case CredentialBrokerReport::Type::kUsage: {
       Report r;
       r.credentials = report.usage;
-      j = {{"type", "usage"}, {"credentials", report_json(r, false).value("credentials", json::array())}};
+      j = {{"type", "usage"}, {"credentials", report_json(r).value("credentials", json::array())}};
       break;
     }
   }
