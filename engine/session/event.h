@@ -152,7 +152,7 @@ struct ConfigChanged {
 // Direct mode's audit at the session's end (engine/session/audit_record.h): one line per flag of
 // a finding, what the session created or changed that a host tool would run. Names the agent
 // chose are JSON text (encode_json_text), as audit.json holds them.
-struct AuditFinding {
+struct AuditFindingEvent {
   static constexpr EventType kType = EventType::kAuditFinding;
   std::string path;
   std::string kind;  // added | changed
@@ -160,7 +160,7 @@ struct AuditFinding {
   std::string rule, tool, why;
   std::int64_t inside = 0;  // a directory: the changed entries below it that it stands for
   std::string severity = "high";
-  bool operator==(const AuditFinding&) const = default;
+  bool operator==(const AuditFindingEvent&) const = default;
 };
 
 // A part of the write roots the audit did not look at (its budget, an unreadable directory).
@@ -191,7 +191,7 @@ inline constexpr EventType event_type_of<Report> = EventType::kSessionEnded;
 
 // Every payload, in EventType order (checked below): what walks every type walks this.
 using EventPayloads = std::tuple<SessionStarted, AttestationStored, NetRequest, DnsResolved, NetEgress, AskRaised,
-                                 QuotaExceeded, LimitHit, Notice, ConfigChanged, AuditFinding, AuditIncomplete,
+                                 QuotaExceeded, LimitHit, Notice, ConfigChanged, AuditFindingEvent, AuditIncomplete,
                                  CredentialRequest, Report>;
 
 // ---- Lines -------------------------------------------------------------------------------------
@@ -335,8 +335,8 @@ struct Schema<session::ConfigChanged> {
 };
 
 template <>
-struct Schema<session::AuditFinding> {
-  using P = session::AuditFinding;
+struct Schema<session::AuditFindingEvent> {
+  using P = session::AuditFindingEvent;
   static constexpr auto fields = std::make_tuple(
       field("path", &P::path), field("kind", &P::kind), field("type", &P::type), field("rule", &P::rule),
       field("tool", &P::tool), field("why", &P::why), field("inside", &P::inside, kNonNegative),

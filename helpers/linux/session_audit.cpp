@@ -92,7 +92,7 @@ void SessionAudit::finish(const Context& ctx, EventLog& events, const std::vecto
 
   for (const auto& f : record.findings) {
     for (const auto& x : f.flags)
-      events.emit(session::make_event(session::AuditFinding{encode_json_text(f.path), session::to_string(f.kind), f.type,
+      events.emit(session::make_event(session::AuditFindingEvent{encode_json_text(f.path), session::to_string(f.kind), f.type,
                                                             x.rule, x.tool, encode_json_text(x.why), f.inside, "high"}));
     const session::AuditFlag& first = f.flags.front();
     std::string what = shown(f.path) + (f.type == "dir" ? "/" : "") + " " +

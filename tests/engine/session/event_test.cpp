@@ -55,7 +55,7 @@ ConfigChanged full(ConfigChanged c) {
   c = {"/home/u/.claude/settings.json", "hooks", "added", "high"};
   return c;
 }
-AuditFinding full(AuditFinding f) {
+AuditFindingEvent full(AuditFindingEvent f) {
   f = {"src/.git/hooks/pre-commit", "added", "file", "git-hooks", "git", "a hook git runs", 3, "high"};
   return f;
 }
