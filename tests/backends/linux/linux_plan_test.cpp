@@ -600,14 +600,14 @@ class LinuxPlanTest : public QObject {
     ir.secrets.credentials = {a, b};
     ir.secrets.debug_upstreams = {{"git.example.com", "127.0.0.1:8443"}};
     auto p = plan_of(ir, probe_abi(7));
-    QCOMPARE(p.credentials.size(), std::size_t{2});
-    QCOMPARE(p.credentials[0].port_in_sandbox, 3129);
-    QCOMPARE(p.credentials[1].port_in_sandbox, 3130);
+    QCOMPARE(p.credentials.endpoints.size(), std::size_t{2});
+    QCOMPARE(p.credentials.endpoints[0].port_in_sandbox, 3129);
+    QCOMPARE(p.credentials.endpoints[1].port_in_sandbox, 3130);
     // The endpoint is written now; the placeholder only when the agent starts (it is never in the plan).
-    QCOMPARE(p.credentials[0].env.at("A_URL"), std::string("http://127.0.0.1:3129/v1"));
-    QCOMPARE(p.credentials[0].env.at("A_KEY"), std::string("${placeholder}"));
-    QCOMPARE(p.credentials[1].connect_to, std::string("127.0.0.1:8443"));
-    QVERIFY(p.credentials[0].connect_to.empty());
+    QCOMPARE(p.credentials.endpoints[0].env.at("A_URL"), std::string("http://127.0.0.1:3129/v1"));
+    QCOMPARE(p.credentials.endpoints[0].env.at("A_KEY"), std::string("${placeholder}"));
+    QCOMPARE(p.credentials.endpoints[1].connect_to, std::string("127.0.0.1:8443"));
+    QVERIFY(p.credentials.endpoints[0].connect_to.empty());
     QVERIFY(!p.env.set.count("A_URL"));
     std::set<int> connect;
     for (const auto& r : p.landlock.net_rules) connect.insert(r.port);

@@ -44,7 +44,7 @@ QuotaExceeded full(QuotaExceeded q) {
   return q;
 }
 LimitHit full(LimitHit l) {
-  l = {"wall_time", 90, "sandbox init"};
+  l = {"disk_space", 90, "sandbox init", 1024, 4096, "/p/upper"};
   return l;
 }
 Notice full(Notice n) {
