@@ -98,7 +98,9 @@ std::string encode_init_message(const InitMessage& m) {
       return dump_record({{"type", type_name(m.type)}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kPlaceholders: {
       json list = json::array();
-      for (const auto& p : m.placeholders) list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+      for (const auto& p : m.placeholders)
+        list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino},
+                        {"content", encode_json_text(p.content)}});
       return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
     }
     case InitMessageType::kExecFailed:
@@ -154,8 +156,8 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         const json& p = j["list"][i];
         const std::string at = "list[" + std::to_string(i) + "]";
         InitMessage::Placeholder ph;
-        if (!r.object(p, at, {"path", "dir", "dev", "ino"}) || !r.str(p["path"], at + ".path", ph.path) ||
-            !r.boolean(p["dir"], at + ".dir", ph.dir))
+        if (!r.object(p, at, {"path", "dir", "dev", "ino", "content"}) || !r.str(p["path"], at + ".path", ph.path) ||
+            !r.boolean(p["dir"], at + ".dir", ph.dir) || !r.str(p["content"], at + ".content", ph.content))
           break;
         if (!p["dev"].is_number_unsigned() || !p["ino"].is_number_unsigned()) {
           r.fail(at, "dev and ino must be unsigned integers");

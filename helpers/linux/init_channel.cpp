@@ -29,7 +29,7 @@ InitAction absorb_init_message(InitOutcome& out, const Result<session::InitMessa
     case InitMessageType::kNetworkNamespace: return InitAction::kStartForward;
     case InitMessageType::kAttestation: return out.attested ? InitAction::kNone : InitAction::kStoreAttestation;
     case InitMessageType::kPlaceholders:
-      for (const auto& p : m.placeholders) out.placeholders.push_back({p.path, p.dir, p.dev, p.ino});
+      for (const auto& p : m.placeholders) out.placeholders.push_back({p.path, p.dir, p.dev, p.ino, p.content});
       return InitAction::kNone;
     case InitMessageType::kExecFailed:
       out.exec_error = m.message;

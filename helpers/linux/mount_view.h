@@ -21,14 +21,18 @@ struct Placeholder {
   std::string path;
   bool dir = false;
   std::uint64_t dev = 0, ino = 0;
+  std::string content;  // what a file placeholder holds ("" but for MountOp kProtectAbsentPointer)
 };
 
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
 // `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
-// attach for that grant instead of a clone of the host path.
+// attach for that grant instead of a clone of the host path. `mask_root_only_proc`: the agent is
+// the host's uid 0 (a root caller, LinuxPlan::idmap_read_roots): every /proc entry only root may
+// read is masked in the new /proc.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
-                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders);
+                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders,
+                        bool mask_root_only_proc);
 
 }  // namespace paddock::helper

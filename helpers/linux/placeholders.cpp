@@ -45,7 +45,9 @@ Status PlaceholderRegistry::record(const std::vector<Placeholder>& made) {
   std::string paths;
   for (const Placeholder& p : made) {
     // A placeholder's path is the bytes the IR names, UTF-8 or not (engine/json_text.h).
-    list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}});
+    json entry = {{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}};
+    if (!p.content.empty()) entry["content"] = p.content;  // "." and a newline: plain text
+    list.push_back(std::move(entry));
     paths += p.path + '\n';
   }
   // Named by what it lists: sessions add records without a shared file to edit, and two
@@ -65,6 +67,7 @@ void PlaceholderRegistry::sweep() {
     std::string path;
     bool dir;
     std::uint64_t dev, ino;
+    std::string content;
   };
   std::vector<Made> made;
   std::vector<std::string> records;
@@ -82,7 +85,7 @@ void PlaceholderRegistry::sweep() {
             !p["ino"].is_number_unsigned())
           continue;
         if (auto path = decode_json_text(p["path"].get_ref<const std::string&>()))
-          made.push_back({std::move(*path), p["dir"], p["dev"], p["ino"]});
+          made.push_back({std::move(*path), p["dir"], p["dev"], p["ino"], p.value("content", std::string())});
       }
     }
     ::closedir(d);
@@ -91,11 +94,17 @@ void PlaceholderRegistry::sweep() {
   std::sort(made.begin(), made.end(), [](const Made& a, const Made& b) { return a.path > b.path; });
   for (const Made& m : made) {
     struct stat st {};
-    // Removed only if it is still the placeholder that was made and holds nothing: a directory
-    // that someone filled, or a file someone wrote to, is theirs now.
+    // Removed only if it is still the placeholder that was made and holds what was put there
+    // (nothing, or a pointer's "."): a directory someone filled, or a file someone wrote to, is
+    // theirs now.
     if (::lstat(m.path.c_str(), &st) != 0 || st.st_dev != m.dev || st.st_ino != m.ino) continue;
     if (m.dir && S_ISDIR(st.st_mode)) ::rmdir(m.path.c_str());
-    else if (!m.dir && S_ISREG(st.st_mode) && st.st_size == 0) ::unlink(m.path.c_str());
+    else if (!m.dir && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) == m.content.size() &&
+             (m.content.empty() || [&] {
+               auto text = platform::read_file(m.path, platform::ReadOptions{64, false, true, false, false});
+               return text.ok() && *text == m.content;
+             }()))
+      ::unlink(m.path.c_str());
   }
   for (const std::string& r : records) ::unlink(r.c_str());
   lock_.reset();

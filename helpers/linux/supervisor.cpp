@@ -119,7 +119,8 @@ Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const Sessio
   if (!leaf) return leaf.error();
   HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs)};
   const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
-    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
+    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile ||
+           m.op == linux_backend::MountOp::kProtectAbsentPointer || m.op == linux_backend::MountOp::kMaskAbsent;
   });
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
