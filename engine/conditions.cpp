@@ -88,7 +88,7 @@ Result<ConditionResult> evaluate_when(const Layer::When& w, const EvalContext& c
   };
   r.reads_project = w.branch || w.file_exists || w.project_contains;
   if (w.branch) {
-    const std::string b = current_branch(ctx.project, ctx.lister);
+    const std::string b = current_branch(ctx.project, ctx.lister.get());
     add(b == w.branch->text, "branch is " + w.branch->text + ", current " + (b.empty() ? "none" : b));
   }
   if (w.file_exists) {

@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 Result<EvalContext> make_context(const Inputs& in) {
   EvalContext c;
   c.env = &in.environment;
-  c.lister = in.lister;
   c.os = in.os;
   c.agent = in.agent;
   auto layout = session::from_env(*c.env);
@@ -37,6 +36,13 @@ Result<EvalContext> make_context(const Inputs& in) {
   c.system_dir = layout->system_dir;
   c.runtime_dir = layout->runtime_dir;
   c.xdg_runtime_dir = layout->xdg_runtime_dir;
+  const DirectoryLister* lister = in.lister ? in.lister : &portable_lister();
+  if (in.placeholders.empty()) {
+    c.lister = std::shared_ptr<const DirectoryLister>(std::shared_ptr<const DirectoryLister>(), lister);
+  } else {
+    for (const auto& p : in.placeholders) c.paths->treat_as_absent(p);
+    c.lister = std::make_shared<HidingLister>(*lister, in.placeholders);
+  }
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/dir_lister.h"
 #include "engine/engine.h"
 #include "engine/path_cache.h"
 
@@ -24,11 +25,12 @@ struct EvalContext {
   std::string tmp = "/tmp";
   std::string os;
   const std::map<std::string, std::string>* env = nullptr;
-  // How directories and the small files someone else may have arranged are read (Inputs::lister;
-  // the portable one when null).
-  const DirectoryLister* lister = nullptr;
   // This evaluation's memo of stat/canonical answers (shared by copies of the context).
   std::shared_ptr<PathCache> paths = std::make_shared<PathCache>();
+  // How the glob walks list directories and the small files someone else may have arranged are
+  // read: Inputs::lister (or the portable one), behind a filter that leaves out (and reads as
+  // absent) Inputs::placeholders when there are any.
+  std::shared_ptr<const DirectoryLister> lister;
 
   std::string getenv(const std::string& name) const {
     auto it = env->find(name);

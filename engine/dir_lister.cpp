@@ -63,4 +63,35 @@ const DirectoryLister& portable_lister() {
   return lister;
 }
 
+Result<std::optional<std::string>> HidingLister::read_regular(const std::string& path, std::size_t max, bool prefix,
+                                                             bool follow) const {
+  if (hidden_.count(path)) return std::optional<std::string>();
+  return inner_.read_regular(path, max, prefix, follow);
+}
+
+}  // namespace paddock
+
+namespace paddock {
+
+HidingLister::HidingLister(const DirectoryLister& inner, const std::vector<std::string>& hidden)
+    : inner_(inner), hidden_(hidden.begin(), hidden.end()) {
+  for (const auto& p : hidden_) names_.insert(p.substr(p.rfind('/') + 1));
+}
+
+std::error_code HidingLister::list(const std::string& dir, Visitor& visitor) const {
+  struct Filter final : Visitor {
+    const HidingLister& self;
+    const std::string& dir;
+    Visitor& next;
+    Filter(const HidingLister& s, const std::string& d, Visitor& n) : self(s), dir(d), next(n) {}
+    bool entry(std::string_view name, EntryKind kind) override {
+      if (self.names_.count(std::string(name)) &&
+          self.hidden_.count(dir + (dir.size() > 0 && dir.back() == '/' ? "" : "/") + std::string(name)))
+        return true;
+      return next.entry(name, kind);
+    }
+  } filter(*this, dir, visitor);
+  return inner_.list(dir, filter);
+}
+
 }  // namespace paddock

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "engine/status.h"
 
@@ -48,5 +50,19 @@ Result<std::optional<std::string>> read_regular(const DirectoryLister* lister, c
 
 // std::filesystem: works everywhere the engine builds.
 const DirectoryLister& portable_lister();
+
+// Another lister's entries without the given paths (Paddock's placeholders, Inputs::placeholders).
+class HidingLister final : public DirectoryLister {
+ public:
+  HidingLister(const DirectoryLister& inner, const std::vector<std::string>& hidden);
+  std::error_code list(const std::string& dir, Visitor& visitor) const override;
+  // A hidden path reads as absent (a git pointer's placeholder holding "." is no pointer).
+  Result<std::optional<std::string>> read_regular(const std::string& path, std::size_t max, bool prefix,
+                                                  bool follow) const override;
+
+ private:
+  const DirectoryLister& inner_;
+  std::set<std::string> hidden_, names_;  // full paths, and their last components (the quick test)
+};
 
 }  // namespace paddock

@@ -29,6 +29,7 @@ struct Inputs {
   std::vector<std::string> allow_reads;
   std::vector<std::string> allow_writes;
   std::vector<int> publish;                // --publish PORT: host loopback ports forwarded in
+  std::vector<int> host_ports;             // --host-port PORT: host loopback ports the sandbox reaches
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;
@@ -55,6 +56,11 @@ struct Inputs {
   // How the glob walks read directories: the platform's fast lister in the front ends, the
   // engine's portable one when null (dir_lister.h).
   const DirectoryLister* lister = nullptr;
+  // Paddock's own placeholders that running sessions keep on this machine for absent protected
+  // paths (engine/session/placeholder_record.h; the front ends read them with
+  // platform/placeholders.h): the evaluation sees each as the absent path it stands for, never
+  // as the user's file, so that the IR is the one the user's tree alone gives.
+  std::vector<std::string> placeholders;
 };
 
 enum class SignatureState { kUnsigned, kVerified, kFailed };

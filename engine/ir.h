@@ -98,6 +98,10 @@ struct IrEgress {
   // host's 127.0.0.1:<port> and relays each connection to 127.0.0.1:<port> in the sandbox's own
   // network namespace. One way only: nothing in the sandbox reaches the host through them.
   std::vector<int> publish;
+  // Host loopback ports the sandbox may reach (network.host_ports, --host-port): the reverse of
+  // publish. The sandbox's 127.0.0.1:<port> is a listener of the helper's, which relays each
+  // connection to the host's 127.0.0.1:<port>; no other host port is reachable.
+  std::vector<int> host_ports;
   std::string unix_ipc = "always_allowed";                   // AF_UNIX socketpair/anonymous
   std::vector<std::string> unix_socket_files;                // explicitly allowed socket paths
   std::map<std::string, std::int64_t> quotas;                // domain -> bytes

@@ -48,6 +48,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (auto* i = first(l.allow_cidr)) return lock_error(i->at, lock_at_, "add CIDR ranges");
   if (!l.strict_ports.empty()) return lock_error(l.strict_ports.front().first.at, lock_at_, "add domains or ports");
   if (!l.publish.empty()) return lock_error(l.publish.front().second, lock_at_, "publish host ports");
+  if (!l.host_ports.empty()) return lock_error(l.host_ports.front().second, lock_at_, "reach host ports");
   if (auto* i = first(l.unix_sockets_allow)) return lock_error(i->at, lock_at_, "allow unix sockets");
   if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
   if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
@@ -85,6 +86,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());
+  host_ports_.insert(host_ports_.end(), l.host_ports.begin(), l.host_ports.end());
   for (const auto& p : l.deny_preset)
     if (auto s = add_list(p, PathUse::kDeny); !s.ok()) return s;
   for (const auto& p : l.deny_write_preset)
@@ -320,6 +322,11 @@ Status IrBuilder::add_cli_flags() {
     if (p < 1 || p > 65535) return bad_input("--publish " + std::to_string(p) + ": port must be 1..65535");
     l.publish.emplace_back(p, at("--publish[" + std::to_string(i) + "]"));
   }
+  for (std::size_t i = 0; i < in_.host_ports.size(); ++i) {
+    const int p = in_.host_ports[i];
+    if (p < 1 || p > 65535) return bad_input("--host-port " + std::to_string(p) + ": port must be 1..65535");
+    l.host_ports.emplace_back(p, at("--host-port[" + std::to_string(i) + "]"));
+  }
   if (in_.limits) {
     auto spec = parse_limits_spec(*in_.limits);
     if (!spec.ok()) return spec.error();
@@ -363,6 +370,7 @@ void IrBuilder::record_adds(const Layer& l) {
   for (const auto& [d, ports] : l.strict_ports) a["network.strict_ports"][d.text] = ports;
   for (const auto& [d, q] : l.quotas) a["network.quotas"][d.text] = q;
   for (const auto& [p, at] : l.publish) a["network.publish"].push_back(p);
+  for (const auto& [p, at] : l.host_ports) a["network.host_ports"].push_back(p);
   if (l.net_mode) a["network.mode"] = to_string(*l.net_mode);
   list("unix_sockets.allow", l.unix_sockets_allow);
   list("environment.pass_through", l.pass_through);

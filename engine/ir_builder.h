@@ -143,6 +143,7 @@ class IrBuilder {
   std::optional<Origin> agent_credentials_;
   std::optional<Origin> loopback_forbidden_;
   std::vector<std::pair<int, Origin>> publish_;
+  std::vector<std::pair<int, Origin>> host_ports_;
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;

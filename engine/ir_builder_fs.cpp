@@ -157,7 +157,7 @@ Status IrBuilder::resolve_paths() {
   for (const auto& w : git_roots) jobs.emplace_back(glob_escape(w) + "/**/.git", "builtin:git-metadata");
   const std::size_t socket_jobs = jobs.size();
   add_socket_jobs(jobs);
-  if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) {
+  if (auto s = expand_globs(jobs, ctx_.paths.get(), ctx_.lister.get()); !s.ok()) {
     // The message starts with the failing job's label; keep that job's origin as data too.
     for (std::size_t j = 0; j < deny_jobs; ++j)
       if (s.error().message.rfind(jobs[j].label + ":", 0) == 0)
@@ -404,7 +404,7 @@ Status IrBuilder::scan_sockets_under(const std::vector<std::string>& roots) {
   if (todo.empty()) return {};
   std::vector<GlobJob> jobs;
   plan_socket_scan(todo, jobs);
-  if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) return s;
+  if (auto s = expand_globs(jobs, ctx_.paths.get(), ctx_.lister.get()); !s.ok()) return s;
   return take_socket_matches(jobs, 0);
 }
 

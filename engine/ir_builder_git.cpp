@@ -197,7 +197,7 @@ void IrBuilder::add_git_metadata() {
       // apply too (setup.c, get_common_dir_noenv: the whole file without its trailing line ends,
       // relative to the git dir, resolved physically; the first line is taken too).
       if (std::string(name) != "commondir" || target.empty()) continue;
-      auto text = read_regular(ctx_.lister, target, kGitPointerMax);
+      auto text = read_regular(ctx_.lister.get(), target, kGitPointerMax);
       if (!text.ok() || !*text) continue;
       const std::string c = strip_trailing_newlines(**text);
       for (const std::string& v : {c, c.substr(0, c.find('\n'))}) {
@@ -279,7 +279,7 @@ void IrBuilder::add_git_metadata() {
     // "gitdir: " and the rest without its trailing line ends (setup.c, read_gitfile_gently),
     // relative to the directory of the ".git" as named, resolved physically ("hop/../gd" with hop
     // a symlink is the parent of hop's target). The first line, read leniently, is taken too.
-    auto text = read_regular(ctx_.lister, file, kGitPointerMax);
+    auto text = read_regular(ctx_.lister.get(), file, kGitPointerMax);
     if (!text.ok() || !*text) return;
     std::vector<std::string> values;
     const std::string exact = strip_trailing_newlines(**text);
@@ -328,7 +328,7 @@ void IrBuilder::add_worktree_grants() {
   const std::string dotgit = ctx_.project + "/.git";
   if (kind_of(*ctx_.paths, dotgit) != PathKind::kFile) return;
   auto pointer = [&](const std::string& file) -> std::string {
-    auto text = read_regular(ctx_.lister, file, kGitPointerMax, /*prefix=*/true, /*follow=*/false);
+    auto text = read_regular(ctx_.lister.get(), file, kGitPointerMax, /*prefix=*/true, /*follow=*/false);
     if (!text.ok() || !*text) return "";
     std::string v = strip_trailing_newlines(**text);
     return v.find('\0') == std::string::npos ? v : "";

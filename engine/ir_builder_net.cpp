@@ -157,6 +157,18 @@ Status IrBuilder::build_egress() {
     ir_.egress.publish.push_back(port);
     prov_.add(prov_key<&IrEgress::publish>(std::to_string(port)), at, "added", std::to_string(port));
   }
+  // Host ports: any tier may grant one (a repository's layer only once approved, none under the
+  // system's lockdown); each is one service on the host's loopback the agent may reach. The same
+  // port published as well would forward into the helper's own listener.
+  for (const auto& [port, at] : host_ports_) {
+    for (const auto& [published, pat] : publish_)
+      if (published == port)
+        return error_at(ErrorCode::kBadInput, at.pos(),
+                        "port " + std::to_string(port) + " is both a host port (the sandbox reaches the host's) and published at " +
+                            pat.where() + " (the host reaches the sandbox's); one port cannot go both ways");
+    ir_.egress.host_ports.push_back(port);
+    prov_.add(prov_key<&IrEgress::host_ports>(std::to_string(port)), at, "added", std::to_string(port));
+  }
   for (const auto& d : domains_) {
     auto n = normalize_domain(d.text);
     if (!n.ok()) return error_at(ErrorCode::kBadInput, d.at.pos(), n.error().message);

@@ -185,7 +185,8 @@ struct Schema<IrEgress> {
       field("git_ssh_connect", &IrEgress::git_ssh_connect, enforced_by("egress.git_ssh")),
       field("debug_resolve", &IrEgress::debug_resolve, when_set, kSet),
       field("loopback_bind", &IrEgress::loopback_bind, by_value_unless_default),
-      field("publish", &IrEgress::publish, when_set, kSet));
+      field("publish", &IrEgress::publish, when_set, kSet),
+      field("host_ports", &IrEgress::host_ports, when_set, kSet));
 };
 
 template <>

@@ -100,6 +100,8 @@ struct Layer {
   Origin loopback_bind_at;
   // network.publish: host loopback ports forwarded to the sandbox's (port, where it was written).
   std::vector<std::pair<int, Origin>> publish;
+  // network.host_ports: host loopback ports the sandbox may reach (port, where it was written).
+  std::vector<std::pair<int, Origin>> host_ports;
 
   std::vector<Item> unix_sockets_allow;
 

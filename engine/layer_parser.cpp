@@ -194,18 +194,22 @@ Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
 
 Status Parser::parse_network(const YAML::Node& n, Layer& l) const {
   PADDOCK_TRY(map(n, "network", {"mode", "allow_domains", "strict_ports", "allow_cidr", "quotas", "presets", "loopback_bind",
-                                 "publish"}));
+                                 "publish", "host_ports"}));
   if (n["loopback_bind"]) {
     PADDOCK_TRY_ASSIGN(l.loopback_bind, boolean(n["loopback_bind"], "network.loopback_bind"));
     l.loopback_bind_at = origin(n["loopback_bind"], "network.loopback_bind");
   }
-  if (const auto pub = n["publish"]) {
-    if (!pub.IsSequence()) return fail(pub, "network.publish", "expected a list of ports 1..65535");
-    for (std::size_t i = 0; i < pub.size(); ++i) {
-      const std::string key = "network.publish[" + std::to_string(i) + "]";
+  for (const char* name : {"publish", "host_ports"}) {
+    const auto list = n[name];
+    if (!list) continue;
+    const std::string base = std::string("network.") + name;
+    if (!list.IsSequence()) return fail(list, base, "expected a list of ports 1..65535");
+    auto& out = std::string(name) == "publish" ? l.publish : l.host_ports;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string key = base + "[" + std::to_string(i) + "]";
       std::int64_t p = 0;
-      PADDOCK_TRY_ASSIGN(p, integer(pub[i], key, 1, 65535));
-      l.publish.emplace_back(static_cast<int>(p), origin(pub[i], key));
+      PADDOCK_TRY_ASSIGN(p, integer(list[i], key, 1, 65535));
+      out.emplace_back(static_cast<int>(p), origin(list[i], key));
     }
   }
   if (n["mode"]) {

@@ -58,6 +58,14 @@ fs::file_status PathCache::symlink_status(const std::string& p, std::error_code&
 fs::path PathCache::canonical(const std::string& p, std::error_code& ec) { return canonical(fs::path(p), ec); }
 #endif
 
+void PathCache::treat_as_absent(const std::string& p) {
+  const Answer absent{fs::file_status(fs::file_type::not_found), std::make_error_code(std::errc::no_such_file_or_directory)};
+  const fs::path key(p);
+  status_[key.native()] = absent;
+  lstatus_[key.native()] = absent;
+  canonical_[key.native()] = {fs::path(), absent.second};
+}
+
 fs::path PathCache::canonical(const fs::path& p, std::error_code& ec) {
   auto [it, fresh] = canonical_.try_emplace(p.native());
   if (fresh) it->second.first = fs::canonical(p, it->second.second);

@@ -29,6 +29,9 @@ class PathCache {
   std::filesystem::file_status symlink_status(const std::string& p, std::error_code& ec);
   std::filesystem::path canonical(const std::string& p, std::error_code& ec);
   std::filesystem::file_status status(const char* p, std::error_code& ec) { return status(std::string(p), ec); }
+  // From now on `p` (exactly this string) is answered as absent, whatever is there: Paddock's
+  // own placeholder for an absent path (Inputs::placeholders).
+  void treat_as_absent(const std::string& p);
 
  private:
   std::filesystem::path weakly_canonical_plain(const std::string& p, std::error_code& ec);

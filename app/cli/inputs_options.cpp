@@ -2,6 +2,7 @@
 
 #include "app/cli/run_duration.h"
 #include "platform/dir_lister.h"
+#include "platform/placeholders.h"
 
 #include <filesystem>
 #include <system_error>
@@ -23,6 +24,11 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
   cmd->add_option("--publish", o->publish,
                   "Forward the host's 127.0.0.1:PORT to the sandbox's 127.0.0.1:PORT (repeatable)")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--host-port", o->host_ports,
+                  "Let the sandbox's 127.0.0.1:PORT reach the host's 127.0.0.1:PORT, e.g. a local model "
+                  "server (repeatable)")
       ->type_name("PORT")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
@@ -71,7 +77,9 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   }
   in.git_ssh = o.git_ssh;
   in.publish = o.publish;
+  in.host_ports = o.host_ports;
   in.environment = ctx.environment;
+  in.placeholders = platform::live_placeholders(in.environment);
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();
   // paddock-connect sits next to paddock-helper (libexec/paddock); --git-ssh binds it into the

@@ -29,10 +29,11 @@ struct InputsOptions {
   bool git_ssh = false;
   std::string timeout;
   std::vector<int> publish;
+  std::vector<int> host_ports;
 };
 
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits --git-ssh --timeout --publish to cmd; values land in the returned object.
+// --allow-write --limits --git-ssh --timeout --publish --host-port to cmd; values land in the returned object.
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd);
 
 // Builds engine Inputs: environment from ctx, resources from the install layout, --net and

@@ -24,6 +24,8 @@ ControlClient::ControlClient(QObject* parent) : QObject(parent) {
   });
 }
 
+ControlClient::~ControlClient() { socket_.disconnect(this); }
+
 void ControlClient::open(const QString& path) {
   close();
   socket_.connectToServer(path);

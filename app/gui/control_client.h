@@ -19,6 +19,9 @@ class ControlClient : public QObject {
 
  public:
   explicit ControlClient(QObject* parent = nullptr);
+  // Silent: the socket's own destructor aborts the connection and says so, when the owner whose
+  // handlers would hear it is already half destroyed (docs/architecture.md, "The app's lifetimes").
+  ~ControlClient() override;
 
   // Connects (asynchronously) to the socket at `path`; `connected()` or `failed()` follows.
   void open(const QString& path);

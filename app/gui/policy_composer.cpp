@@ -12,6 +12,7 @@
 #include "ir_diff.h"
 #include "platform/dir_lister.h"
 #include "platform/engine_files.h"
+#include "platform/placeholders.h"
 #include "platform/probe.h"
 
 namespace paddock::gui {
@@ -129,6 +130,7 @@ Inputs PolicyComposer::makeInputs(bool with_overlay) const {
   in.project = project_.toStdString();
   in.agent = agent_.toStdString();
   in.environment = environment_;
+  in.placeholders = platform::live_placeholders(in.environment);
   in.resources_dir = resources_.toStdString();
   in.os = backends::to_string(backends::host_backend());
   if (with_overlay && document_ && document_->loaded())

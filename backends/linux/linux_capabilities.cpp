@@ -218,6 +218,11 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                         "the helper listens on the host's 127.0.0.1:<port> and relays each connection to "
                         "127.0.0.1:<port> in the sandbox's network namespace (a socket made there); host to "
                         "sandbox only, with a bounded number of connections")));
+  m.push_back(net(exact("egress.host_ports",
+                        "the helper's own listener on 127.0.0.1:<port> in the sandbox's network namespace "
+                        "(made before the agent starts) relays each connection to the host's "
+                        "127.0.0.1:<port>, and to nothing else; an event per connection, a bounded number "
+                        "of them")));
   m.push_back(exact("egress.unix_ipc=always_allowed",
                     abi >= 6 ? "AF_UNIX allowed by seccomp; abstract sockets scoped by Landlock"
                              : "AF_UNIX allowed by seccomp; abstract sockets confined to the "

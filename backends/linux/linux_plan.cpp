@@ -207,6 +207,7 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
     std::vector<LandlockNetRule> net;
     if (relay) net.push_back({kProxyPort, {LandlockNetRight::kConnectTcp}});
     for (int p : ir.egress.connect_ports) net.push_back({p, {LandlockNetRight::kConnectTcp}});
+    for (int p : ir.egress.host_ports) net.push_back({p, {LandlockNetRight::kConnectTcp}});
     for (int p : ir.egress.bind_ports) net.push_back({p, {LandlockNetRight::kBindTcp}});
     std::sort(net.begin(), net.end(),
               [](const LandlockNetRule& a, const LandlockNetRule& b) { return a.port < b.port; });
@@ -414,6 +415,13 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
                    " is the egress relay's inside the sandbox when the network is filtered; publish another port");
   // Forwarded by the helper from the host's loopback (helpers/linux/port_forward.h).
   p.publish = ir.egress.publish;
+  // The relay's port inside the sandbox is taken when the network is filtered.
+  if (relay && std::find(ir.egress.host_ports.begin(), ir.egress.host_ports.end(), kProxyPort) != ir.egress.host_ports.end())
+    return refused("network.host_ports: port " + std::to_string(kProxyPort) +
+                   " is the egress relay's inside the sandbox when the network is filtered; move the host's service to "
+                   "another port");
+  // Relayed by the helper to the host's loopback (helpers/linux/host_ports.h).
+  p.host_ports = ir.egress.host_ports;
   // Without the relay --git-ssh has nowhere to go (check() refuses it); bind nothing then.
   const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
   p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);
@@ -447,8 +455,31 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
       p.env.set[name] = http;
     p.env.set["ALL_PROXY"] = socks;
     p.env.set["all_proxy"] = socks;
-    p.env.set["NO_PROXY"] = "";
-    p.env.set["no_proxy"] = "";
+    // The sandbox's loopback is its own (a server the agent starts, a forwarded host port): never
+    // sent to the relay, which refuses every address literal anyway. docs/network.md.
+    // "[::1]" too: Python matches the bracketed host of a URL against the list as written.
+    const std::string loopback = "localhost,127.0.0.1,::1,[::1]";
+    p.env.set["NO_PROXY"] = loopback;
+    p.env.set["no_proxy"] = loopback;
+    // Clients that read a proxy setting of their own: gRPC (an http:// URL), the Google Cloud
+    // CLI, and Java (system properties through JAVA_TOOL_OPTIONS, which every JVM reads), unless
+    // the policy passes the user's own JAVA_TOOL_OPTIONS through.
+    p.env.set["GRPC_PROXY"] = http;
+    p.env.set["grpc_proxy"] = http;
+    p.env.set["NO_GRPC_PROXY"] = loopback;
+    p.env.set["no_grpc_proxy"] = loopback;
+    p.env.set["CLOUDSDK_PROXY_TYPE"] = "http";
+    p.env.set["CLOUDSDK_PROXY_ADDRESS"] = "127.0.0.1";
+    p.env.set["CLOUDSDK_PROXY_PORT"] = std::to_string(kProxyPort);
+    if (std::find(p.env.pass.begin(), p.env.pass.end(), "JAVA_TOOL_OPTIONS") == p.env.pass.end()) {
+      const std::string port = std::to_string(kProxyPort);
+      const std::string java_loopback = "localhost|127.*|[::1]";
+      p.env.set["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
+                                       " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
+                                       " -Dhttp.nonProxyHosts=" + java_loopback +
+                                       " -DsocksProxyHost=127.0.0.1 -DsocksProxyPort=" + port +
+                                       " -DsocksNonProxyHosts=" + java_loopback;
+    }
     p.proxy.debug_resolve = ir.egress.debug_resolve;
     if (!connect.empty()) {
       // git runs GIT_SSH_COMMAND through sh; ssh runs the ProxyCommand through the shell too.

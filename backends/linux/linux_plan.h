@@ -190,6 +190,10 @@ struct LinuxPlan {
   // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
   // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
   std::vector<int> publish;
+  // Host loopback ports the sandbox reaches (the IR's egress.host_ports): init listens on the
+  // sandbox's 127.0.0.1:<port> before the agent starts, and the helper relays each connection to
+  // the host's 127.0.0.1:<port>.
+  std::vector<int> host_ports;
   std::optional<std::int64_t> wall_time_secs;
   bool operator==(const LinuxPlan&) const = default;
 };

@@ -158,6 +158,7 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   step(w, "env", [&] { env(w, p.env); });
   step(w, "proxy", [&] { proxy(w, p.proxy); });
   step(w, "publish", [&] { ports(w, p.publish); });
+  step(w, "host_ports", [&] { ports(w, p.host_ports); });
   step(w, "wall_time_secs", [&] { opt(w, p.wall_time_secs); });
   w.end_array();
   return w.take();
@@ -170,6 +171,8 @@ nlohmann::json to_json(const LinuxPlan& p) {
   cgroup(w, p.cgroup);
   w.key("env");
   env(w, p.env);
+  w.key("host_ports");
+  ports(w, p.host_ports);
   w.key("hostname").value(p.hostname);
   w.key("idmap_read_roots").value(p.idmap_read_roots);
   w.key("landlock");

@@ -73,6 +73,9 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("egress.publish",
                           "net mode off on macOS denies every IP socket, so the agent cannot listen on "
                           "a port to forward to; remove network.publish (--publish)"));
+  m.push_back(unsupported("egress.host_ports",
+                          "net mode off on macOS denies every IP socket, so the agent cannot connect to a "
+                          "forwarded port; remove network.host_ports (--host-port)"));
   m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
   m.push_back(exact("egress.unix_socket_files", "file grant on each socket path (parameter)"));
   m.push_back(partial("process.exec_scope=allow_roots", "Seatbelt (allow process-exec)",

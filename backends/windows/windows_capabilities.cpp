@@ -73,6 +73,11 @@ std::vector<FieldCapability> windows_capability_matrix() {
                           "a loopback exemption needs admin and is not part of the launch path; remove "
                           "network.publish (--publish)",
                           Needs::kAdmin));
+  m.push_back(unsupported("egress.host_ports",
+                          "the AppContainer has no network capability, and reaching the host's loopback "
+                          "from it needs a loopback exemption, which needs admin and is not part of the "
+                          "launch path; remove network.host_ports (--host-port)",
+                          Needs::kAdmin));
   m.push_back(partial("egress.unix_ipc=always_allowed", "AF_UNIX inside the AppContainer",
                       "Windows has no socketpair() and no abstract sockets: UNIX-domain IPC "
                       "works only through socket files inside write roots"));

@@ -15,6 +15,7 @@ using nlohmann::json;
 constexpr std::pair<InitMessageType, const char*> kTypeNames[] = {
     {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kPlaceholders, "placeholders"},
     {InitMessageType::kProxyListen, "proxy_listen"}, {InitMessageType::kNetworkNamespace, "network_namespace"},
+    {InitMessageType::kHostPortListen, "host_port_listen"},
     {InitMessageType::kAttestation, "attestation"},  {InitMessageType::kExecFailed, "exec_failed"},
     {InitMessageType::kDeadline, "deadline"},        {InitMessageType::kExit, "exit"},
 };
@@ -61,6 +62,12 @@ InitMessage InitMessage::network_namespace() {
   return m;
 }
 
+InitMessage InitMessage::host_port_listen() {
+  InitMessage m;
+  m.type = InitMessageType::kHostPortListen;
+  return m;
+}
+
 InitMessage InitMessage::ready(std::string attestation_json) {
   InitMessage m;
   m.type = InitMessageType::kAttestation;
@@ -100,13 +107,14 @@ std::string encode_init_message(const InitMessage& m) {
       json list = json::array();
       for (const auto& p : m.placeholders)
         list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino},
-                        {"content", encode_json_text(p.content)}});
+                        {"ctime_ns", p.ctime_ns}, {"content", encode_json_text(p.content)}});
       return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
     }
     case InitMessageType::kExecFailed:
       return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", encode_json_text(m.message)}});
     case InitMessageType::kProxyListen:
     case InitMessageType::kNetworkNamespace:
+    case InitMessageType::kHostPortListen:
     case InitMessageType::kDeadline: return dump_record({{"type", type_name(m.type)}});
     case InitMessageType::kExit: {
       json j = {{"type", type_name(m.type)}, {"status", m.status}, {"pids", m.pids}};
@@ -156,8 +164,9 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         const json& p = j["list"][i];
         const std::string at = "list[" + std::to_string(i) + "]";
         InitMessage::Placeholder ph;
-        if (!r.object(p, at, {"path", "dir", "dev", "ino", "content"}) || !r.str(p["path"], at + ".path", ph.path) ||
-            !r.boolean(p["dir"], at + ".dir", ph.dir) || !r.str(p["content"], at + ".content", ph.content))
+        if (!r.object(p, at, {"path", "dir", "dev", "ino", "ctime_ns", "content"}) ||
+            !r.str(p["path"], at + ".path", ph.path) || !r.boolean(p["dir"], at + ".dir", ph.dir) ||
+            !r.str(p["content"], at + ".content", ph.content))
           break;
         if (!p["dev"].is_number_unsigned() || !p["ino"].is_number_unsigned()) {
           r.fail(at, "dev and ino must be unsigned integers");
@@ -165,6 +174,11 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         }
         ph.dev = p["dev"].get<std::uint64_t>();
         ph.ino = p["ino"].get<std::uint64_t>();
+        if (!p["ctime_ns"].is_number_integer()) {
+          r.fail(at + ".ctime_ns", "expected an integer");
+          break;
+        }
+        ph.ctime_ns = p["ctime_ns"].get<std::int64_t>();
         m.placeholders.push_back(std::move(ph));
       }
       break;
@@ -179,6 +193,7 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
       break;
     case InitMessageType::kProxyListen:
     case InitMessageType::kNetworkNamespace:
+    case InitMessageType::kHostPortListen:
     case InitMessageType::kDeadline: break;
     case InitMessageType::kExit: {
       read_int(r, j, "status", m.status);

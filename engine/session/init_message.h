@@ -2,12 +2,14 @@
 // socket (SOCK_SEQPACKET: one message per packet, a JSON object with its "type"):
 //
 //   setup_failed {message}          setup failed before exec; the session fails with 125
-//   placeholders {list: [{path, dir, dev, ino, content}]}
+//   placeholders {list: [{path, dir, dev, ino, ctime_ns, content}]}
 //                                   placeholders the view made on the host for absent protected
 //                                   paths (the helper records them for removal), also on failure
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
 //   network_namespace               with the sandbox's network namespace (SCM_RIGHTS), for the
 //                                   forwarder of published ports (sent only when the plan has some)
+//   host_port_listen                with a listening socket on the sandbox's 127.0.0.1:<port>
+//                                   (SCM_RIGHTS), one per host port, for the helper's relay
 //   attestation {attestation}       readiness: everything is applied; the agent waits for the
 //                                   helper's one-byte answer (kStoredAnswer) before its exec
 //   exec_failed {errno, message}    the agent's exec failed (126/127)
@@ -27,7 +29,8 @@
 namespace paddock::session {
 
 enum class InitMessageType {
-  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kAttestation, kExecFailed, kDeadline, kExit
+  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kHostPortListen, kAttestation, kExecFailed, kDeadline,
+  kExit
 };
 
 // The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
@@ -39,7 +42,8 @@ struct InitMessage {
     std::string path;
     bool dir = false;
     std::uint64_t dev = 0, ino = 0;
-    std::string content;  // what a file placeholder holds ("" for most, "." for a pointer's)
+    std::int64_t ctime_ns = 0;
+    std::string content{};  // what a file placeholder holds ("" for most, ".\n" for a pointer's)
   };
 
   InitMessageType type = InitMessageType::kSetupFailed;
@@ -58,6 +62,7 @@ struct InitMessage {
   static InitMessage placeholders_made(std::vector<Placeholder> list);
   static InitMessage proxy_listen();
   static InitMessage network_namespace();
+  static InitMessage host_port_listen();
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);
   static InitMessage deadline();

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "helpers/broker/broker.h"
+#include "helpers/linux/host_ports.h"
 #include "helpers/linux/port_forward.h"
 
 namespace paddock::helper {
@@ -46,7 +47,8 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd liste
   rlimit nofile{};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0) return refused("egress relay: cannot read the open-file limit");
   // Published ports' forwarded connections have their own share, kept out of the broker's.
-  const std::uint64_t reserved = kHelperReservedFds + forward_fd_budget(egress.publish.size());
+  const std::uint64_t reserved =
+      kHelperReservedFds + forward_fd_budget(egress.publish.size()) + host_port_fd_budget(egress.host_ports.size());
   options.max_connections = broker::connection_cap(nofile.rlim_cur, reserved);
   if (options.max_connections < kMinConnections)
     return refused("egress relay: the open-file limit " + std::to_string(nofile.rlim_cur) + " leaves room for only " +

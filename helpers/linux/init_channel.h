@@ -38,6 +38,7 @@ enum class InitAction {
   kStop,              // the session cannot go on (setup_error says why)
   kStartRelay,        // the proxy's listening socket came with the message
   kStartForward,      // the sandbox's network namespace came with the message (published ports)
+  kAddHostPort,       // a listening socket for a host port came with the message
   kStoreAttestation,  // readiness: store attestation.json, then answer the agent
 };
 
@@ -53,7 +54,8 @@ class InitChannel {
 
   struct Received {
     Result<session::InitMessage> message;
-    platform::UniqueFd passed;  // the descriptor that came with it (proxy_listen, network_namespace)
+    platform::UniqueFd passed;  // the descriptor that came with it (proxy_listen, network_namespace,
+                                // host_port_listen)
   };
   // The next queued message, without waiting; nullopt when there is none (or init is gone).
   std::optional<Received> next();

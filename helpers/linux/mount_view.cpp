@@ -8,12 +8,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "platform/unique_fd.h"
+#include "helpers/linux/placeholders.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::helper {
 namespace {
@@ -94,6 +98,34 @@ Status attach_clone(int src, int target, unsigned attrs, const std::string& what
 bool is_dir(int fd) {
   struct stat st {};
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st, std::string content = {}) {
+  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, std::move(content)};
+}
+
+bool is_empty_file(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
+// A small file's bytes through a descriptor of it (O_PATH is reopened for reading), at most
+// `limit` + 1 of them so that the caller sees an over-long file; nullopt if it cannot be read.
+std::optional<std::string> read_small(int dirfd, const std::string& rel, std::size_t limit) {
+  UniqueFd fd(open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  while (out.size() <= limit) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 // O_PATH | O_NOFOLLOW opens a trailing symlink itself rather than failing.
@@ -301,8 +333,8 @@ class ViewBuilder {
         if (!next.valid()) return sys_error("open the placeholder", path);
         struct stat st {};
         if (made >= 0 && ::fstat(next.get(), &st) == 0)
-          placeholders_.push_back({path, as_dir, static_cast<std::uint64_t>(st.st_dev),
-                                   static_cast<std::uint64_t>(st.st_ino), content});
+          placeholders_.push_back(made_placeholder(path, as_dir, st, content));
+        if (!as_dir) git_hidden_.push_back(path);  // an empty directory git never shows
         // A denied path's placeholder is masked, not shown: what someone outside writes into it
         // while the session runs stays out of the agent's view.
         if (mask)
@@ -318,7 +350,10 @@ class ViewBuilder {
       // masks it).
       if (last && step.op == MountOp::kMaskAbsent) return changed(path, "(denied) appeared");
       // The path exists up to here. At the end, or where a non-directory blocks the rest of the
-      // path (nothing can be created below it while it stays), protect what is there.
+      // path (nothing can be created below it while it stays), protect what is there. An empty
+      // file where the policy found none is another session's placeholder (or made in the same
+      // instant): hidden from git like this session's own.
+      if (last && step.op == MountOp::kProtectAbsentFile && is_empty_file(next.get())) git_hidden_.push_back(path);
       if (last || !is_dir(next.get())) return attach_clone(next.get(), next.get(), kReadOnly, path);
       if (!pinned_.count(path)) {
         if (auto s = attach_clone(next.get(), next.get(), kReadWrite, path); !s) return s;
@@ -330,6 +365,130 @@ class ViewBuilder {
     }
     return Status::Ok();
   }
+
+ public:
+  // The file placeholders are empty files that `git add -A` would commit and `git status` show.
+  // Inside the sandbox git is told to ignore them: the repository's `info/exclude` (its common
+  // dir's, for a linked worktree) is replaced in this view only by a copy of the user's lines
+  // followed by one anchored pattern per placeholder, bound read-only over it. Nothing changes
+  // in the file on the host; a missing `info/exclude` (or `info/`) gets a placeholder of its
+  // own inside the git dir, which git never shows. Empty placeholder directories need nothing:
+  // git does not track empty directories. docs/architecture.md, "The mount view", step 4.
+  Status hide_placeholders_from_git() {
+    std::map<std::string, std::vector<std::string>> patterns;  // common git dir -> patterns
+    for (const std::string& file : git_hidden_) {
+      auto repo = repository_of(file);
+      if (!repo) continue;  // in no repository the sandbox sees: nothing to hide it from
+      auto pattern = git_exclude_pattern(file.substr(repo->top.size() == 1 ? 0 : repo->top.size()));
+      if (pattern) patterns[repo->common_dir].push_back(*pattern);
+    }
+    int n = 0;
+    for (auto& [common, lines] : patterns)
+      if (auto s = bind_exclude(common, lines, n++); !s) return s;
+    return Status::Ok();
+  }
+
+ private:
+  struct Repository {
+    std::string top;         // the work tree's top directory
+    std::string common_dir;  // where info/exclude is read from
+  };
+
+  // The repository git would find for `path`, as git finds it: the nearest directory above it
+  // with a `.git` directory, or a `.git` file naming one (`gitdir: ...`), that holds HEAD; a
+  // linked worktree's git dir names its common dir in `commondir`. Looked up in the view.
+  std::optional<Repository> repository_of(const std::string& path) {
+    for (std::string dir = path.substr(0, path.rfind('/'));; dir = dir.substr(0, dir.rfind('/'))) {
+      const std::string top = dir.empty() ? "/" : dir;
+      const std::string dot_git = dir + "/.git";
+      UniqueFd fd(open_beneath(new_root_.get(), relative_to(dot_git, "/")));
+      std::string git_dir;
+      if (fd.valid() && is_dir(fd.get())) {
+        git_dir = dot_git;
+      } else if (fd.valid() && !is_symlink(fd.get())) {
+        auto text = read_small(new_root_.get(), relative_to(dot_git, "/"), 4096);
+        if (text && text->rfind("gitdir:", 0) == 0) {
+          std::string g = text->substr(7, text->find_first_of("\r\n") - 7);
+          g.erase(0, g.find_first_not_of(" \t"));
+          if (!g.empty()) git_dir = std::filesystem::path(g[0] == '/' ? g : top + "/" + g).lexically_normal().string();
+        }
+      }
+      if (!git_dir.empty() && git_dir.back() == '/') git_dir.pop_back();
+      UniqueFd head(git_dir.empty() ? -1 : open_beneath(new_root_.get(), relative_to(git_dir + "/HEAD", "/")));
+      if (head.valid()) {
+        std::string common = git_dir;
+        if (auto c = read_small(new_root_.get(), relative_to(git_dir + "/commondir", "/"), 4096)) {
+          std::string d = c->substr(0, c->find_first_of("\r\n"));
+          if (!d.empty()) common = std::filesystem::path(d[0] == '/' ? d : git_dir + "/" + d).lexically_normal().string();
+          if (common.size() > 1 && common.back() == '/') common.pop_back();
+        }
+        return Repository{top, common};
+      }
+      if (dir.empty()) break;
+    }
+    return std::nullopt;
+  }
+
+  // `common`/info/exclude in the view: a staged copy with the patterns added, bound read-only.
+  // What git reads there is hygiene, not a boundary: a repository whose info/ or exclude is not
+  // a plain directory and file this process can read (a symlink, a FIFO, an unwritable git dir,
+  // a file over 1 MiB) is left as it is, its placeholders visible to its git, rather than
+  // refusing the session; docs/architecture.md says so.
+  Status bind_exclude(const std::string& common, const std::vector<std::string>& lines, int n) {
+    const std::string info = common + "/info", exclude = info + "/exclude";
+    UniqueFd existing(open_beneath(new_root_.get(), relative_to(exclude, "/")));
+    std::optional<std::string> current;
+    if (existing.valid()) {
+      current = read_small(new_root_.get(), relative_to(exclude, "/"), kMaxExclude);
+      if (!current || current->size() > kMaxExclude) return Status::Ok();
+    } else if (errno == ENOENT) {
+      // No info/exclude (a repository made with an empty template): a mount point is made for it
+      // on the host, inside the git dir, as placeholders are.
+      if (!make_in_host(info, /*dir=*/true) || !make_in_host(exclude, /*dir=*/false)) return Status::Ok();
+    } else {
+      return Status::Ok();
+    }
+    std::string text = current.value_or("");
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += "# Paddock: its placeholders for absent protected files, ignored inside the sandbox only\n";
+    for (const std::string& l : lines) text += l + '\n';
+    const std::string staged = "/gitexclude-" + std::to_string(n);
+    {
+      UniqueFd out(::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+      if (!out.valid()) return sys_error("create", staged);
+      for (std::size_t done = 0; done < text.size();) {
+        const ssize_t w = ::write(out.get(), text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return sys_error("write", staged);
+        done += static_cast<std::size_t>(w);
+      }
+    }
+    UniqueFd src(::open(staged.c_str(), O_PATH | O_CLOEXEC));
+    if (!src.valid()) return sys_error("open", staged);
+    UniqueFd target(open_beneath(new_root_.get(), relative_to(exclude, "/")));
+    if (!target.valid() || is_symlink(target.get()) || is_dir(target.get())) return Status::Ok();
+    return attach_clone(src.get(), target.get(), kReadOnly | MOUNT_ATTR_NOEXEC, exclude);
+  }
+
+  // Makes `path` on the host (through the host's root, so that a read-only bind in the view does
+  // not stand in the way) unless it exists, and records it as a placeholder. False when neither.
+  bool make_in_host(const std::string& path, bool dir) {
+    const std::string parent = path.substr(0, path.rfind('/'));
+    UniqueFd at(open_beneath(old_root_.get(), relative_to(parent, "/"), O_PATH | O_DIRECTORY));
+    if (!at.valid()) return false;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const int made = dir ? ::mkdirat(at.get(), name.c_str(), 0755)
+                         : ::openat(at.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (made < 0) return errno == EEXIST;
+    if (!dir) ::close(made);
+    UniqueFd fd(open_beneath(at.get(), name));
+    struct stat st {};
+    if (fd.valid() && ::fstat(fd.get(), &st) == 0)
+      placeholders_.push_back(made_placeholder(path, dir, st));
+    return true;
+  }
+
+  static constexpr std::size_t kMaxExclude = std::size_t{1} << 20;
 
  public:
   // The sources of masks: an empty read-only file and an empty tmpfs (mode 0000), both in the
@@ -444,6 +603,7 @@ class ViewBuilder {
   TmpfsSize size_;
   std::vector<Placeholder>& placeholders_;
   bool mask_root_only_proc_ = false;
+  std::vector<std::string> git_hidden_;  // file placeholders in the view, to hide from git
   UniqueFd old_root_, new_root_, empty_file_, empty_dir_;
   std::set<std::string> pinned_;
 };
@@ -506,6 +666,7 @@ Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tm
   if (auto s = view.prepare(); !s) return s;
   for (std::size_t i = 0; i < steps.size(); ++i)
     if (auto s = view.apply(steps[i], i < prepared.size() ? prepared[i] : -1); !s) return s;
+  if (auto s = view.hide_placeholders_from_git(); !s) return s;
 
   if (auto s = copy_top_level_symlinks(); !s) return s;
   // Enter the new root and drop every path to the host's. pivot_root(".", ".") stacks the

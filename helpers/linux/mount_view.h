@@ -11,18 +11,14 @@
 #include <vector>
 
 #include "backends/linux/linux_plan.h"
+#include "engine/session/placeholder_record.h"
 #include "engine/status.h"
 
 namespace paddock::helper {
 
 // A placeholder made on the host for a protected path that did not exist (see MountOp
 // kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
-struct Placeholder {
-  std::string path;
-  bool dir = false;
-  std::uint64_t dev = 0, ino = 0;
-  std::string content;  // what a file placeholder holds ("" but for MountOp kProtectAbsentPointer)
-};
+using Placeholder = session::PlaceholderRecord;
 
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".

@@ -371,6 +371,27 @@ std::uint64_t forward_fd_budget(std::size_t ports) {
   return ports + 1 + kMaxForwardedConnections * broker::kFdsPerConnection;
 }
 
+namespace {
+
+// "[::1]:<port>" when a socket on this host holds that port on the IPv6 loopback or wildcard
+// (a bind there fails with EADDRINUSE), "" otherwise.
+std::string held_on_ipv6_loopback(int port) {
+  platform::UniqueFd probe(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!probe.valid()) return "";
+  const int one = 1;
+  ::setsockopt(probe.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ::setsockopt(probe.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_port = htons(static_cast<std::uint16_t>(port));
+  a.sin6_addr = in6addr_loopback;
+  if (::bind(probe.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 && errno == EADDRINUSE)
+    return "[::1]:" + std::to_string(port);
+  return "";
+}
+
+}  // namespace
+
 Result<std::vector<platform::UniqueFd>> listen_published(const std::vector<int>& ports) {
   std::vector<platform::UniqueFd> out;
   for (int port : ports) {
@@ -392,6 +413,14 @@ Result<std::vector<platform::UniqueFd>> listen_published(const std::vector<int>&
       else if (e == EACCES) why = "this user may not bind it (a privileged port); publish a higher port";
       return refused("network.publish: cannot listen on the host's " + where + ": " + why);
     }
+    // The port must be free on the other loopback family too: a host service on [::1]:<port>
+    // (or the IPv6 wildcard) is what `localhost:<port>` reaches for many clients, and the user
+    // would talk to the agent's server believing it theirs. A probe bind tells (with
+    // SO_REUSEADDR, as above, only a socket that holds the port conflicts); a host without IPv6
+    // on its loopback has nothing there to confuse.
+    if (auto held = held_on_ipv6_loopback(port); !held.empty())
+      return refused("network.publish: cannot publish port " + std::to_string(port) + ": something on this host already holds " +
+                     held + "; stop it or publish another port");
     out.push_back(std::move(s));
   }
   return out;

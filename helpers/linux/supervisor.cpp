@@ -28,6 +28,7 @@
 #include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/control_server.h"
+#include "helpers/linux/host_ports.h"
 #include "helpers/linux/idmapped_grants.h"
 #include "helpers/linux/init_channel.h"
 #include "helpers/linux/placeholders.h"
@@ -118,13 +119,13 @@ Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const Sessio
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
   HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs)};
-  const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
-    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile ||
-           m.op == linux_backend::MountOp::kProtectAbsentPointer || m.op == linux_backend::MountOp::kMaskAbsent;
-  });
+  const bool makes_placeholders =
+      std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) { return makes_placeholder(m.op); });
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return r.error();
+    // Before the sandbox exists: a placeholder it finds (another session's) stays while it runs.
+    if (auto s = r->hold(placeholder_candidates(plan.mounts)); !s) return s.error();
     host.placeholders = std::move(*r);
   }
   if (plan.idmap_read_roots) {
@@ -277,6 +278,9 @@ class Supervisor {
   // their connections go to; then the forwarder's.
   std::vector<platform::UniqueFd> published_;
   std::unique_ptr<PortForwarder> forward_;
+  // The sandbox's listening sockets for host ports, as init sends them; relayed from readiness on.
+  std::vector<platform::UniqueFd> host_port_listeners_;
+  std::unique_ptr<HostPortRelay> host_ports_;
   SessionRelay relay_;
   ControlServer control_;
   SessionFiles files_;
@@ -320,7 +324,16 @@ void Supervisor::read_init(InitChannel& init) {
         }
         break;
       }
+      case InitAction::kAddHostPort:
+        if (received->passed.valid()) host_port_listeners_.push_back(std::move(received->passed));
+        break;
       case InitAction::kStoreAttestation: {
+        if (!host_port_listeners_.empty() && out_.setup_error.empty()) {
+          auto started = HostPortRelay::start(std::move(host_port_listeners_), [this](json e) { events_.emit(std::move(e)); });
+          host_port_listeners_.clear();
+          if (started) host_ports_ = std::move(*started);
+          else out_.setup_error = started.error().message;
+        }
         // A relay or forwarder that could not start: the agent does not start either.
         if (!out_.setup_error.empty()) {
           init.answer(false);
@@ -434,6 +447,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   long live = host_.leaf.process_count();
   host_.leaf.kill_all();
   if (forward_) forward_->stop();
+  if (host_ports_) host_ports_->stop();
   relay_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
@@ -484,10 +498,15 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (!out_.setup_error.empty()) r.error = out_.setup_error;
   else if (!out_.exec_error.empty()) r.error = out_.exec_error;
   r.config_changes = std::move(config_changes);
+  record_placeholders();  // a sandbox that never reached its agent made them too
+  // The sandbox is gone: nothing of this session holds a placeholder. What could not be removed
+  // is said in the session's record and on stderr, never left silently.
+  for (const std::string& problem : host_.placeholders.sweep()) {
+    events_.emit(session::notice_event("warning", problem));
+    report_error_line(problem);
+  }
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
-  record_placeholders();  // a sandbox that never reached its agent made them too
-  host_.placeholders.sweep();  // the sandbox is gone: nothing of this session holds a placeholder
   return verdict.exit_code;
 }
 

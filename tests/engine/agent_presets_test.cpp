@@ -176,6 +176,37 @@ class AgentPresetsTest : public QObject {
     QVERIFY2(zero.error().message.find("--publish 0: port must be 1..65535") != std::string::npos, zero.error().message.c_str());
   }
 
+  // network.host_ports and --host-port add up the same way (a repository's layer needs approval),
+  // and one port cannot be both published and a host port.
+  void host_ports_add_up_from_every_tier_and_never_go_both_ways() {
+    EngineEnv env;
+    QVERIFY(eval_ok(env.inputs()).ir.egress.host_ports.empty());
+    env.user("version: 1\nnetwork: {host_ports: [11434]}\n");
+    env.repo("version: 1\nnetwork: {host_ports: [1234]}\n");
+    auto in = env.inputs();
+    in.host_ports = {8080, 11434};
+    const auto e = eval_ok(in);
+    QCOMPARE(e.ir.egress.host_ports, (std::vector<int>{1234, 8080, 11434}));
+    const std::string prov = e.provenance.dump();
+    QVERIFY2(prov.find("--host-port[0]") != std::string::npos && prov.find("network.host_ports[0]") != std::string::npos,
+             prov.c_str());
+    for (const auto& l : e.layers)
+      if (l.tier == kTierRepo) QCOMPARE(l.adds["network.host_ports"].dump(), std::string("[1234]"));
+    in.require_approvals = true;
+    auto unapproved = evaluate(in);
+    QVERIFY(!unapproved.ok());
+    QCOMPARE(unapproved.error().code, ErrorCode::kPolicyBlocked);
+    in.require_approvals = false;
+    in.publish = {8080};
+    auto both = evaluate(in);
+    QVERIFY(!both.ok());
+    QVERIFY2(both.error().message.find("one port cannot go both ways") != std::string::npos, both.error().message.c_str());
+    in.publish = {};
+    in.host_ports = {70000};
+    auto big = evaluate(in);
+    QVERIFY(!big.ok() && big.error().message.find("--host-port 70000: port must be 1..65535") != std::string::npos);
+  }
+
   void the_launch_commands_installation_is_granted_with_its_own_provenance() {
     EngineEnv env;
     const std::string install = env.home + "/.npm-global/lib/node_modules";

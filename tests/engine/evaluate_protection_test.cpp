@@ -52,6 +52,33 @@ void make_git_dir(const EngineEnv& env, const std::string& g) {
 class EvaluateProtectionTest : public QObject {
   Q_OBJECT
  private slots:
+  // Paddock's own placeholders (Inputs::placeholders, which the front ends read from the
+  // helper's records) are the absent paths they stand for: the IR is byte for byte the one the
+  // user's tree alone gives, so an empty `.git` kept for a running session is protected as an
+  // absent repository (never treated as the user's, whose inside the agent could fill) and an
+  // empty `.npmrc` is no secret-shaped file of the project.
+  void paddocks_placeholders_are_seen_as_the_absent_paths_they_stand_for() {
+    EngineEnv env;
+    env.write(env.project + "/src/main.c", "int main;\n");
+    Inputs in = env.inputs();
+    const std::string before = canonical_bytes(eval_ok(in).ir);
+    const auto* absent_git = protected_entry(eval_ok(in).ir, env.project + "/.git");
+    QVERIFY(absent_git && absent_git->kind == PathKind::kAbsentDir);
+    std::filesystem::create_directories(env.project + "/.git");
+    std::filesystem::create_directories(env.project + "/.vscode");
+    env.write(env.project + "/.npmrc", "");
+    env.write(env.project + "/.yarnrc.yml", "");
+    // As the user's own they change the IR (the .npmrc is masked as a secret-shaped file).
+    const auto seen = eval_ok(in).ir;
+    QVERIFY(canonical_bytes(seen) != before);
+    QVERIFY(denied_entry(seen, env.project + "/.npmrc"));
+    in.placeholders = {env.project + "/.git", env.project + "/.npmrc", env.project + "/.vscode",
+                       env.project + "/.yarnrc.yml"};
+    const auto hidden = eval_ok(in).ir;
+    QCOMPARE(QString::fromStdString(canonical_bytes(hidden)), QString::fromStdString(before));
+    QVERIFY(!denied_entry(hidden, env.project + "/.npmrc"));
+  }
+
   void protect_agent_config_keeps_the_agents_settings_read_only_but_not_their_state_files() {
     EngineEnv env;
     env.write(env.home + "/.claude/settings.json", "{}");

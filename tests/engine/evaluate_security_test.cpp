@@ -73,7 +73,8 @@ class EvaluateSecurityTest : public QObject {
         {"filesystem: {tmpfs_tmp: false}", "filesystem.tmpfs_tmp"},
         {"network: {mode: ask}", "network.mode"},
         {"unix_sockets: {allow: [/run/x.sock]}", "unix_sockets.allow[0]"},
-        {"network: {publish: [3000]}", "network.publish[0]"}};
+        {"network: {publish: [3000]}", "network.publish[0]"},
+        {"network: {host_ports: [11434]}", "network.host_ports[0]"}};
     for (const auto& c : cases) {
       env.user(std::string("version: 1\n") + c.user_yaml + "\n");
       const auto err = eval_err(env.inputs());
@@ -95,6 +96,9 @@ class EvaluateSecurityTest : public QObject {
     in = env.inputs();
     in.publish = {3000};
     QVERIFY(has(eval_err(in).message, "--publish[0]"));
+    in = env.inputs();
+    in.host_ports = {11434};
+    QVERIFY(has(eval_err(in).message, "--host-port[0]"));
     in = env.inputs();
     in.limits = "mem=16GiB";
     QCOMPARE(eval_err(in).code, ErrorCode::kPolicyBlocked);

@@ -36,6 +36,7 @@ network:
   quotas: {api.openai.com: 2GiB}
   presets: [npm, pypi, cargo, git, go, maven, huggingface]
   publish: [3000, 1455]
+  host_ports: [11434]
 unix_sockets: {allow: [/run/x.sock]}
 environment: {pass_through: [PATH, "LC_*"], deny: ["AWS_*"]}
 secrets: {brokered_env: [GITHUB_TOKEN]}
@@ -54,6 +55,9 @@ limits: {cpu_seconds: 3600, memory: 8GiB, processes: 512, open_files: 4096, file
     QCOMPARE(r->publish[1].second.key, std::string("network.publish[1]"));
     QCOMPARE(r->publish[1].second.line, 19);
     QCOMPARE(r->publish[1].second.col, 19);
+    QCOMPARE(r->host_ports.size(), size_t(1));
+    QCOMPARE(r->host_ports[0].first, 11434);
+    QCOMPARE(r->host_ports[0].second.key, std::string("network.host_ports[0]"));
     QCOMPARE(r->allow_read.front().at.line, 7);
     QCOMPARE(r->allow_read.front().at.col, 16);
   }

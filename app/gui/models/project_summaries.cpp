@@ -8,6 +8,7 @@
 #include "app_paths.h"
 #include "backends/backend.h"
 #include "platform/dir_lister.h"
+#include "platform/placeholders.h"
 #include "policy_summary.h"
 
 namespace paddock::gui {
@@ -58,6 +59,7 @@ void ProjectSummaries::next() {
   in.project = key.first.toStdString();
   in.agent = key.second.toStdString();
   in.environment = environment_;
+  in.placeholders = platform::live_placeholders(in.environment);
   in.resources_dir = resources_.toStdString();
   in.os = backends::to_string(backends::host_backend());
   running_ = true;

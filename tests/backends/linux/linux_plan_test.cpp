@@ -83,6 +83,26 @@ class LinuxPlanTest : public QObject {
     QVERIFY2(refused.error().message.find("network.publish: port 3128") == 0, refused.error().message.c_str());
   }
 
+  // Host ports: in every mode (the helper relays them outside the broker), refused on the relay's
+  // own port while the relay holds it, and connectable under network.loopback_bind: false.
+  void the_plan_carries_the_host_ports_and_lets_the_agent_connect_to_them() {
+    FrozenIr off = typical_ir();
+    off.egress.host_ports = {1234, 11434};
+    QCOMPARE(plan_of(off, probe_abi(7)).host_ports, (std::vector<int>{1234, 11434}));
+    QCOMPARE(to_json(plan_of(off, probe_abi(7)))["host_ports"], json({1234, 11434}));
+    FrozenIr relay = relay_ir();
+    relay.egress.host_ports = {3128};
+    auto refused = compile_linux_plan(relay, probe_abi(7));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("network.host_ports: port 3128") == 0, refused.error().message.c_str());
+    relay.egress.host_ports = {11434};
+    relay.egress.loopback_bind = false;
+    const auto closed = plan_of(relay, probe_abi(7));
+    bool connectable = false;
+    for (const auto& r : closed.landlock.net_rules) connectable = connectable || r.port == 11434;
+    QVERIFY(connectable);
+  }
+
   void a_relay_mode_points_every_proxy_variable_at_the_fixed_port() {
     auto p = plan_of(relay_ir(), probe_abi(7));
     QVERIFY(p.proxy.enabled);
@@ -94,8 +114,19 @@ class LinuxPlanTest : public QObject {
     for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
     QCOMPARE(p.env.set.at("ALL_PROXY"), std::string("socks5h://127.0.0.1:3128"));
-    QCOMPARE(p.env.set.at("NO_PROXY"), std::string(""));
-    QCOMPARE(p.env.set.at("no_proxy"), std::string(""));
+    // Loopback is the sandbox's own and never goes to the relay; clients with settings of their
+    // own get them, with the same exceptions.
+    for (const char* n : {"NO_PROXY", "no_proxy", "NO_GRPC_PROXY", "no_grpc_proxy"})
+      QCOMPARE(p.env.set.at(n), std::string("localhost,127.0.0.1,::1,[::1]"));
+    for (const char* n : {"GRPC_PROXY", "grpc_proxy"}) QCOMPARE(p.env.set.at(n), std::string("http://127.0.0.1:3128"));
+    QCOMPARE(p.env.set.at("CLOUDSDK_PROXY_ADDRESS"), std::string("127.0.0.1"));
+    QCOMPARE(p.env.set.at("CLOUDSDK_PROXY_PORT"), std::string("3128"));
+    QVERIFY(p.env.set.at("JAVA_TOOL_OPTIONS").find("-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128") != std::string::npos);
+    QVERIFY(p.env.set.at("JAVA_TOOL_OPTIONS").find("-Dhttp.nonProxyHosts=localhost|127.*|[::1]") != std::string::npos);
+    // A policy that passes the user's own JAVA_TOOL_OPTIONS keeps it.
+    FrozenIr own = relay_ir();
+    own.env.passed_names.push_back("JAVA_TOOL_OPTIONS");
+    QVERIFY(!plan_of(own, probe_abi(7)).env.set.count("JAVA_TOOL_OPTIONS"));
     // The namespace's loopback is the sandbox's own: Landlock handles no TCP by default...
     QVERIFY(p.landlock.handled_net.empty() && p.landlock.net_rules.empty());
     // ... and with loopback binds forbidden lets TCP reach the relay port only.

@@ -18,6 +18,8 @@ class InitMessageTest : public QObject {
     QVERIFY(decode_init_message(encode_init_message(InitMessage::proxy_listen()))->type == InitMessageType::kProxyListen);
     QVERIFY(decode_init_message(encode_init_message(InitMessage::network_namespace()))->type ==
             InitMessageType::kNetworkNamespace);
+    QVERIFY(decode_init_message(encode_init_message(InitMessage::host_port_listen()))->type ==
+            InitMessageType::kHostPortListen);
     auto made = decode_init_message(encode_init_message(
         InitMessage::placeholders_made({{"/p/.git", true, 2049, 77}, {"/p/.envrc", false, 2049, 18446744073709551615ull}})));
     QVERIFY(made.ok() && made->type == InitMessageType::kPlaceholders);
@@ -50,7 +52,7 @@ class InitMessageTest : public QObject {
   void paths_and_messages_that_are_not_utf8_come_back_byte_for_byte() {
     const std::string path = "/p/caf\xe9.pem", plain_marker = "/p/bytes:x";
     auto made = decode_init_message(
-        encode_init_message(InitMessage::placeholders_made({{path, false, 1, 2, ".\n"}, {plain_marker, true, 1, 3, ""}})));
+        encode_init_message(InitMessage::placeholders_made({{path, false, 1, 2, 7, ".\n"}, {plain_marker, true, 1, 3, 8, ""}})));
     QVERIFY(made.ok());
     QCOMPARE(made->placeholders[0].path, path);
     QCOMPARE(made->placeholders[1].path, plain_marker);

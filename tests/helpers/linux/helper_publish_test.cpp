@@ -39,6 +39,35 @@ int listen_free(int* port) {
   return s;
 }
 
+// Listens on [::1]:port (v6only: 127.0.0.1 stays free), or on the IPv4 or IPv6 wildcard; -1
+// where the host cannot.
+int listen_held(const std::string& where, int port) {
+  const bool v6 = where != "0.0.0.0";
+  int s = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  if (v6) ::setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (v6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(static_cast<std::uint16_t>(port));
+    a->sin6_addr = where == "::1" ? in6addr_loopback : in6addr_any;
+    len = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(static_cast<std::uint16_t>(port));
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    len = sizeof *a;
+  }
+  if (::bind(s, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(s, 4) != 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
 int free_port() {
   int port = 0;
   ::close(listen_free(&port));
@@ -189,6 +218,32 @@ class HelperPublishTest : public QObject {
     QVERIFY2(r.err.find("127.0.0.1:" + std::to_string(port)) != std::string::npos, dump(r));
     QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);  // one line
     QVERIFY(!std::filesystem::exists(marker));  // the agent never started
+  }
+
+  // A host service on the other loopback family, or on a wildcard, holds the port as much as one
+  // on 127.0.0.1: `localhost:<port>` reaches it for many clients, so publishing the agent's
+  // server there would confuse the two.
+  void a_published_port_held_on_ipv6_loopback_or_a_wildcard_fails_the_launch_with_125_naming_it_data() {
+    QTest::addColumn<uint>("uid");
+    QTest::addColumn<QString>("where");
+    for (const char* where : {"::1", "::", "0.0.0.0"})
+      for (uint uid : {0u, 65534u})
+        QTest::addRow("%s %s", where, uid == 0 ? "root" : "uid65534") << uid << QString(where);
+  }
+  void a_published_port_held_on_ipv6_loopback_or_a_wildcard_fails_the_launch_with_125_naming_it() {
+    QFETCH(QString, where);
+    QVERIFY2(setup_row(), "fixture/probe failed");
+    const int port = free_port();
+    const int held = listen_held(where.toStdString(), port);
+    QVERIFY2(held >= 0, "the host could not listen there");
+    const std::string marker = fixture_.project + "/ran";
+    auto r = run_helper(fixture_, ir_with(NetMode::kOff, {port}), {fixture_.probe_tool(), "write", marker});
+    ::close(held);
+    QVERIFY2(r.exit_code == 125, dump(r));
+    QVERIFY2(r.err.find(":" + std::to_string(port)) != std::string::npos, dump(r));
+    QVERIFY2(r.err.find("already holds") != std::string::npos, dump(r));
+    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);
+    QVERIFY(!std::filesystem::exists(marker));
   }
 
   // Forwarding goes one way. The helper's listener is on the host's loopback; the agent's

@@ -236,10 +236,60 @@ class HelperViewTest : public QObject {
     auto shorter = run_sh(fixture_, present, "true");
     QCOMPARE(shorter.exit_code, 0);
     QVERIFY2(fs::exists(p + "/.vscode"), "the short session removed a placeholder the long one still uses");
-    QVERIFY(fs::exists(p + "/.idea"));  // its own stays too: the long session may need it
+    // Its own goes with it: no other session relies on that one.
+    QVERIFY2(!fs::exists(p + "/.idea"), "a placeholder no running session uses outlived its session");
     a.join();
     QVERIFY2(longer.out.find("made") == std::string::npos, dump(longer));
     QVERIFY(!fs::exists(p + "/.vscode"));
+  }
+
+  // A nested repository whose .git the user made read-only (0555) still gets placeholders for its
+  // absent config and hooks (the sandbox's uid 0 may create there); they go with the session, and
+  // the directory's mode is what it was.
+  void placeholders_in_a_read_only_git_dir_are_removed_and_its_mode_kept_data() { add_uid_rows(); }
+  void placeholders_in_a_read_only_git_dir_are_removed_and_its_mode_kept() {
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
+    const std::string g = fixture_.project + "/nested/.git";
+    fs::create_directories(g + "/objects");
+    put(g + "/HEAD", "ref: refs/heads/main\n");
+    chown_tree(fixture_.project + "/nested", fixture_.uid);
+    QVERIFY(::chmod(g.c_str(), 0555) == 0);
+    FrozenIr ir = base_ir(fixture_);
+    ir.fs.deny_write = {{g + "/config", PathKind::kAbsent}, {g + "/hooks", PathKind::kAbsentDir}};
+    normalize(ir);
+    auto r = run_sh(fixture_, ir, "ls -a " + g + "; echo x > " + g + "/config && echo wrote; true");
+    QVERIFY2(r.exit_code == 0 && r.out.find("hooks") != std::string::npos, dump(r));
+    QVERIFY2(r.out.find("wrote") == std::string::npos, dump(r));
+    QVERIFY2(!fs::exists(g + "/config") && !fs::exists(g + "/hooks"), "a placeholder stayed in the read-only .git");
+    struct stat st {};
+    QVERIFY(::stat(g.c_str(), &st) == 0);
+    QCOMPARE(st.st_mode & 07777, static_cast<mode_t>(0555));
+    QVERIFY2(r.err.find("placeholder") == std::string::npos, dump(r));
+  }
+
+  // A placeholder that something filled while the session ran (here the user's own `git init`
+  // on the host, in the empty .git kept for a project without a repository) is not Paddock's to
+  // remove and never left silently: the session's record and its stderr name it.
+  void a_placeholder_filled_during_the_session_is_kept_and_reported_data() { add_uid_rows(); }
+  void a_placeholder_filled_during_the_session_is_kept_and_reported() {
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
+    const std::string p = fixture_.project;
+    FrozenIr ir = base_ir(fixture_);
+    ir.fs.deny_write = {{p + "/.git", PathKind::kAbsentDir}};
+    normalize(ir);
+    ProcessResult r;
+    std::thread a([&] { r = run_sh(fixture_, ir, "sleep 2; true"); });
+    QVERIFY(eventually([&] { return fs::exists(p + "/.git"); }, 20));
+    put(p + "/.git/HEAD", "ref: refs/heads/main\n");
+    a.join();
+    QVERIFY2(r.exit_code == 0, dump(r));
+    QVERIFY2(fs::exists(p + "/.git/HEAD"), "something the user wrote was removed");
+    QVERIFY2(r.err.find(p + "/.git") != std::string::npos && r.err.find("repository") != std::string::npos, dump(r));
+    bool noticed = false;
+    for (const auto& e : fs::directory_iterator(fixture_.state))
+      if (fs::exists(e.path() / "events.jsonl") && slurp((e.path() / "events.jsonl").string()).find("placeholder") != std::string::npos)
+        noticed = true;
+    QVERIFY2(noticed, "no session record names the kept placeholder");
   }
 };
 

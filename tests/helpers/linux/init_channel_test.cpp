@@ -73,6 +73,12 @@ class InitChannelTest : public QObject {
     QVERIFY(out.setup_error.empty());
   }
 
+  void a_host_ports_listening_socket_is_added_to_the_relay() {
+    InitOutcome out;
+    QCOMPARE(absorb_init_message(out, ok(InitMessage::host_port_listen())), InitAction::kAddHostPort);
+    QVERIFY(out.setup_error.empty());
+  }
+
   void placeholders_accumulate_until_recorded() {
     InitOutcome out;
     (void)absorb_init_message(out, ok(InitMessage::placeholders_made({{"/p/a", true, 1, 2}})));

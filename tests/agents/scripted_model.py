@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""A scripted model server for the whole-task agent test (tests/agents/whole_task_test.sh): plain
+HTTP on 127.0.0.1:PORT of the test's own empty network namespace, which the sandbox reaches
+through a host port (paddock run --host-port PORT). It speaks each preset agent's own API:
+
+  POST /v1/messages                          Anthropic Messages (Claude Code, OpenCode's anthropic provider)
+  POST /v1/responses                         OpenAI Responses, streamed (Codex)
+  POST /v1beta/models/M:streamGenerateContent, :generateContent, :countTokens
+                                             Google's Generative Language API (Gemini CLI)
+
+The script is a list of shell commands (STEPS, a JSON file: [{"name": ..., "command": ...}]). In
+a conversation that offers a shell tool, the answer to a request that carries N tool results is
+the tool call of step N (with that agent's shell tool and its parameters), and once every step
+ran, a closing text. The result of each step (what the agent sent back) is appended to RECORD as
+{"step": N, "name": ..., "result": ...}; every request body is appended to REQUESTS, so that the
+test can check what reached the model. Requests that offer no shell tool (titles, summaries, a
+next-speaker check) get a short answer of the shape they ask for.
+Usage: scripted_model.py PORT STEPS RECORD REQUESTS"""
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+port, steps_file, record, requests_log = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+with open(steps_file) as f:
+    STEPS = json.load(f)
+SHELL_TOOLS = ("Bash", "bash", "run_shell_command", "shell", "exec_command", "shell_command", "local_shell")
+lock = threading.Lock()
+recorded = set()
+
+
+def record_result(n, text):
+    """Step n-1's result, once (an agent may resend the whole history)."""
+    with lock:
+        if n - 1 in recorded or n - 1 >= len(STEPS):
+            return
+        recorded.add(n - 1)
+        with open(record, "a") as f:
+            f.write(json.dumps({"step": n - 1, "name": STEPS[n - 1]["name"], "result": text}) + "\n")
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c) for c in content)
+    if isinstance(content, dict):
+        return json.dumps(content)
+    return str(content)
+
+
+def fill_schema(schema):
+    """A JSON value of the shape a schema asks for (for the structured side requests)."""
+    t = schema.get("type", "object")
+    if isinstance(t, list):
+        t = t[0]
+    t = str(t).lower()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if t == "object":
+        props = schema.get("properties", {})
+        return {k: ("user" if k == "next_speaker" else fill_schema(v)) for k, v in props.items()}
+    if t == "array":
+        return []
+    if t in ("integer", "number"):
+        return 0
+    if t == "boolean":
+        return False
+    return "ok"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, ctype, data):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def sse(self, events):
+        self.reply(200, "text/event-stream", "".join(events).encode())
+
+    def do_GET(self):
+        # Model lists and the like: an empty list of the usual shapes.
+        self.reply(200, "application/json", b'{"data":[],"models":[],"object":"list"}')
+
+    # The bare run's stand-in for the broker's refusal (whole_task_test.sh points the proxy
+    # variables here): every tunnel is refused with a 403, as the broker refuses an unlisted host.
+    def do_CONNECT(self):
+        self.reply(403, "text/plain", b"refused: not the model")
+
+    def do_HEAD(self):
+        self.reply(200, "application/json", b"")
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(n)
+        with lock, open(requests_log, "ab") as f:
+            f.write(self.path.encode() + b" " + raw + b"\n")
+        body = json.loads(raw or b"{}")
+        path = self.path.split("?")[0]
+        if path.endswith("/messages/count_tokens"):
+            return self.reply(200, "application/json", b'{"input_tokens":1}')
+        if path.endswith("/messages"):
+            return self.anthropic(body)
+        if path.endswith("/responses"):
+            return self.openai_responses(body)
+        if ":countTokens" in path:
+            return self.reply(200, "application/json", b'{"totalTokens":1}')
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            return self.gemini(body, stream=":streamGenerateContent" in path)
+        self.reply(404, "application/json", b'{"error":{"message":"not scripted"}}')
+
+    # ---- Anthropic Messages: tool_use blocks out, tool_result blocks back.
+    def anthropic(self, body):
+        tool = next((t["name"] for t in body.get("tools", []) if t.get("name") in SHELL_TOOLS), None)
+        results = [c for m in body.get("messages", []) if isinstance(m.get("content"), list)
+                   for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_result"]
+        if tool and results:
+            record_result(len(results), text_of(results[-1].get("content")))
+        if tool and len(results) < len(STEPS):
+            step = STEPS[len(results)]
+            blocks = [{"type": "tool_use", "id": "toolu_step_%d" % len(results), "name": tool,
+                       "input": {"command": step["command"], "description": step["name"]}}]
+            stop = "tool_use"
+        else:
+            blocks = [{"type": "text", "text": "All ten steps are done." if tool else "Paddock task"}]
+            stop = "end_turn"
+        model = body.get("model", "claude-test")
+        usage = {"input_tokens": 1, "output_tokens": 1}
+        if not body.get("stream"):
+            msg = {"id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": blocks,
+                   "stop_reason": stop, "stop_sequence": None, "usage": usage}
+            return self.reply(200, "application/json", json.dumps(msg).encode())
+        ev = [("message_start", {"type": "message_start", "message": {
+            "id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+        for i, b in enumerate(blocks):
+            if b["type"] == "text":
+                ev.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "text", "text": ""}}))
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                   "delta": {"type": "text_delta", "text": b["text"]}}))
+            else:
+                ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
+                    "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                    "type": "input_json_delta", "partial_json": json.dumps(b["input"])}}))
+            ev.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+        ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                     "usage": {"output_tokens": 1}}))
+        ev.append(("message_stop", {"type": "message_stop"}))
+        self.sse("event: %s\ndata: %s\n\n" % (e, json.dumps(d)) for e, d in ev)
+
+    # ---- OpenAI Responses (streamed): a function_call item out, a function_call_output back.
+    def openai_responses(self, body):
+        outputs = [i for i in body.get("input", []) if isinstance(i, dict) and i.get("type", "").endswith("call_output")]
+        if outputs:
+            record_result(len(outputs), text_of(outputs[-1].get("output")))
+        call = shell_call(body.get("tools", []), STEPS[len(outputs)]["command"], len(outputs)) \
+            if len(outputs) < len(STEPS) else None
+        if call:
+            item = call
+        else:
+            item = {"type": "message", "role": "assistant", "id": "msg_scripted", "status": "completed",
+                    "content": [{"type": "output_text", "text": "All ten steps are done.", "annotations": []}]}
+        usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
+        response = {"id": "resp_scripted", "object": "response", "model": body.get("model", "gpt-test")}
+        ev = [{"type": "response.created", "response": dict(response, status="in_progress", output=[])},
+              {"type": "response.output_item.added", "output_index": 0, "item": item},
+              {"type": "response.output_item.done", "output_index": 0, "item": item},
+              {"type": "response.completed", "response": dict(response, status="completed", output=[item], usage=usage)}]
+        self.sse("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in ev)
+
+    # ---- Google Generative Language: functionCall parts out, functionResponse parts back.
+    def gemini(self, body, stream):
+        decls = [d for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
+        tool = next((d["name"] for d in decls if d.get("name") in SHELL_TOOLS), None)
+        results = [p["functionResponse"] for c in body.get("contents", []) for p in c.get("parts", [])
+                   if isinstance(p, dict) and "functionResponse" in p]
+        gen = body.get("generationConfig", {})
+        schema = gen.get("responseJsonSchema") or gen.get("responseSchema")
+        if tool and results:
+            record_result(len(results), text_of(results[-1].get("response")))
+        if tool and len(results) < len(STEPS):
+            step = STEPS[len(results)]
+            parts = [{"functionCall": {"name": tool, "args": {"command": step["command"], "description": step["name"]}}}]
+        elif schema and not tool:
+            parts = [{"text": json.dumps(fill_schema(schema))}]
+        else:
+            parts = [{"text": "All ten steps are done." if tool else "ok"}]
+        answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+                  "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+                  "modelVersion": "gemini-test"}
+        if stream:
+            return self.sse(["data: %s\r\n\r\n" % json.dumps(answer)])
+        self.reply(200, "application/json", json.dumps(answer).encode())
+
+
+def shell_call(tools, cmd, n):
+    """Codex's shell tool as it declares it: a command string ("shell_command", exec_command's
+    "cmd") or an argv ("shell"); None when it offers no shell."""
+    for t in tools:
+        if t.get("type") != "function":
+            continue
+        props = t.get("parameters", {}).get("properties", {})
+        if "cmd" in props:
+            args = {"cmd": cmd, "yield_time_ms": 30000}
+        elif props.get("command", {}).get("type") == "array":
+            args = {"command": ["bash", "-lc", cmd]}
+        elif props.get("command", {}).get("type") == "string":
+            args = {"command": cmd}
+        else:
+            continue
+        return {"type": "function_call", "id": "fc_step_%d" % n, "call_id": "call_step_%d" % n, "name": t["name"],
+                "arguments": json.dumps(args), "status": "completed"}
+    return None
+
+
+server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+print("ready", flush=True)
+server.serve_forever()
