@@ -230,6 +230,12 @@ std::vector<LintFinding> lint_ir(const FrozenIr& ir, const Provenance& prov, con
     // Shipped profiles deny defensively (e.g. /root); only user-written denies are linted.
     auto [tier, file] = origin_of(prov, prov_key<&IrFs::deny>(d.path));
     if (tier.empty() || is_builtin(tier) || tier == "invariant") continue;
+    // A deny that took a grant away (deny beats every allow) changed that grant.
+    const std::string marker = "inside the denied " + d.path + ":";
+    bool took_a_grant = false;
+    for (const auto& [key, contributions] : prov.entries())
+      for (const auto& c : contributions) took_a_grant = took_a_grant || (c.action == "removed" && c.rule.find(marker) != std::string::npos);
+    if (took_a_grant) continue;
     add("R3", "deny " + d.path + " is outside every grant, so it changes nothing", prov_key<&IrFs::deny>(d.path));
   }
   // R4: walk the grants that hold user data (project, home), bounded. Names come from the
