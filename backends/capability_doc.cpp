@@ -21,6 +21,7 @@ KernelProbe reference_probe() {
   p.seccomp_filter = p.user_ns = p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = true;
   p.unprivileged = true;
   p.rlimit_data = true;
+  p.overlay_userns_error = "";
   p.cgroup.version = "v2";
   p.cgroup.v2_delegated_writable = true;
   p.cgroup.v2_controllers = {"cpu", "memory", "pids"};
@@ -121,6 +122,9 @@ std::string render_capabilities_markdown() {
   p = reference_probe();
   p.pid_ns = false;
   variant(o, "No PID namespaces", p);
+  p = reference_probe();
+  p.overlay_userns_error = "EPERM";
+  variant(o, "No overlay in a user namespace (Linux older than 5.11, or a kernel that forbids it)", p);
   o << "\n## macOS\n\n"
     << "A Seatbelt profile (`resources/macos/paddock-base.sb` plus generated rules; user paths "
        "are parameters, never profile text) applied with `sandbox_init_with_parameters`, "

@@ -10,6 +10,27 @@
 namespace paddock {
 namespace fs = std::filesystem;
 
+std::string reader_name(const std::map<std::string, std::string>& env) {
+  for (const char* var : {"USER", "LOGNAME"})
+    if (auto it = env.find(var); it != env.end() && !it->second.empty()) return it->second;
+  return "the user running Paddock";
+}
+
+std::string unreadable_project_message(const std::string& dir, std::error_code why,
+                                       const std::map<std::string, std::string>& env) {
+  const std::string user = reader_name(env);
+  return "the project folder " + dir + " cannot be read by " + user + " (" + why.message() + "); give " + user +
+         " read access to it, or choose a folder it can read";
+}
+
+std::error_code directory_read_error(const std::string& dir) {
+  std::error_code ec;
+  // Listing needs the read bit; reaching anything inside needs the search bit.
+  fs::directory_iterator list(dir, ec);
+  if (!ec) (void)fs::symlink_status(fs::path(dir) / ".", ec);
+  return ec;
+}
+
 Result<EvalContext> make_context(const Inputs& in) {
   EvalContext c;
   c.env = &in.environment;
@@ -30,6 +51,11 @@ Result<EvalContext> make_context(const Inputs& in) {
   const fs::path canon = c.paths->weakly_canonical(project, ec);
   if (ec || !fs::is_directory(c.paths->status(canon, ec)))
     return bad_input("--project " + in.project + ": not a directory");
+  // A project its user cannot list or enter is said to be one first: every later step (the
+  // repository's layers, the deny globs, the socket scan) would otherwise fail on it in its own
+  // words, none of which names the folder's permissions.
+  if (const std::error_code rd = directory_read_error(canon.string()))
+    return bad_input(unreadable_project_message(canon.string(), rd, *c.env));
   c.project = canon.string();
   c.config_dir = layout->config_dir;
   c.state_dir = layout->state_dir;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "engine/dir_lister.h"
 #include "engine/engine.h"
@@ -39,6 +40,15 @@ struct EvalContext {
 };
 
 Result<EvalContext> make_context(const Inputs& in);
+
+// Who the evaluation runs as, for messages: $USER, else $LOGNAME, else "the user running Paddock".
+std::string reader_name(const std::map<std::string, std::string>& env);
+// Why `dir` cannot be listed or entered (permission denied, ...), or no error.
+std::error_code directory_read_error(const std::string& dir);
+// "the project folder DIR cannot be read by USER (why); give USER read access ...": the engine
+// refuses such a project with it, and the app says it when the folder is picked.
+std::string unreadable_project_message(const std::string& dir, std::error_code why,
+                                       const std::map<std::string, std::string>& env);
 
 // Is `path` equal to `root` or below it, component-wise?
 bool path_within(const std::string& path, const std::string& root);

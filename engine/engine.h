@@ -33,6 +33,8 @@ struct Inputs {
   std::optional<std::string> limits;       // --limits spec
   std::optional<std::int64_t> timeout_secs;
   bool git_ssh = false;
+  // --review: hold the agent's writes for review (filesystem.review: true in the cli-flags tier).
+  bool review = false;
   // Where paddock-connect is installed (the front end knows its own layout); used only with
   // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
   std::string connect_path;
@@ -43,6 +45,10 @@ struct Inputs {
 
   // The launch environment (HOME, XDG_*, PATH, PADDOCK_*, and whatever may pass through).
   std::map<std::string, std::string> environment;
+  // The credentials stored on this machine (docs/credentials.md): name -> the "host:port" it was
+  // stored for, from the store's index, never a value. A declared credential is brokered only
+  // when it is stored, and only to the host it was stored for.
+  std::map<std::string, std::string> stored_credentials;
   std::string os = "linux";               // OS to resolve for
   std::string resources_dir;              // where profiles/, presets/, agents/ live
   // Unsaved editor contents (GUI live preview): absolute layer path -> YAML text, used instead

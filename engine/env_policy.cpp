@@ -15,23 +15,29 @@ std::string upper(std::string s) {
 
 }  // namespace
 
-const std::vector<std::string>& hard_deny_patterns() {
-  // Invariant, not policy: names shaped like secrets (keys, tokens, secrets, passwords,
-  // credentials) and AWS's whole family never reach the agent through pass-through. Vendors'
-  // other settings (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_CLOUD_PROJECT) pass when a tier
-  // lists them: they configure a gateway, they do not grant anything. The socket variables
-  // would point at sockets that are masked anyway; passing them only invites confusion.
+namespace {
+
+// Names that are withheld whatever a tier lists, though they are not secrets themselves: AWS's
+// whole family (its settings name profiles and endpoints next to its keys, so none passes) and
+// the variables that point at the host's agents and desktop (their sockets are masked anyway;
+// passing them only invites confusion).
+const std::vector<std::string>& withheld_patterns() {
+  static const std::vector<std::string> k = {"AWS_*", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"};
+  return k;
+}
+
+// Names shaped like secrets: keys, tokens, secrets, passwords, credentials.
+const std::vector<std::string>& secret_shaped_patterns() {
   static const std::vector<std::string> k = {
-      "AWS_*", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
       "*_AUTH", "*_KEY", "*_KEYS", "*_PAT", "*_PWD",
       "*ACCESS_KEY*", "*API_KEY*", "*APIKEY*", "*AUTH_KEY*", "*COOKIE*", "*CREDENTIAL*", "*PASSWD*", "*PASSWORD*",
       "*PRIVATE_KEY*", "*SECRET*", "*TOKEN*"};
   return k;
 }
 
-std::string hard_deny_match(const std::string& name) {
+std::string first_match(const std::vector<std::string>& patterns, const std::string& name) {
   const std::string n = upper(name);
-  for (const auto& p : hard_deny_patterns()) {
+  for (const auto& p : patterns) {
     if (p.front() == '*' && p.back() == '*') {
       if (n.find(p.substr(1, p.size() - 2)) != std::string::npos) return p;
     } else if (p.front() == '*') {
@@ -45,6 +51,25 @@ std::string hard_deny_match(const std::string& name) {
   }
   return "";
 }
+
+}  // namespace
+
+const std::vector<std::string>& hard_deny_patterns() {
+  // Invariant, not policy: names shaped like secrets and the withheld names above never reach
+  // the agent through pass-through. Vendors' other settings (ANTHROPIC_BASE_URL,
+  // OPENAI_BASE_URL, GOOGLE_CLOUD_PROJECT) pass when a tier lists them: they configure a
+  // gateway, they do not grant anything.
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> all = withheld_patterns();
+    all.insert(all.end(), secret_shaped_patterns().begin(), secret_shaped_patterns().end());
+    return all;
+  }();
+  return k;
+}
+
+std::string hard_deny_match(const std::string& name) { return first_match(hard_deny_patterns(), name); }
+
+std::string secret_shaped_match(const std::string& name) { return first_match(secret_shaped_patterns(), name); }
 
 bool valid_env_pattern(const std::string& p) {
   if (p.empty()) return false;
@@ -105,7 +130,8 @@ Status IrBuilder::build_env() {
     warn(agent_credentials_->where() + ": environment.agent_credentials is set but no agent preset is selected");
   } else if (agent_layer_) {
     for (const auto& c : agent_layer_->agent.credential_env)
-      if (ctx_.env->count(c.text)) withheld_.push_back(c.text);
+      // A variable a brokered credential feeds gets its placeholder: nothing is withheld there.
+      if (ctx_.env->count(c.text) && !credential_env_.count(c.text)) withheld_.push_back(c.text);
   }
 
   ir_.env.set["HOME"] = ctx_.home;
@@ -148,6 +174,11 @@ Status IrBuilder::build_env() {
       prov_.add_raw(key, Contribution{tier, file, "removed", rule});
     };
     if (ir_.env.set.count(name)) continue;  // Paddock sets these itself
+    if (auto fed = credential_env_.find(name); fed != credential_env_.end()) {
+      // The agent gets the brokered credential's placeholder there, never the launch value.
+      removed("credential", fed->second, "fed by the brokered credential " + fed->second);
+      continue;
+    }
     const Item* denied = nullptr;
     for (const auto& i : deny)
       if (env_pattern_matches(i.text, name)) { denied = &i; break; }

@@ -12,6 +12,10 @@ namespace paddock {
 const std::vector<std::string>& hard_deny_patterns();
 // The matching hard-deny pattern for a name, or "".
 std::string hard_deny_match(const std::string& name);
+// The hard-deny pattern that makes a name look like a secret (a key, token, password,
+// credential), or "". AWS_REGION and DBUS_SESSION_BUS_ADDRESS are hard-denied but no secret:
+// what the user is told was stripped as a secret is what this matches.
+std::string secret_shaped_match(const std::string& name);
 // NAME or PREFIX*, identifier characters only.
 bool valid_env_pattern(const std::string& p);
 bool env_pattern_matches(const std::string& pattern, const std::string& name);

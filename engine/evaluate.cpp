@@ -27,6 +27,12 @@ void add_taint(const Inputs& in, IrBuilder& b) {
       b.taint("PADDOCK_DEBUG_RESOLVE: test seam: the egress broker answers " + v +
               " from this table instead of the host resolver and lets those loopback addresses through "
               "vetting, so the sandbox reaches services on this host under those names");
+    else if (k == "PADDOCK_DEBUG_UPSTREAM")
+      b.taint("PADDOCK_DEBUG_UPSTREAM: test seam: the credential broker connects to " + v +
+              " instead of those upstreams' real addresses, so brokered keys go to servers on this host");
+    else if (k == "PADDOCK_DEBUG_UPSTREAM_CA")
+      b.taint("PADDOCK_DEBUG_UPSTREAM_CA: test seam: the credential broker also trusts the CA certificates in " + v +
+              " for credential upstreams");
     else if (k.rfind("PADDOCK_DEBUG", 0) == 0) b.taint(k + ": debug switch set");
   }
 }

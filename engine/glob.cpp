@@ -403,6 +403,21 @@ std::string glob_base(std::string_view pattern) {
   return base.empty() ? "/" : base;
 }
 
+std::vector<std::string> glob_split(std::string_view pattern) { return split(pattern); }
+
+bool glob_match_split(const std::vector<std::string>& segs, std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (std::size_t i = 0; i < path.size();) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) parts.push_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return match_segments(segs, 0, parts, 0);
+}
+
+bool glob_match_path(std::string_view pattern, std::string_view path) { return glob_match_split(split(pattern), path); }
+
 bool match_component(std::string_view p, std::string_view n, bool ci) {
   std::size_t pi = 0, ni = 0, star_p = std::string_view::npos, star_n = 0;
   while (ni < n.size()) {

@@ -36,6 +36,13 @@ std::string glob_base(std::string_view pattern);
 // character x.
 bool match_component(std::string_view pattern, std::string_view name, bool case_insensitive = false);
 
+// A whole path against a whole pattern, by name only (nothing is read from the file system):
+// components match as match_component does, `**` matches zero or more components. Both absolute.
+bool glob_match_path(std::string_view pattern, std::string_view path);
+// The same with the pattern split once (glob_split), for one pattern against many paths.
+std::vector<std::string> glob_split(std::string_view pattern);
+bool glob_match_split(const std::vector<std::string>& pattern_segments, std::string_view path);
+
 // Entries inside denied directories checked for hard links into the grants.
 inline constexpr std::size_t kHardLinkScanBudget = 200000;
 // Deepest directory a walk descends into (components below its base).

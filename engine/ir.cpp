@@ -140,6 +140,14 @@ std::optional<NetMode> net_mode_from_string(const std::string& s) {
 
 const char* to_string(PathKind kind) { return enum_name(kind).data(); }
 
+const char* to_string(CredentialScheme scheme) { return enum_name(scheme).data(); }
+
+std::optional<CredentialScheme> credential_scheme_from_string(const std::string& s) {
+  for (const auto& [scheme, name] : EnumNames<CredentialScheme>::values)
+    if (name == s) return scheme;
+  return std::nullopt;
+}
+
 void normalize(FrozenIr& ir) { normalize_value(ir, kPlain); }
 
 json to_json(const FrozenIr& ir) { return value_json(ir); }

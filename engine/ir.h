@@ -76,6 +76,10 @@ struct IrFs {
   std::string mount_semantics = "no_host_mounts";
   std::vector<std::string> host_mounted_paths;  // empty by default; any entry needs host_component
   std::vector<WatchedConfig> watched_configs;   // compared before and after the session
+  // The write mode of each write root: a write root listed here is in review mode (its writes
+  // are held in the session's overlay until the user applies them: docs/review.md); every other
+  // one is written directly. Always a subset of write_roots.
+  std::vector<std::string> review_roots;
   bool operator==(const IrFs&) const = default;
 };
 
@@ -125,10 +129,48 @@ struct IrProcess {
   bool operator==(const IrProcess&) const = default;
 };
 
+// How the broker writes a credential into the header its upstream reads (docs/credentials.md):
+// raw "VALUE", bearer "Bearer VALUE", basic "Basic base64(basic_user:VALUE)".
+enum class CredentialScheme { kRaw, kBearer, kBasic };
+
+inline constexpr std::int64_t kDefaultCredentialRequestBytes = 64LL << 20;    // 64 MiB
+inline constexpr std::int64_t kDefaultCredentialResponseBytes = 4LL << 30;    // 4 GiB
+
+// A credential the session's broker adds to the agent's requests (docs/credentials.md). The agent
+// gets a placeholder and a plain-HTTP endpoint on its own loopback through `env`; the broker, on
+// the host, accepts only requests that carry the placeholder, writes the real value into `header`
+// and sends the request over verified TLS to the one upstream. The IR names the credential and
+// its upstream, never its value or its placeholder: ir_hash does not depend on either.
+struct BrokeredCredential {
+  std::string name;                 // the stored credential's name (paddock credentials add NAME)
+  std::string upstream;             // the one host the credential is sent to (an LDH name)
+  int port = 443;
+  std::string header = "authorization";  // lowercase
+  CredentialScheme scheme = CredentialScheme::kBearer;
+  std::string basic_user;           // scheme basic: the user name before the credential
+  // Agent-facing variables: values in which ${endpoint} (http://127.0.0.1:PORT) and
+  // ${placeholder} are replaced when the agent starts.
+  std::map<std::string, std::string> env;
+  std::optional<std::int64_t> max_requests;  // per session; null = no budget
+  std::optional<std::int64_t> max_bytes;     // per session, both directions; null = no budget
+  std::int64_t max_request_bytes = kDefaultCredentialRequestBytes;    // one request's body
+  std::int64_t max_response_bytes = kDefaultCredentialResponseBytes;  // one response's body
+  bool operator==(const BrokeredCredential&) const = default;
+  auto operator<=>(const BrokeredCredential& o) const { return name <=> o.name; }
+};
+
 struct IrSecrets {
   std::string default_ = "deny";                 // JSON key "default"
   std::vector<std::string> brokered_env;         // always stripped from the agent's environment
   std::string inherited_credentials = "deny";
+  std::vector<BrokeredCredential> credentials;   // sorted by name
+  // PADDOCK_DEBUG_UPSTREAM test seam: credential upstream host -> the loopback address:port the
+  // broker connects to instead (TLS still verified for the host's name). Empty unless set,
+  // which taints the IR.
+  std::map<std::string, std::string> debug_upstreams;
+  // PADDOCK_DEBUG_UPSTREAM_CA test seam: a PEM file of CA certificates the broker trusts for
+  // credential upstreams besides the system's. "" unless set, which taints the IR.
+  std::string debug_upstream_ca;
   bool operator==(const IrSecrets&) const = default;
 };
 
@@ -178,6 +220,8 @@ struct FrozenIr {
 const char* to_string(NetMode mode);
 std::optional<NetMode> net_mode_from_string(const std::string& s);
 const char* to_string(PathKind kind);
+const char* to_string(CredentialScheme scheme);
+std::optional<CredentialScheme> credential_scheme_from_string(const std::string& s);
 
 // Sorts and de-duplicates every list so that equal policies give equal bytes. freeze() calls it;
 // exposed for tests and for code that builds an IR by hand.

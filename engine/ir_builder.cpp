@@ -53,6 +53,7 @@ Status IrBuilder::check_lockdown(const Layer& l) {
   if (auto* i = first(l.pass_through)) return lock_error(i->at, lock_at_, "add pass-through environment");
   if (l.agent_credentials.value_or(false)) return lock_error(l.agent_credentials_at, lock_at_, "pass agent credentials");
   if (auto* i = first(l.unprotect)) return lock_error(i->at, lock_at_, "lift the write protection of files your tools execute");
+  if (!l.credentials.empty()) return lock_error(l.credentials.front().name.at, lock_at_, "declare brokered credentials");
   if (l.immutable && !*l.immutable) return lock_error(l.immutable_at, lock_at_, "lift the lockdown");
   if (l.tmpfs_tmp && !*l.tmpfs_tmp) return lock_error(l.tmpfs_at, lock_at_, "turn off the private /tmp");
   if (l.net_mode && *l.net_mode != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *l.net_mode))
@@ -97,7 +98,15 @@ Status IrBuilder::add_layer(const Layer& l) {
                         " may not lift the write protection of files your tools execute (only the system, user or a "
                         "--policy file may: repository layers come with the code those tools would run)");
   for (const auto& i : l.unprotect) unprotect_items_.push_back(i);
+  // A credential declaration names the host the user's key is sent to: a repository's layer
+  // could name a host of its choosing.
+  if (!l.credentials.empty() && is_repository_side(l.tier))
+    return error_at(ErrorCode::kPolicyBlocked, l.credentials.front().name.at.pos(),
+                    "tier " + l.tier + " may not declare brokered credentials (only the system, user, an agent "
+                    "preset or a --policy file may: a repository's layer could send your key to a host of its choosing)");
+  for (const auto& c : l.credentials) merge_credential(c);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
+  if (l.review.value_or(false) && !review_) review_ = l.review_at;
   if (l.protect_agent_config.value_or(false) && !protected_agent_config_) {
     protected_agent_config_ = true;
     if (auto s = add_agent_config_protection(l.protect_agent_config_at); !s.ok()) return s;
@@ -337,6 +346,10 @@ Status IrBuilder::add_cli_flags() {
     auto& w = l.limits[static_cast<int>(LimitKey::kWallTime)];
     if (!w.value || *in_.timeout_secs < *w.value) w = LimitValue{*in_.timeout_secs, at("--timeout")};
   }
+  if (in_.review) {
+    l.review = true;
+    l.review_at = at("--review");
+  }
   if (in_.net) {
     if (locked_ && *in_.net != NetMode::kOff && (!lock_mode_ || *lock_mode_ != *in_.net))
       return lock_error(at("--net"), lock_at_, "change the network mode");
@@ -377,11 +390,31 @@ void IrBuilder::record_adds(const Layer& l) {
   list("environment.deny", l.env_deny);
   if (l.agent_credentials) a["environment.agent_credentials"] = *l.agent_credentials;
   list("secrets.brokered_env", l.brokered_env);
+  for (const auto& c : l.credentials) a["credentials"][c.name.text] = c.upstream.text;
   for (int i = 0; i < kLimitCount; ++i)
     if (l.limits[i].value) a[std::string("limits.") + limit_yaml_key(static_cast<LimitKey>(i))] = *l.limits[i].value;
   if (l.tmpfs_tmp) a["filesystem.tmpfs_tmp"] = *l.tmpfs_tmp;
   if (l.protect_agent_config) a["filesystem.protect_agent_config"] = *l.protect_agent_config;
+  if (l.review) a["filesystem.review"] = *l.review;
   adds_[l.file] = std::move(a);
+}
+
+Status IrBuilder::add_review_roots() {
+  if (!review_) return {};
+  // Every write root, whoever granted it: a root written directly would be the one way around
+  // the review (docs/review.md). An overlay holds a directory; a file granted on its own cannot
+  // be held, so the session is refused rather than let it be written directly.
+  for (const auto& w : ir_.fs.write_roots) {
+    std::error_code ec;
+    const auto st = ctx_.paths->symlink_status(w, ec);
+    if (!ec && st.type() != fs::file_type::directory)
+      return error_at(ErrorCode::kRefused, review_->pos(),
+                      "review mode holds the writes of directories, and the write root " + w +
+                          " is a file; grant its directory instead, or run without review mode");
+    ir_.fs.review_roots.push_back(w);
+    prov_.add(prov_key<&IrFs::review_roots>(w), *review_, "added", "review: true");
+  }
+  return {};
 }
 
 void IrBuilder::build_limits() {
@@ -425,7 +458,9 @@ Result<Built> IrBuilder::finish() {
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   apply_deny_precedence();
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
+  if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();
+  if (auto s = build_credentials(); !s.ok()) return s.error();
   if (auto s = build_env(); !s.ok()) return s.error();
   build_limits();
   normalize(ir_);

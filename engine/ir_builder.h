@@ -11,6 +11,7 @@
 
 #include "engine/builtin_lists.h"
 #include "engine/context.h"
+#include "engine/domain_name.h"
 #include "engine/glob.h"
 #include "engine/layer.h"
 #include "engine/limits.h"
@@ -80,6 +81,8 @@ class IrBuilder {
   Status add_agent_config_protection(const Origin& at);
   // After every grant and mask: the agent-config list's files the session can write.
   Status add_watched_configs();
+  // filesystem.review: every write root in review mode (IrFs::review_roots).
+  Status add_review_roots();
   // After resolution: list entries that match files only drop directories; unprotect lifts.
   Status apply_list_rules();
   Status check_repository_writes();
@@ -110,6 +113,8 @@ class IrBuilder {
   void apply_deny_precedence();
   Status build_egress();
   Status build_env();
+  Status build_credentials();  // credential_policy.cpp
+  void merge_credential(const Layer::Credential& c);
   void build_limits();
   void record_adds(const Layer& l);
 
@@ -140,6 +145,10 @@ class IrBuilder {
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;
   std::vector<Item> pass_through_, env_deny_, brokered_;
+  // Credential declarations merged by name, in the order their names first appear.
+  std::vector<Layer::Credential> credentials_;
+  // Variables a brokered credential feeds (after build_credentials): Paddock sets them itself.
+  std::map<std::string, std::string> credential_env_;
   std::optional<Origin> agent_credentials_;
   std::optional<Origin> loopback_forbidden_;
   std::vector<std::pair<int, Origin>> publish_;
@@ -147,6 +156,7 @@ class IrBuilder {
   std::array<std::optional<std::pair<std::int64_t, Origin>>, kLimitCount> limits_{};
   std::optional<std::pair<bool, Origin>> tmpfs_true_, tmpfs_false_;
   bool protected_agent_config_ = false;
+  std::optional<Origin> review_;  // the first tier that asked for review mode
   // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
   // others.
   std::optional<std::pair<NetMode, Origin>> net_cli_, net_agent_, net_user_, net_system_, net_forced_off_;

@@ -197,9 +197,13 @@ Status IrBuilder::check_repository_writes() {
     if (r.use != PathUse::kWrite || !is_repository_side(r.item.at.tier)) continue;
     auto danger = [&](const std::string& p) -> std::string {
       if (p == "/" || path_within(ctx_.home, p)) return "the home directory or one of its parents";
+      // Inside the project is the project's own, wherever the project lives: a checkout under
+      // /srv, /opt, /var or /root may grant $PROJECT/dist like any other. Decided before the
+      // system roots, which would otherwise refuse every path of such a project.
+      if (ctx_.project != "/" && path_within(p, ctx_.project)) return "";
       for (const auto& s : kSystemRoots)
         if (path_within(p, s)) return "the system root " + s;
-      if (path_within(p, ctx_.home) && !path_within(p, ctx_.project)) {
+      if (path_within(p, ctx_.home)) {
         const std::string rest = p.substr(ctx_.home.size() + 1);
         if (!rest.empty() && rest[0] == '.') return "a dotfile or configuration directory in the home directory";
       }
@@ -384,9 +388,15 @@ void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<Glo
 Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first) {
   for (std::size_t j = first; j < jobs.size(); ++j) {
     const std::string base = glob_base(jobs[j].pattern);
-    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end())
+    if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end()) {
+      // The walk matches its base whole for two reasons: the base itself cannot be read, or it
+      // holds too many entries. Each is said in its own words.
+      if (const std::error_code rd = directory_read_error(base))
+        return refused(base + " cannot be read by " + reader_name(*ctx_.env) + " (" + rd.message() +
+                       "), so Paddock cannot check it for host sockets; make it readable or remove the grant");
       return refused(jobs[j].label + " walks more than " + std::to_string(kGlobWalkBudget) +
                      " entries, too many to prove it holds no host socket; grant narrower directories");
+    }
     sockets_found_.insert(sockets_found_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
     for (const auto& w : jobs[j].widened) warn(w);
   }

@@ -97,6 +97,12 @@ struct EnumNames<PathKind> {
                                                                                {PathKind::kSymlink, "symlink"}}};
 };
 
+template <>
+struct EnumNames<CredentialScheme> {
+  static constexpr std::array<std::pair<CredentialScheme, std::string_view>, 3> values{{
+      {CredentialScheme::kRaw, "raw"}, {CredentialScheme::kBearer, "bearer"}, {CredentialScheme::kBasic, "basic"}}};
+};
+
 template <class E>
 constexpr std::string_view enum_name(E value) {
   for (const auto& [v, name] : EnumNames<E>::values)
@@ -153,6 +159,22 @@ struct Schema<WatchedConfig> {
 };
 
 template <>
+struct Schema<BrokeredCredential> {
+  static constexpr auto fields = std::make_tuple(
+      field("name", &BrokeredCredential::name, no_enforcement),
+      field("upstream", &BrokeredCredential::upstream, no_enforcement),
+      field("port", &BrokeredCredential::port, no_enforcement),
+      field("header", &BrokeredCredential::header, no_enforcement),
+      field("scheme", &BrokeredCredential::scheme, no_enforcement),
+      field("basic_user", &BrokeredCredential::basic_user, no_enforcement),
+      field("env", &BrokeredCredential::env, no_enforcement),
+      field("max_requests", &BrokeredCredential::max_requests, no_enforcement),
+      field("max_bytes", &BrokeredCredential::max_bytes, no_enforcement),
+      field("max_request_bytes", &BrokeredCredential::max_request_bytes, no_enforcement),
+      field("max_response_bytes", &BrokeredCredential::max_response_bytes, no_enforcement));
+};
+
+template <>
 struct Schema<IrFs> {
   static constexpr auto fields = std::make_tuple(
       field("write_roots", &IrFs::write_roots, when_set, kSet),
@@ -163,7 +185,8 @@ struct Schema<IrFs> {
       field("symlink_policy", &IrFs::symlink_policy, by_value),
       field("mount_semantics", &IrFs::mount_semantics, by_value),
       field("host_mounted_paths", &IrFs::host_mounted_paths, when_set, kSet),
-      field("watched_configs", &IrFs::watched_configs, when_set, kSet));
+      field("watched_configs", &IrFs::watched_configs, when_set, kSet),
+      field("review_roots", &IrFs::review_roots, when_set, kSet));
 };
 
 template <>
@@ -204,7 +227,10 @@ struct Schema<IrSecrets> {
   static constexpr auto fields = std::make_tuple(
       field("default", &IrSecrets::default_, by_value),
       field("brokered_env", &IrSecrets::brokered_env, when_set, kSet),
-      field("inherited_credentials", &IrSecrets::inherited_credentials, by_value));
+      field("inherited_credentials", &IrSecrets::inherited_credentials, by_value),
+      field("credentials", &IrSecrets::credentials, when_set, kSet),
+      field("debug_upstreams", &IrSecrets::debug_upstreams, when_set),
+      field("debug_upstream_ca", &IrSecrets::debug_upstream_ca, when_set));
 };
 
 template <>
@@ -379,7 +405,8 @@ void for_each_ir_field(const FrozenIr& a, const FrozenIr& b, F&& f) {
   });
 }
 
-static_assert(gates_fit<SourceLayer>() && gates_fit<IrMeta>() && gates_fit<DenyEntry>() && gates_fit<WatchedConfig>() && gates_fit<IrFs>() &&
+static_assert(gates_fit<SourceLayer>() && gates_fit<IrMeta>() && gates_fit<DenyEntry>() && gates_fit<WatchedConfig>() &&
+                  gates_fit<BrokeredCredential>() && gates_fit<IrFs>() &&
                   gates_fit<IrEgress>() && gates_fit<IrProcess>() && gates_fit<IrSecrets>() && gates_fit<IrEnv>() &&
                   gates_fit<IrResources>() && gates_fit<IrLifecycle>() && gates_fit<FrozenIr>(),
               "a field's request does not fit its type (when_set needs a flag, limit, string, list or map; "

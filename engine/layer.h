@@ -85,6 +85,11 @@ struct Layer {
   // tier may turn it on, as it only narrows.
   std::optional<bool> protect_agent_config;
   Origin protect_agent_config_at;
+  // Hold the agent's writes for review (docs/review.md): every write root becomes an overlay
+  // whose changes reach the host only through `paddock apply`. Any tier may turn it on, as it
+  // only narrows; false turns nothing off.
+  std::optional<bool> review;
+  Origin review_at;
   Origin tmpfs_at;
 
   std::optional<NetMode> net_mode;
@@ -111,6 +116,20 @@ struct Layer {
   Origin agent_credentials_at;
 
   std::vector<Item> brokered_env;
+
+  // credentials: the brokered credentials this layer declares, in file order
+  // (docs/credentials.md). Checked further (names, hosts, variables) when merged.
+  struct Credential {
+    Item name;
+    Item upstream;                  // host or host:port, as written
+    std::optional<Item> header;     // default "authorization"
+    std::optional<CredentialScheme> scheme;  // default bearer
+    std::optional<Item> basic_user;
+    std::vector<std::pair<std::string, Item>> env;  // variable -> value template, in file order
+    std::optional<std::int64_t> max_requests, max_bytes, max_request_bytes, max_response_bytes;
+    Origin budget_at;               // where the first budget or bound was written
+  };
+  std::vector<Credential> credentials;
 
   std::array<LimitValue, kLimitCount> limits{};
 

@@ -127,6 +127,7 @@ class Parser {
   Status parse_environment(const YAML::Node& n, Layer& l) const;
   Status parse_limits(const YAML::Node& n, Layer& l) const;
   Status parse_agent(const YAML::Node& n, Layer& l) const;
+  Status parse_credentials(const YAML::Node& n, Layer& l) const;
 
   std::string tier_, file_;
 };
@@ -170,7 +171,7 @@ Status Parser::parse_when(const YAML::Node& n, Layer& l) const {
 
 Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   PADDOCK_TRY(map(n, "filesystem", {"allow_write", "allow_read", "deny", "deny_write", "deny_preset",
-                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config"}));
+                                    "deny_write_preset", "unprotect", "tmpfs_tmp", "protect_agent_config", "review"}));
   if (n["allow_write"]) PADDOCK_TRY_ASSIGN(l.allow_write, strings(n["allow_write"], "filesystem.allow_write"));
   if (n["allow_read"]) PADDOCK_TRY_ASSIGN(l.allow_read, strings(n["allow_read"], "filesystem.allow_read"));
   if (n["deny"]) PADDOCK_TRY_ASSIGN(l.deny, strings(n["deny"], "filesystem.deny"));
@@ -188,6 +189,10 @@ Status Parser::parse_filesystem(const YAML::Node& n, Layer& l) const {
   if (n["protect_agent_config"]) {
     PADDOCK_TRY_ASSIGN(l.protect_agent_config, boolean(n["protect_agent_config"], "filesystem.protect_agent_config"));
     l.protect_agent_config_at = origin(n["protect_agent_config"], "filesystem.protect_agent_config");
+  }
+  if (n["review"]) {
+    PADDOCK_TRY_ASSIGN(l.review, boolean(n["review"], "filesystem.review"));
+    l.review_at = origin(n["review"], "filesystem.review");
   }
   return {};
 }
@@ -321,6 +326,74 @@ Status Parser::parse_agent(const YAML::Node& n, Layer& l) const {
   return {};
 }
 
+// credentials: {NAME: {upstream, header, scheme, basic_user, env, max_requests, max_bytes,
+// max_request, max_response}}. Shapes only; names, hosts and variables are checked when merged.
+Status Parser::parse_credentials(const YAML::Node& n, Layer& l) const {
+  if (!n.IsMap()) return fail(n, "credentials", "expected a mapping NAME: {upstream: HOST, env: {...}}");
+  std::set<std::string> seen;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+    const std::string key = "credentials." + name;
+    if (name.empty()) return fail(it->first, "credentials", "expected a credential name as key");
+    if (!seen.insert(name).second) return fail(it->first, key, "duplicate key");
+    const YAML::Node c = it->second;
+    PADDOCK_TRY(map(c, key, {"upstream", "header", "scheme", "basic_user", "env", "max_requests", "max_bytes",
+                             "max_request", "max_response"}));
+    Layer::Credential d;
+    d.name = Item{name, origin(it->first, key)};
+    if (!c["upstream"]) return fail(c, key + ".upstream", "missing (the one host this credential is sent to)");
+    auto text_item = [&](const char* k, std::optional<Item>& out) -> Status {
+      if (!c[k]) return {};
+      auto v = scalar(c[k], key + "." + k, "a string");
+      if (!v.ok()) return v.error();
+      if (v->empty()) return fail(c[k], key + "." + k, "must not be empty");
+      out = Item{*v, origin(c[k], key + "." + k)};
+      return {};
+    };
+    std::optional<Item> upstream;
+    PADDOCK_TRY(text_item("upstream", upstream));
+    d.upstream = *upstream;
+    PADDOCK_TRY(text_item("header", d.header));
+    PADDOCK_TRY(text_item("basic_user", d.basic_user));
+    if (c["scheme"]) {
+      auto v = scalar(c["scheme"], key + ".scheme", "one of raw, bearer, basic");
+      if (!v.ok()) return v.error();
+      d.scheme = credential_scheme_from_string(*v);
+      if (!d.scheme) return fail(c["scheme"], key + ".scheme", "expected one of raw, bearer, basic");
+    }
+    if (const auto e = c["env"]) {
+      if (!e.IsMap()) return fail(e, key + ".env", "expected a mapping NAME: value (${endpoint}, ${placeholder})");
+      for (auto v = e.begin(); v != e.end(); ++v) {
+        const std::string var = v->first.IsScalar() ? v->first.Scalar() : "";
+        auto value = scalar(v->second, key + ".env." + var, "a string");
+        if (!value.ok()) return value.error();
+        d.env.emplace_back(var, Item{*value, origin(v->second, key + ".env." + var)});
+      }
+    }
+    auto count = [&](const char* k, std::optional<std::int64_t>& out) -> Status {
+      if (!c[k]) return {};
+      PADDOCK_TRY_ASSIGN(out, integer(c[k], key + "." + k, 0, 1000000000000LL));
+      if (d.budget_at.file.empty()) d.budget_at = origin(c[k], key + "." + k);
+      return {};
+    };
+    auto size = [&](const char* k, std::optional<std::int64_t>& out) -> Status {
+      if (!c[k]) return {};
+      if (!c[k].IsScalar()) return fail(c[k], key + "." + k, "expected a size such as 1GiB");
+      auto v = parse_size(c[k].Scalar());
+      if (!v.ok()) return fail(c[k], key + "." + k, v.error().message);
+      out = *v;
+      if (d.budget_at.file.empty()) d.budget_at = origin(c[k], key + "." + k);
+      return {};
+    };
+    PADDOCK_TRY(count("max_requests", d.max_requests));
+    PADDOCK_TRY(size("max_bytes", d.max_bytes));
+    PADDOCK_TRY(size("max_request", d.max_request_bytes));
+    PADDOCK_TRY(size("max_response", d.max_response_bytes));
+    l.credentials.push_back(std::move(d));
+  }
+  return {};
+}
+
 Result<Layer> Parser::parse(const YAML::Node& root) {
   Layer l;
   l.tier = tier_;
@@ -328,7 +401,7 @@ Result<Layer> Parser::parse(const YAML::Node& root) {
   if (!root.IsMap()) return fail(root, "version", "a layer is a mapping that starts with 'version: 1'");
   if (Status s = text(root, ""); !s.ok()) return s.error();
   std::vector<std::string> top = {"version", "metadata", "when", "security", "filesystem", "network",
-                                  "unix_sockets", "environment", "secrets", "limits"};
+                                  "unix_sockets", "environment", "secrets", "credentials", "limits"};
   if (tier_ == kTierAgent) top.push_back("agent");
   PADDOCK_TRY(map(root, "", top));
   if (!root["version"]) return fail(root, "version", "missing (required: version: 1)");
@@ -359,6 +432,7 @@ Result<Layer> Parser::parse(const YAML::Node& root) {
     PADDOCK_TRY(map(s, "secrets", {"brokered_env"}));
     if (s["brokered_env"]) PADDOCK_TRY_ASSIGN(l.brokered_env, strings(s["brokered_env"], "secrets.brokered_env"));
   }
+  if (root["credentials"]) PADDOCK_TRY(parse_credentials(root["credentials"], l));
   if (root["limits"]) PADDOCK_TRY(parse_limits(root["limits"], l));
   if (root["agent"]) PADDOCK_TRY(parse_agent(root["agent"], l));
   if (tier_ == kTierAgent && !l.agent.present)

@@ -195,6 +195,53 @@ Status write_file_atomic(const std::string& path, std::string_view bytes, const 
   return f.commit();
 }
 
+Status stage_copy(int dirfd, const std::string& tmp, int src_fd, const StageOptions& options) {
+  struct stat src {};
+  if (::fstat(src_fd, &src) != 0) return io_error("cannot read the source of", tmp);
+  UniqueFd fd(::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid()) return io_error("cannot create", tmp);
+  const auto fail = [&](const std::string& what) {
+    Error e = io_error(what, tmp);
+    fd.reset();
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    return e;
+  };
+  // copy_file_range shares extents where the file system can (reflinks) and copies in the kernel
+  // otherwise; across file systems older kernels refuse it, and read/write does the copy.
+  off_t left = src.st_size;
+  bool kernel_copy = true;
+  while (left > 0 && kernel_copy) {
+    const ssize_t n = ::copy_file_range(src_fd, nullptr, fd.get(), nullptr, static_cast<std::size_t>(left), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) kernel_copy = false;
+    else if (n < 0) return fail("cannot write");
+    else if (n == 0) break;  // the source shrank meanwhile
+    else left -= n;
+  }
+  if (!kernel_copy) {
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(src_fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail("cannot read the source of");
+      if (n == 0) break;
+      if (!write_all(fd.get(), std::string_view(buf, static_cast<std::size_t>(n)))) return fail("cannot write");
+    }
+  }
+  if (options.keep_owner && ::fchown(fd.get(), src.st_uid, src.st_gid) != 0) return fail("cannot set the owner of");
+  if (::fchmod(fd.get(), options.mode & 07777) != 0) return fail("cannot set the mode of");
+  if (options.keep_times) {
+    const timespec times[2] = {src.st_atim, src.st_mtim};
+    if (::futimens(fd.get(), times) != 0) return fail("cannot set the times of");
+  }
+  return Status::Ok();
+}
+
+Status sync_filesystem(int fd) {
+  if (::syncfs(fd) != 0) return io_error("cannot sync the file system of", "a staged batch");
+  return Status::Ok();
+}
+
 Status make_dirs(const std::string& path, unsigned mode) {
   if (path.empty()) return bad_input("empty directory path");
   for (std::size_t pos = 0; pos != std::string::npos;) {

@@ -70,6 +70,22 @@ Status sync_directory(const std::string& dir);
 
 Status write_file_atomic(const std::string& path, std::string_view bytes, const WriteOptions& options = {});
 
+// Batches of files replaced together (review mode's apply, docs/review.md): each new content is
+// staged in a temporary beside its target (stage_copy; no sync), one sync_filesystem makes every
+// staged byte durable, and only then is each temporary renamed over its target. After a crash at
+// any point every target is as it was or wholly new, as with AtomicFile, for one sync per batch
+// instead of two per file. The caller names the temporaries (it records them, to remove those an
+// interrupted batch left) and renames them.
+struct StageOptions {
+  unsigned mode = 0600;          // the staged file's final mode, exactly
+  bool keep_times = true;        // the staged file gets the source's modification time
+  bool keep_owner = false;       // the source's owner and group (root only)
+};
+// Creates dir/tmp exclusively (never through a symlink) and copies src_fd's bytes into it.
+Status stage_copy(int dirfd, const std::string& tmp, int src_fd, const StageOptions& options = {});
+// syncfs(2) of the file system fd is on.
+Status sync_filesystem(int fd);
+
 // mkdir -p; `mode` for the directories it creates. The path must end in a directory.
 Status make_dirs(const std::string& path, unsigned mode = 0700);
 

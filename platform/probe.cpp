@@ -1,11 +1,8 @@
 #include "platform/probe.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,9 +13,8 @@
 #include "backends/linux/kernel_probe.h"
 #include "platform/atomic_file.h"
 #include "platform/read_file.h"
+#include "platform/subprocess.h"
 #include "platform/unique_fd.h"
-
-extern char** environ;
 
 namespace paddock::platform {
 namespace {
@@ -27,67 +23,6 @@ using nlohmann::json;
 
 // Bump when the key or the file layout changes: older files then simply miss.
 constexpr int kCacheFormat = 2;
-
-struct Captured {
-  int exit_code = 0;
-  std::string out, err;
-};
-
-// Runs helper with args, stdin from /dev/null, capturing stdout and stderr. posix_spawn, not
-// fork: the app calls this from a worker thread of a multi-threaded process.
-Result<Captured> run_capture(const std::string& helper, const std::vector<std::string>& args) {
-  if (::access(helper.c_str(), X_OK) != 0)
-    return refused("paddock-helper not found or not executable at " + helper +
-                   " (reinstall Paddock, or build the paddock-helper target)");
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return internal_error(std::string("pipe: ") + std::strerror(errno));
-  UniqueFd out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return internal_error(std::string("pipe: ") + std::strerror(errno));
-  UniqueFd err_r(err_pipe[0]), err_w(err_pipe[1]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_w.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_w.get(), STDERR_FILENO);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  std::string h = helper;
-  argv.push_back(h.data());
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, h.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return refused("cannot start " + helper + ": " + std::strerror(rc));
-  out_w.reset();
-  err_w.reset();
-  Captured c;
-  pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
-  std::string* sinks[2] = {&c.out, &c.err};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[4096];
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        fds[i].fd = -1;
-        --open_fds;
-      } else if (sinks[i]->size() < (std::size_t{1} << 20)) {
-        sinks[i]->append(buf, static_cast<std::size_t>(n));
-      }
-    }
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return c;
-}
 
 // A small file's bytes for the key; absence (and any other failure) is part of the key too.
 std::string key_text(const std::string& path) {
@@ -160,7 +95,7 @@ std::optional<json> read_cache(const std::string& path) {
 }  // namespace
 
 Result<json> run_probe(const std::string& helper_path) {
-  auto out = run_capture(helper_path, {"probe"});
+  auto out = run_capture(helper_path, {"probe"}, std::nullopt, "(reinstall Paddock, or build the paddock-helper target)");
   if (!out.ok()) return out.error();
   json probe = json::parse(out->out, nullptr, /*allow_exceptions=*/false);
   if (out->exit_code != 0 || !probe.is_object()) {

@@ -29,6 +29,7 @@ ApplicationWindow {
         objectName: "composer"
         project: workspace.currentProject
         agent: workspace.currentAgentPreset
+        review: workspace.currentReview
         document: doc
     }
     Launcher {
@@ -39,8 +40,13 @@ ApplicationWindow {
         command: workspace.agents.commandOf(workspace.currentAgent)
         profile: workspace.defaultProfile
         terminal: workspace.terminal
+        review: workspace.currentReview
         onLaunched: (project, agent, mode) => workspace.recordLaunch(project, workspace.currentAgent, mode)
-        onSessionStarted: (id, dir) => sessionsModel.reload()
+        // The session a launch became is the one the Sessions page shows next (not an older one).
+        onSessionStarted: (id, dir) => {
+            sessionsModel.reload()
+            sessionsPage.selectedDir = dir
+        }
     }
 
     SessionsModel {
@@ -49,6 +55,23 @@ ApplicationWindow {
                                                          qsTr("Session %1: %2").arg(id).arg(why))
         onDenialsSeen: (id, n) => tray.notify(qsTr("Paddock: %n request(s) denied", "", n),
                                               qsTr("Session %1. See its Network tab to allow a domain.").arg(id))
+    }
+
+    // What review-mode sessions hold; a notification when one ends holding changes (docs/review.md).
+    ReviewInbox {
+        id: reviewInbox
+        objectName: "reviewInbox"
+        sessions: sessionsModel
+        onReviewReady: (id, dir, n, flagged) => tray.notify(qsTr("Paddock: %n change(s) to review", "", n),
+            flagged > 0 ? qsTr("Session %1 held its changes; %2 flagged: a tool on your machine would run them. "
+                               + "See its Review tab.").arg(id).arg(flagged)
+                        : qsTr("Session %1 held its changes: apply them from its Review tab.").arg(id))
+    }
+
+    // Old session records go when the app starts (the Settings page's retention).
+    SessionRetention {
+        Component.onCompleted: pruneNow()
+        onPruned: (removed) => { if (removed > 0) sessionsModel.reload() }
     }
 
     // Every running session's pending asks; an agent's connection waits on each one.
@@ -184,12 +207,6 @@ ApplicationWindow {
         onApproved: if (launcher.fixKind === "approve") launcher.applyFix()
     }
 
-    Shortcut {
-        sequences: [StandardKey.Save]
-        enabled: doc.loaded && doc.dirty
-        onActivated: doc.save()
-    }
-
     DropArea {
         anchors.fill: parent
         keys: ["text/uri-list"]
@@ -212,12 +229,20 @@ ApplicationWindow {
             Layout.preferredWidth: 168
             runningCount: sessionsModel.runningCount
             attentionCount: askInbox.count
+            reviewCount: reviewInbox.count
         }
 
         StackLayout {
+            id: pages
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: nav.currentIndex
+            // Keyboard focus goes with the page: keys typed after switching pages never reach a
+            // field of the page that was hidden (its editor kept the focus otherwise).
+            onCurrentIndexChanged: {
+                const page = pages.children[pages.currentIndex]
+                if (page && !page.activeFocus) page.forceActiveFocus()
+            }
 
             HomePage {
                 objectName: "homePage"
@@ -237,6 +262,7 @@ ApplicationWindow {
                 objectName: "sessionsPage"
                 model: sessionsModel
                 inbox: askInbox
+                reviewInbox: reviewInbox
             }
             ProfilesPage {
                 objectName: "profilesPage"

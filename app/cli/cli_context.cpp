@@ -34,6 +34,10 @@ std::filesystem::path CliContext::helper_path() const {
   return (exe_dir / ".." / PADDOCK_LIBEXEC_REL / "paddock-helper").lexically_normal();
 }
 
+std::filesystem::path CliContext::keyring_path() const {
+  return (exe_dir / ".." / PADDOCK_LIBEXEC_REL / "paddock-keyring").lexically_normal();
+}
+
 std::string CliContext::env(const std::string& name, const std::string& fallback) const {
   auto it = environment.find(name);
   return it == environment.end() ? fallback : it->second;

@@ -19,6 +19,7 @@ struct CliContext {
   static CliContext from_process(const char* argv0);
   std::filesystem::path resources_dir() const;    // <prefix>/share/paddock
   std::filesystem::path helper_path() const;      // <prefix>/libexec/paddock/paddock-helper
+  std::filesystem::path keyring_path() const;     // <prefix>/libexec/paddock/paddock-keyring
   std::string env(const std::string& name, const std::string& fallback = "") const;
   // Paddock's directories for this environment (the one derivation every front end uses).
   Result<session::Layout> layout() const { return session::from_env(environment); }

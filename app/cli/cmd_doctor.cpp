@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
+#include "platform/credential_store.h"
 #include "platform/probe.h"
 
 namespace paddock::cli {
@@ -57,6 +58,11 @@ int doctor(CliContext& ctx, bool as_json) {
     report["limits"] = limits;
     // What refuses every `run` on this machine (125), worded as `run` words it.
     report["refusals"] = linux_backend::linux_probe_refusals(p);
+    if (auto layout = ctx.layout(); layout.ok()) {
+      const auto store = platform::CredentialStore(*layout, ctx.keyring_path().string()).status();
+      report["credentials"] = {{"secret_service", store.secret_service}, {"detail", store.detail},
+                               {"file", store.file}, {"in_file", store.in_file}};
+    }
     std::cout << report.dump(2) << "\n";
     return 0;
   }
@@ -68,6 +74,10 @@ int doctor(CliContext& ctx, bool as_json) {
             << "namespaces:  user " << yes_no(p.user_ns) << ", mount " << yes_no(p.mount_ns)
             << ", pid " << yes_no(p.pid_ns) << ", net " << yes_no(p.net_ns) << ", ipc "
             << yes_no(p.ipc_ns) << ", uts " << yes_no(p.uts_ns) << "\n"
+            << "review mode: "
+            << (p.overlay_userns() ? std::string("yes (an overlay mounts in the sandbox's user namespace)")
+                                   : "no (" + p.overlay_userns_error + ": no overlay in a user namespace; --review is refused)")
+            << "\n"
             << "cgroups:     " << p.cgroup.version;
   if (!p.cgroup.v2_mount.empty())
     std::cout << "; v2 at " << p.cgroup.v2_mount << ", delegated subtree writable: "
@@ -75,6 +85,15 @@ int doctor(CliContext& ctx, bool as_json) {
   if (!p.cgroup.v1_controllers.empty())
     std::cout << "; v1 memory+pids writable: " << yes_no(p.cgroup.v1_writable);
   std::cout << "\n";
+  // Where brokered credentials' keys go (docs/credentials.md); keys in the fallback file are
+  // named, since any process of this user can read that file.
+  if (auto layout = ctx.layout(); layout.ok()) {
+    const auto store = platform::CredentialStore(*layout, ctx.keyring_path().string()).status();
+    std::cout << "credentials: " << store.detail << "\n";
+    if (store.in_file > 0)
+      std::cout << "             " << store.in_file << " key(s) in " << store.file
+                << " (0600, readable by any process of this user outside the sandbox)\n";
+  }
   const auto refusals = linux_backend::linux_probe_refusals(p);
   if (refusals.empty()) std::cout << "sandbox:     every required kernel feature works\n";
   for (const auto& line : refusals) std::cout << "cannot run:  " << line << "\n";

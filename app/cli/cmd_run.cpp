@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -30,12 +31,16 @@
 #include "engine/env_policy.h"
 #include "engine/plan.h"
 #include "engine/session/control.h"
+#include "engine/session/credential_records.h"
 #include "engine/session/event.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
+#include "platform/credential_store.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
+#include "platform/sessions.h"
+#include "platform/review/review_session.h"
 
 namespace paddock::cli {
 namespace {
@@ -235,6 +240,30 @@ int run(const InputsOptions& o, const RunFlags& f, CliContext& ctx) {
   auto probe_fd = memory_file("paddock-probe", probe->dump());
   if (!probe_fd.ok()) return fail(probe_fd.error());
   session::HelperRunArgs args;
+  if (!ev->ir.secrets.credentials.empty()) {
+    // The brokered credentials' values, out of the store only now, for the helper's broker: in a
+    // memory file it reads once the sandbox's init runs, never an argument or a variable. The
+    // placeholders (not secret) apart, for the agent's variables.
+    platform::CredentialStore credentials(*layout, ctx.keyring_path().string());
+    auto stored = credentials.list();
+    if (!stored.ok()) return fail(stored.error());
+    std::vector<session::CredentialSecret> secrets;
+    std::map<std::string, std::string> placeholders;
+    for (const auto& c : ev->ir.secrets.credentials) {
+      auto it = std::find_if(stored->begin(), stored->end(), [&](const auto& s) { return s.name == c.name; });
+      if (it == stored->end()) return fail(refused("credential " + c.name + " is no longer stored"));
+      auto value = credentials.value(c.name);
+      if (!value.ok()) return fail(value.error());
+      secrets.push_back({c.name, it->entry.upstream, it->entry.placeholder, std::move(*value)});
+      placeholders[c.name] = it->entry.placeholder;
+    }
+    auto secrets_fd = memory_file("paddock-credentials", session::encode_credential_secrets(secrets));
+    if (!secrets_fd.ok()) return fail(secrets_fd.error());
+    auto placeholders_fd = memory_file("paddock-placeholders", session::encode_credential_placeholders(placeholders));
+    if (!placeholders_fd.ok()) return fail(placeholders_fd.error());
+    args.credentials_file = "/proc/self/fd/" + std::to_string(*secrets_fd);
+    args.placeholders_file = "/proc/self/fd/" + std::to_string(*placeholders_fd);
+  }
   args.ir_file = "/proc/self/fd/" + std::to_string(*ir_fd);
   args.record_session = true;
   args.plan_hash = hash;
@@ -322,10 +351,32 @@ Result<std::vector<session::PendingAsk>> recent_asks(const session::Layout& layo
 // One line per session, oldest first; an unreadable session says which file and why, and the
 // listing goes on (its exit code stays 0: the listing itself worked). Under a running session,
 // one line per ask it waits on (`paddock ask` answers them).
-int sessions(bool as_json, CliContext& ctx) {
+// What a session holds for review: "held" (changes not yet applied or discarded), "reviewed" (its
+// copy of the agent's writes is gone), "" (it ran in direct mode).
+std::string review_state(const SessionStore& store, const std::string& id) {
+  auto s = platform::open_review_session(store.session_dir(id), id);
+  if (!s.ok()) return s.error().code == ErrorCode::kNotFound ? "" : "held";
+  return s->has_layers() ? "held" : "reviewed";
+}
+
+// Removes the records of sessions that ended longer ago than the retention (the setting in
+// sessions.json, or --older-than), except sessions whose changes are still held for review.
+int prune(const SessionStore& store, std::optional<int> older_than, CliContext& ctx) {
+  auto out = platform::prune_sessions(store.layout(), ctx.resources_dir().string(), older_than);
+  if (!out.ok()) return fail(out.error());
+  for (const auto& e : out->errors) std::cerr << "paddock: " << e << "\n";
+  std::cout << "removed " << out->removed << (out->removed == 1 ? " session" : " sessions") << " that ended more than "
+            << out->keep_days << " days ago";
+  if (out->kept_for_review) std::cout << "; kept " << out->kept_for_review << " holding changes for review (paddock review ID)";
+  std::cout << "\n";
+  return out->errors.empty() ? 0 : 1;
+}
+
+int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliContext& ctx) {
   auto layout = ctx.layout();
   if (!layout.ok()) return fail(layout.error());
   SessionStore store(*layout);
+  if (do_prune) return prune(store, older_than, ctx);
   std::vector<session::SessionSummary> all;
   for (const auto& id : store.list_ids()) all.push_back(store.summary(id));
   std::map<std::string, Result<std::vector<session::PendingAsk>>> asks;
@@ -335,6 +386,7 @@ int sessions(bool as_json, CliContext& ctx) {
     json out = json::array();
     for (const auto& s : all) {
       json j = session::summary_json(s);
+      if (const std::string r = review_state(store, s.id); !r.empty()) j["review"] = r;
       if (auto it = asks.find(s.id); it != asks.end() && it->second.ok()) {
         j["asks"] = json::array();
         for (const auto& a : *it->second)
@@ -360,6 +412,8 @@ int sessions(bool as_json, CliContext& ctx) {
           std::cout << "  ? ask " << ask_line(a) << "  (paddock ask " << s.id << " " << display_text(a.id)
                     << " allow-once|allow-session|deny)\n";
     }
+    if (review_state(store, s.id) == "held")
+      std::cout << "  > changes held for review: paddock review " << s.id << "\n";
     // Said under the session each time it is listed: the change outlives the session.
     if (s.report)
       for (const auto& c : s.report->config_changes)
@@ -519,8 +573,22 @@ void add_session_commands(CLI::App& app, CliContext& ctx) {
 
   auto* sessions_cmd = app.add_subcommand("sessions", "List sessions");
   auto as_json = std::make_shared<bool>(false);
+  auto do_prune = std::make_shared<bool>(false);
+  auto older_than = std::make_shared<std::optional<int>>();
   sessions_cmd->add_flag("--json", *as_json, "Machine-readable output");
-  sessions_cmd->callback([&ctx, as_json] { ctx.exit_code = sessions(*as_json, ctx); });
+  sessions_cmd->add_flag("--prune", *do_prune,
+                         "Remove the records of sessions that ended long ago (sessions.json keep_days, default 30), "
+                         "keeping those whose changes are held for review");
+  sessions_cmd->add_option("--older-than", *older_than, "With --prune: days instead of the setting")
+      ->type_name("DAYS")
+      ->check(CLI::Range(0, 36500));
+  sessions_cmd->callback([&ctx, as_json, do_prune, older_than] {
+    if (older_than->has_value() && !*do_prune) {
+      ctx.exit_code = fail(bad_input("--older-than goes with --prune"));
+      return;
+    }
+    ctx.exit_code = sessions(*as_json, *do_prune, *older_than, ctx);
+  });
 
   auto* stop_cmd = app.add_subcommand("stop", "Stop a running session");
   auto stop_id = std::make_shared<std::string>();

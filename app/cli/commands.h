@@ -14,7 +14,9 @@ void add_signing_commands(CLI::App& app, CliContext& ctx);    // cmd_signing.cpp
 void add_plan_command(CLI::App& app, CliContext& ctx);        // cmd_plan.cpp: plan
 void add_session_commands(CLI::App& app, CliContext& ctx);    // cmd_run.cpp: run sessions stop ask verify
 void add_run_command(CLI::App& app, CliContext& ctx);         // cmd_run.cpp: run alone
+void add_review_commands(CLI::App& app, CliContext& ctx);     // cmd_review.cpp: review apply discard
 void add_generate_command(CLI::App& app, CliContext& ctx);    // cmd_generate.cpp: __generate (hidden)
+void add_credentials_command(CLI::App& app, CliContext& ctx); // cmd_credentials.cpp: credentials
 
 // Which subcommands run_cli registers. kForArgs registers only `run` when `run` is the first
 // argument: building the whole CLI11 tree was a measurable share of every session's start, and

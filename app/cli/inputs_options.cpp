@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "app/cli/run_duration.h"
+#include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 #include "platform/placeholders.h"
 
@@ -22,6 +23,8 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--allow-write", o->allow_writes, "Allow writing a path (repeatable)")->type_name("PATH");
   cmd->add_option("--limits", o->limits, "Limits, e.g. cpu=300,mem=4GiB,procs=256,nofile=1024,fsize=2M,wall=2h");
   cmd->add_flag("--git-ssh", o->git_ssh, "Route git's ssh through the egress broker");
+  cmd->add_flag("--review", o->review,
+                "Hold the agent's writes for review: nothing reaches the project until 'paddock apply'");
   cmd->add_option("--publish", o->publish,
                   "Forward the host's 127.0.0.1:PORT to the sandbox's 127.0.0.1:PORT (repeatable)")
       ->type_name("PORT")
@@ -76,9 +79,17 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
     in.timeout_secs = *secs;
   }
   in.git_ssh = o.git_ssh;
+  in.review = o.review;
   in.publish = o.publish;
   in.host_ports = o.host_ports;
   in.environment = ctx.environment;
+  // Which credentials are stored (names and hosts, from the index; never a value): a declared
+  // credential is brokered only when it is (docs/credentials.md).
+  if (auto layout = ctx.layout(); layout.ok()) {
+    auto bound = platform::CredentialStore(*layout, ctx.keyring_path().string()).bindings();
+    if (!bound.ok()) return bound.error();
+    in.stored_credentials = std::move(*bound);
+  }
   in.placeholders = platform::live_placeholders(in.environment);
   in.os = "linux";
   in.resources_dir = ctx.resources_dir().string();

@@ -27,13 +27,15 @@ struct InputsOptions {
   // Launch options that shape the IR too, so `hash`, `explain` and `plan` take them as well and
   // reproduce exactly what `run` with the same flags attests.
   bool git_ssh = false;
+  bool review = false;
   std::string timeout;
   std::vector<int> publish;
   std::vector<int> host_ports;
 };
 
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits --git-ssh --timeout --publish --host-port to cmd; values land in the returned object.
+// --allow-write --limits --git-ssh --review --timeout --publish --host-port to cmd; values land in the
+// returned object.
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd);
 
 // Builds engine Inputs: environment from ctx, resources from the install layout, --net and

@@ -33,6 +33,8 @@ int run_cli(int argc, char** argv, CliContext& ctx, CliTree tree) {
     add_signing_commands(app, ctx);
     add_plan_command(app, ctx);
     add_session_commands(app, ctx);
+    add_review_commands(app, ctx);
+    add_credentials_command(app, ctx);
     add_generate_command(app, ctx);
   }
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "platform/read_file.h"
+#include "platform/sessions.h"
 #include "platform/unix_socket.h"
 
 namespace paddock::cli {
@@ -55,34 +55,10 @@ Result<std::string> SessionStore::create(const std::string& id) const {
   return dir;
 }
 
-std::vector<std::string> SessionStore::list_ids() const {
-  std::vector<std::string> ids;
-  std::error_code ec;
-  // Error codes throughout: whatever the directory holds, listing it never throws.
-  for (std::filesystem::directory_iterator it(layout_.sessions_dir(), ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    const std::string name = it->path().filename().string();
-    if (it->is_directory(type_ec) && session::valid_session_id(name)) ids.push_back(name);
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
+std::vector<std::string> SessionStore::list_ids() const { return platform::list_session_ids(layout_); }
 
 session::SessionSummary SessionStore::summary(const std::string& id) const {
-  const std::string dir = session_dir(id);
-  session::SessionFiles files;
-  platform::ReadOptions record;
-  record.max_bytes = std::size_t{1} << 20;
-  record.no_follow = true;
-  if (auto r = platform::read_file_if_exists(dir + "/report.json", record); r.ok()) files.report = std::move(*r);
-  else files.read_error = r.error().message;
-  platform::ReadOptions head = record;
-  head.prefix = true;
-  if (auto e = platform::read_file_if_exists(dir + "/events.jsonl", head); e.ok()) files.events_head = std::move(*e);
-  else if (files.read_error.empty()) files.read_error = e.error().message;
-  // No report yet: running if its helper is there to answer, else it went away without one.
-  if (!files.report) files.live = platform::unix_socket_accepts(control_socket(id));
-  return session::summarize(id, files);
+  return platform::read_session_summary(layout_, id);
 }
 
 Result<session::ControlReply> control_request(const std::string& socket_path, const session::ControlRequest& request) {

@@ -37,6 +37,10 @@ QString AppPaths::helperPath() {
   return QDir::cleanPath(executableDir() + "/../" PADDOCK_LIBEXEC_REL "/paddock-helper");
 }
 
+QString AppPaths::keyringPath() {
+  return QDir::cleanPath(executableDir() + "/../" PADDOCK_LIBEXEC_REL "/paddock-keyring");
+}
+
 QString AppPaths::cliPath() { return QDir::cleanPath(executableDir() + "/paddock"); }
 
 QString AppPaths::outputDir() {

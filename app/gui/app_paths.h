@@ -35,6 +35,8 @@ class AppPaths : public QObject {
   static QString executableDir();
 
   static QString helperPath();
+  // paddock-keyring beside the helper: the desktop's secret service for brokered credentials.
+  static QString keyringPath();
   // The command-line front end (<bin>/paddock): the app launches sessions through it, so a launch
   // from the app is exactly `paddock run` with the same arguments.
   static QString cliPath();

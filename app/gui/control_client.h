@@ -27,6 +27,8 @@ class ControlClient : public QObject {
   void open(const QString& path);
   void close();
   bool isOpen() const { return socket_.state() == QLocalSocket::ConnectedState; }
+  // Connected or on the way there.
+  bool isBusy() const { return socket_.state() != QLocalSocket::UnconnectedState; }
   // Queued until the socket is connected; dropped (with `failed`) if it never connects.
   void send(const session::ControlRequest& command);
 

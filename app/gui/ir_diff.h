@@ -17,7 +17,11 @@ struct IrChange {
 };
 
 // Every difference, in the schema's field order (engine/ir_schema.h); lists and maps compare as
-// sets of entries, scalars as old -> new pairs.
+// sets of entries, scalars as old -> new pairs. Byte counts and seconds read in units.
 std::vector<IrChange> diff_ir(const FrozenIr& before, const FrozenIr& after);
+
+// A field's value as a person reads it: "16 GiB" for a *_bytes field or a quota, "2 h" for a
+// *_seconds / *_secs field; anything else as it is.
+std::string value_in_units(const std::string& field, const std::string& value);
 
 }  // namespace paddock::gui

@@ -18,6 +18,7 @@
 #include "engine/session/layout.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
+#include "session_record.h"
 
 namespace paddock::gui {
 namespace {
@@ -105,17 +106,27 @@ QStringList session_ids(const QString& sessions_dir) {
 Launcher::Launcher(QObject* parent) : QObject(parent) {
   find_.setInterval(50);
   connect(&find_, &QTimer::timeout, this, &Launcher::findSession);
+  terminal_watch_.setInterval(100);
+  connect(&terminal_watch_, &QTimer::timeout, this, &Launcher::watchTerminal);
 }
 
 Launcher::~Launcher() {
-  // A running session belongs to its helper, not to the app: QProcess would kill it on
-  // destruction, so the process object is let go instead (the helper is reparented to init and
-  // keeps its session, its records and its control socket).
-  if (process_ && process_->state() != QProcess::NotRunning) {
-    process_->disconnect(this);
-    process_->setParent(nullptr);
-    process_ = nullptr;  // intentionally not deleted
+  releaseProcess(process_);
+  releaseProcess(terminal_process_);
+}
+
+void Launcher::releaseProcess(QProcess*& p) {
+  if (!p) return;
+  p->disconnect(this);
+  if (p->state() != QProcess::NotRunning) {
+    // A running session belongs to its helper, and a terminal to the user, not to the app:
+    // QProcess would kill it on destruction, so the process object is let go instead (the
+    // process is reparented to init and keeps running).
+    p->setParent(nullptr);
+  } else {
+    p->deleteLater();
   }
+  p = nullptr;  // intentionally not deleted while it runs
 }
 
 #define PADDOCK_SETTER(Name, member)            \
@@ -136,6 +147,12 @@ PADDOCK_SETTER(Publish, publish_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 
+void Launcher::setReview(bool on) {
+  if (on == review_) return;
+  review_ = on;
+  emit inputsChanged();
+}
+
 QStringList Launcher::cliArguments() const {
   QStringList a{"run", "--project", project_};
   if (!agent_preset_.isEmpty()) a << "--agent" << agent_preset_;
@@ -146,6 +163,7 @@ QStringList Launcher::cliArguments() const {
   if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
   // Passed as typed: the CLI refuses a bad port in one line, which the panel then shows.
   for (const QString& p : split_words(publish_)) a << "--publish" << p;
+  if (review_) a << "--review";
   a << "--";
   a << splitCommandLine(command_);
   return a;
@@ -180,12 +198,10 @@ bool Launcher::launchInBackground() {
     setState(Failed, tr("choose a project and an agent first"));
     return false;
   }
-  if (process_ && process_->state() != QProcess::NotRunning) {
-    // One launch at a time per launcher: the earlier one keeps running as its own session.
-    process_->disconnect(this);
-    process_->setParent(nullptr);
-    process_ = nullptr;
-  }
+  // One launch at a time per launcher: the earlier one keeps running as its own session.
+  releaseProcess(process_);
+  terminal_watch_.stop();
+  releaseProcess(terminal_process_);
   const QString out_dir = AppPaths::outputDir();
   if (out_dir.isEmpty() || !QDir().mkpath(out_dir)) {
     setState(Failed, tr("cannot create %1 for the agent's output").arg(out_dir));
@@ -260,7 +276,22 @@ void Launcher::onFinished(int code, QProcess::ExitStatus status) {
     setState(Ended, tr("the session ended with exit status %1").arg(exit_code_));
     return;
   }
-  diagnose(exit_code_);
+  // What the CLI said: its last line ("paddock: ..."). Nothing ran, so the file holds the CLI's
+  // message only, which is kept in `message`.
+  QString line;
+  QFile f(output_file_);
+  if (f.open(QIODevice::ReadOnly)) {
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+      if (!it->trimmed().isEmpty()) {
+        line = QString::fromUtf8(it->trimmed());
+        break;
+      }
+  }
+  f.remove();
+  if (line.startsWith("paddock: ")) line = line.mid(9);
+  if (line.isEmpty()) line = tr("paddock run exited with status %1 before the session started").arg(exit_code_);
+  diagnose(exit_code_, line);
 }
 
 Inputs Launcher::engineInputs() const {
@@ -275,28 +306,16 @@ Inputs Launcher::engineInputs() const {
     bool ok = false;
     if (const int port = p.toInt(&ok); ok) in.publish.push_back(port);
   }
+  in.review = review_;
   in.environment = AppPaths::environment();
   in.resources_dir = AppPaths::resourcesDir().toStdString();
   in.os = backends::to_string(backends::host_backend());
   return in;
 }
 
-// What the CLI said (its last line: "paddock: ..."), and the fix for it, worked out from the
-// engine's own answers rather than from the words.
-void Launcher::diagnose(int code) {
-  QString line;
-  QFile f(output_file_);
-  if (f.open(QIODevice::ReadOnly)) {
-    const QList<QByteArray> lines = f.readAll().split('\n');
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-      if (!it->trimmed().isEmpty()) {
-        line = QString::fromUtf8(it->trimmed());
-        break;
-      }
-  }
-  f.remove();  // nothing ran: the file holds the CLI's message only, which is kept in `message`
-  if (line.startsWith("paddock: ")) line = line.mid(9);
-  if (line.isEmpty()) line = tr("paddock run exited with status %1 before the session started").arg(code);
+// A launch that did not become a session: what the CLI said (`line`), and the fix for it, worked
+// out from the engine's own answers rather than from the words.
+void Launcher::diagnose(int code, const QString& line) {
   const bool refused = code == 2 || code == 103 || code == 125 || code == 126 || code == 127;
 
   Inputs in = engineInputs();
@@ -382,12 +401,14 @@ QStringList Launcher::detectedTerminals() const {
   return detectTerminals(QProcessEnvironment::systemEnvironment().value("PATH"));
 }
 
-QStringList Launcher::terminalCommand(const QString& terminal, const QStringList& argv) {
-  // The window stays open after a failure, so a refusal's one line can be read.
+QStringList Launcher::terminalCommand(const QString& terminal, const QStringList& argv, const QString& status_file) {
+  // The window stays open after a failure, so a refusal's one line can be read; the exit status
+  // goes to the status file, so the app knows a launch that ended before it became a session.
   const QStringList wrapped = QStringList{"sh", "-c",
-                                          "\"$@\"; s=$?; if [ \"$s\" -ne 0 ]; then printf '\\n[paddock: exit status %s; "
+                                          "st=$1; shift; \"$@\"; s=$?; [ -z \"$st\" ] || echo \"$s\" > \"$st\"; "
+                                          "if [ \"$s\" -ne 0 ]; then printf '\\n[paddock: exit status %s; "
                                           "press Enter to close]\\n' \"$s\"; read _; fi",
-                                          "paddock-launch"} + argv;
+                                          "paddock-launch", status_file} + argv;
   QStringList cmd = QProcess::splitCommand(terminal);
   const QString name = cmd.isEmpty() ? QString() : QFileInfo(cmd.first()).fileName();
   if (name == "gnome-terminal") cmd << "--";
@@ -412,19 +433,138 @@ bool Launcher::launchInTerminal() {
     }
     term = found.first();
   }
-  const QStringList cmd = terminalCommand(term, QStringList{AppPaths::cliPath()} + cliArguments());
+  const QString out_dir = AppPaths::outputDir();
+  if (out_dir.isEmpty() || !QDir().mkpath(out_dir)) {
+    setState(Failed, tr("cannot create %1 for the terminal's messages").arg(out_dir));
+    return false;
+  }
+  ::chmod(QFile::encodeName(out_dir).constData(), 0700);
+  terminal_watch_.stop();
+  releaseProcess(terminal_process_);
+  const QString stamp = QString("%1-%2").arg(QDateTime::currentMSecsSinceEpoch())
+                            .arg(QRandomGenerator::global()->generate(), 8, 16, QChar('0'));
+  terminal_output_ = out_dir + "/terminal-" + stamp + ".log";
+  terminal_status_ = out_dir + "/terminal-" + stamp + ".status";
+  terminal_name_ = term;
+  terminal_exited_ = false;
+  const QStringList cmd = terminalCommand(term, QStringList{AppPaths::cliPath()} + cliArguments(), terminal_status_);
   last_mode_ = "terminal";
   fix_kind_.clear();
   fix_label_.clear();
   fix_target_.clear();
-  qint64 pid = 0;
-  if (!QProcess::startDetached(cmd.first(), cmd.mid(1), project_, &pid)) {
-    setState(Failed, tr("cannot start the terminal %1").arg(term));
+  exit_code_ = -1;
+  session_id_.clear();
+  known_before_ = session_ids(AppPaths::sessionsDir());
+  // The terminal is watched, not fired and forgotten: one that dies at start, or never shows
+  // the session, is reported with its reason. Its own messages go to a file for that.
+  terminal_process_ = new QProcess(this);
+  terminal_process_->setProgram(cmd.first());
+  terminal_process_->setArguments(cmd.mid(1));
+  terminal_process_->setWorkingDirectory(project_);
+  terminal_process_->setStandardInputFile(QProcess::nullDevice());
+  terminal_process_->setStandardOutputFile(terminal_output_, QIODevice::Append);
+  terminal_process_->setStandardErrorFile(terminal_output_, QIODevice::Append);
+  connect(terminal_process_, &QProcess::finished, this, &Launcher::onTerminalFinished);
+  terminal_process_->start();
+  if (!terminal_process_->waitForStarted(5000)) {
+    const QString why = terminal_process_->errorString();
+    releaseProcess(terminal_process_);
+    QFile::remove(terminal_output_);
+    setState(Failed, tr("cannot start the terminal %1: %2; choose another terminal in Settings, or run in the background")
+                         .arg(term, why));
     return false;
   }
-  setState(Idle, tr("started in %1").arg(term));
+  terminal_started_ms_ = QDateTime::currentMSecsSinceEpoch();
+  setState(Starting, tr("Opening %1 with the agent…").arg(term));
+  terminal_watch_.start();
   emit launched(project_, agent_preset_, last_mode_);
   return true;
+}
+
+QString Launcher::terminalOutputTail() const {
+  QFile f(terminal_output_);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QList<QByteArray> lines = f.readAll().split('\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (!it->trimmed().isEmpty()) return QString::fromUtf8(it->trimmed()).left(300);
+  return {};
+}
+
+void Launcher::settleTerminal(const QString& failure) {
+  terminal_watch_.stop();
+  releaseProcess(terminal_process_);
+  QFile::remove(terminal_output_);
+  QFile::remove(terminal_status_);
+  if (!failure.isEmpty()) setState(Failed, failure);
+}
+
+void Launcher::watchTerminal() {
+  if (last_mode_ != "terminal" || !session_id_.isEmpty()) {
+    terminal_watch_.stop();
+    return;
+  }
+  // The session it started: a new session directory whose IR is for this project.
+  const QString sessions = AppPaths::sessionsDir();
+  for (const QString& id : session_ids(sessions)) {
+    if (known_before_.contains(id)) continue;
+    SessionRecord r;
+    r.dir = sessions + "/" + id;
+    read_session_meta(r);
+    if (r.project != project_) continue;
+    session_id_ = id;
+    terminal_watch_.stop();
+    // The terminal is the user's now; the Sessions page follows the session.
+    releaseProcess(terminal_process_);
+    QFile::remove(terminal_output_);
+    setState(Idle, tr("Started in %1 as session %2.").arg(terminal_name_, id));
+    emit sessionStarted(id, r.dir);
+    return;
+  }
+  // The command ended before it became a session: `paddock run` refused or failed, and said why
+  // in the terminal window (which stays open until Enter).
+  QFile status(terminal_status_);
+  if (status.open(QIODevice::ReadOnly)) {
+    bool ok = false;
+    const int code = QString::fromUtf8(status.readAll()).trimmed().toInt(&ok);
+    if (ok) {
+      settleTerminal({});
+      exit_code_ = code;
+      diagnose(code, tr("paddock run exited with status %1 in %2 before the session started; its reason is in that "
+                        "window").arg(code).arg(terminal_name_));
+      return;
+    }
+  }
+  if (QDateTime::currentMSecsSinceEpoch() - terminal_started_ms_ < terminal_wait_ms_) return;
+  const int secs = std::max(1, terminal_wait_ms_ / 1000);
+  if (terminal_exited_) {
+    const QString tail = terminalOutputTail();
+    settleTerminal(tr("%1 exited at once and no session started within %2 s: it may have failed to open a window%3. "
+                      "Choose another terminal in Settings, or run in the background.")
+                       .arg(terminal_name_).arg(secs).arg(tail.isEmpty() ? QString() : " (" + tail + ")"));
+    return;
+  }
+  // Still open: the window may be waiting for something; the user can see it, the app cannot.
+  terminal_watch_.stop();
+  releaseProcess(terminal_process_);
+  QFile::remove(terminal_output_);
+  setState(Idle, tr("%1 is open, but no session has started after %2 s: look at its window.").arg(terminal_name_).arg(secs));
+}
+
+void Launcher::onTerminalFinished(int code, QProcess::ExitStatus status) {
+  terminal_exited_ = true;
+  if (!session_id_.isEmpty() || !terminal_watch_.isActive()) return;
+  watchTerminal();  // the session or the command's status may be there already
+  if (!session_id_.isEmpty() || !terminal_watch_.isActive()) return;
+  const QString tail = terminalOutputTail();
+  const QString said = tail.isEmpty() ? QString() : tr(": %1").arg(tail);
+  if (status == QProcess::CrashExit)
+    settleTerminal(tr("the terminal %1 crashed as it started, so the agent did not start%2. Choose another terminal in "
+                      "Settings, or run in the background.").arg(terminal_name_, said));
+  else if (code != 0)
+    settleTerminal(tr("the terminal %1 exited with status %2 as it started, so the agent did not start%3. Choose another "
+                      "terminal in Settings, or run in the background.").arg(terminal_name_).arg(code).arg(said));
+  // Status 0: a launcher that handed the window to a terminal already running (gnome-terminal
+  // does): the session is waited for as before.
 }
 
 }  // namespace paddock::gui

@@ -39,6 +39,8 @@ class Launcher : public QObject {
   Q_PROPERTY(QString timeout READ timeout WRITE setTimeout NOTIFY inputsChanged)
   // Host loopback ports forwarded into the sandbox (--publish), e.g. "1455" for a login callback.
   Q_PROPERTY(QString publish READ publish WRITE setPublish NOTIFY inputsChanged)
+  // Hold the agent's writes for review (--review; the project's choice, docs/review.md).
+  Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
   // The terminal emulator to use ("" = the first one found on PATH, see knownTerminals()).
   Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY inputsChanged)
   Q_PROPERTY(QString cliEquivalent READ cliEquivalent NOTIFY inputsChanged)
@@ -49,8 +51,10 @@ class Launcher : public QObject {
   Q_PROPERTY(QString fixKind READ fixKind NOTIFY stateChanged)
   Q_PROPERTY(QString fixLabel READ fixLabel NOTIFY stateChanged)
   Q_PROPERTY(QString fixTarget READ fixTarget NOTIFY stateChanged)
-  // The session the last background launch became ("" until its helper has started it).
+  // The session the last launch became ("" until its helper has started it).
   Q_PROPERTY(QString sessionId READ sessionId NOTIFY stateChanged)
+  // How the last launch ran: "terminal" | "background" | "".
+  Q_PROPERTY(QString mode READ mode NOTIFY stateChanged)
 
  public:
   enum State { Idle, Starting, Running, Ended, Refused, Failed };
@@ -79,6 +83,8 @@ class Launcher : public QObject {
   void setPublish(const QString& v);
   QString terminal() const { return terminal_; }
   void setTerminal(const QString& v);
+  bool review() const { return review_; }
+  void setReview(bool on);
 
   State state() const { return state_; }
   QString message() const { return message_; }
@@ -87,6 +93,7 @@ class Launcher : public QObject {
   QString fixLabel() const { return fix_label_; }
   QString fixTarget() const { return fix_target_; }
   QString sessionId() const { return session_id_; }
+  QString mode() const { return last_mode_; }
 
   // `paddock run ...` as argv (after the program) and as one shell-quoted line.
   QStringList cliArguments() const;
@@ -112,8 +119,13 @@ class Launcher : public QObject {
   static QStringList detectTerminals(const QString& path_env);
   Q_INVOKABLE QStringList detectedTerminals() const;
   // The terminal's argv that runs `argv` in a new window, keeping it open on a failure so the
-  // reason can be read.
-  static QStringList terminalCommand(const QString& terminal, const QStringList& argv);
+  // reason can be read; the command's exit status is written to `status_file` when it ends.
+  static QStringList terminalCommand(const QString& terminal, const QStringList& argv,
+                                     const QString& status_file = {});
+  // How long a terminal launch may take to become a session before the app says so (tests
+  // shorten it).
+  static constexpr int kTerminalSessionWaitMs = 10000;
+  void setTerminalWaitMs(int ms) { terminal_wait_ms_ = ms; }
 
  signals:
   void inputsChanged();
@@ -126,13 +138,22 @@ class Launcher : public QObject {
   void setState(State s, const QString& message = {});
   void findSession();
   void onFinished(int code, QProcess::ExitStatus status);
-  void diagnose(int code);
+  // A terminal launch: the terminal process and the session it should start are watched until
+  // the session appears, the command ends, the terminal fails, or the wait is over.
+  void watchTerminal();
+  void onTerminalFinished(int code, QProcess::ExitStatus status);
+  void settleTerminal(const QString& failure);
+  QString terminalOutputTail() const;
+  void releaseProcess(QProcess*& p);
+  // `line`: what the CLI said ("" when it is in a terminal window, not here).
+  void diagnose(int code, const QString& line);
   bool relaunch();
   QString last_mode_;
   Inputs engineInputs() const;
 
   QString project_, agent_preset_, command_, profile_ = "default";
   QString net_mode_, extra_domains_, limits_, timeout_, publish_, terminal_;
+  bool review_ = false;
   State state_ = Idle;
   QString message_;
   int exit_code_ = -1;
@@ -144,6 +165,14 @@ class Launcher : public QObject {
   qint64 pid_ = 0;
   QProcess* process_ = nullptr;  // released, never killed, when the app quits (see ~Launcher)
   QTimer find_;                  // looks for the session the process became
+  // The terminal of the last terminal launch (released like process_), what it printed, the
+  // file its command's exit status goes to, the terminal's name, and when it started.
+  QProcess* terminal_process_ = nullptr;
+  QString terminal_output_, terminal_status_, terminal_name_;
+  qint64 terminal_started_ms_ = 0;
+  bool terminal_exited_ = false;
+  int terminal_wait_ms_ = kTerminalSessionWaitMs;
+  QTimer terminal_watch_;
   QStringList known_before_;     // session ids that existed before this launch
 };
 

@@ -20,7 +20,68 @@ std::vector<std::string> to_std(const QStringList& l) {
 
 }  // namespace
 
-LayerDocument::LayerDocument(QObject* parent) : QObject(parent) {}
+LayerDocument::LayerDocument(QObject* parent) : QObject(parent) {
+  // An atomic save elsewhere replaces the file (a new inode): the directory says so, and the
+  // file is watched again under its name.
+  connect(&watcher_, &QFileSystemWatcher::fileChanged, this, [this] { checkDisk(); });
+  connect(&watcher_, &QFileSystemWatcher::directoryChanged, this, [this] {
+    watch();
+    checkDisk();
+  });
+}
+
+void LayerDocument::watch() {
+  if (path_.isEmpty()) return;
+  const QString dir = QFileInfo(path_).absolutePath();
+  if (!watcher_.directories().contains(dir) && QFileInfo(dir).isDir()) watcher_.addPath(dir);
+  if (!watcher_.files().contains(path_) && QFileInfo::exists(path_)) watcher_.addPath(path_);
+}
+
+bool LayerDocument::readDisk(Disk& out) const {
+  out = {};
+  QFileInfo info(path_);
+  if (!info.exists() && !info.isSymLink()) return true;
+  QFile f(path_);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  out.exists = true;
+  out.bytes = f.readAll();
+  return true;
+}
+
+void LayerDocument::setDiskState(bool conflict, const QString& notice) {
+  if (conflict == conflict_ && notice == notice_) return;
+  conflict_ = conflict;
+  notice_ = notice;
+  emit diskStateChanged();
+}
+
+bool LayerDocument::checkDisk() {
+  if (path_.isEmpty()) return true;
+  Disk now;
+  if (!readDisk(now)) return false;  // unreadable for a moment: the next change says more
+  if (now == disk_) {
+    if (conflict_) setDiskState(false, {});  // back to what was loaded (an undo elsewhere)
+    return true;
+  }
+  if (!dirty()) {
+    const QString file = QFileInfo(path_).fileName();
+    const bool gone = !now.exists;
+    reload();
+    setDiskState(false, gone ? tr("%1 was removed on disk; this is a new, unsaved layer now").arg(file)
+                             : tr("%1 changed on disk and was reloaded").arg(file));
+    return false;
+  }
+  setDiskState(true, tr("%1 changed on disk since you opened it. Your unsaved edits are not saved over it: "
+                        "reload to see the file as it is now (your edits here are dropped), then make them again.")
+                         .arg(QFileInfo(path_).fileName()));
+  return false;
+}
+
+bool LayerDocument::reload() {
+  if (path_.isEmpty()) return false;
+  const QString path = path_, tier = tier_;
+  return open(path, tier);
+}
 
 QString LayerDocument::newLayerTemplate(const QString& kind) {
   const bool local = kind == "local";
@@ -45,6 +106,7 @@ void LayerDocument::setError(const QString& e) {
 
 void LayerDocument::replaceText(const QString& text) {
   if (text == text_) return;
+  if (!conflict_) setDiskState(false, {});  // a notice about the last reload is read by now
   undo_.append(text_);
   if (undo_.size() > kUndoDepth) undo_.removeFirst();
   text_ = text;
@@ -58,31 +120,38 @@ void LayerDocument::setText(const QString& text) {
 }
 
 bool LayerDocument::open(const QString& path, const QString& tier) {
-  QFile f(path);
   QString content;
-  bool exists = false;
-  if (f.exists()) {
-    if (QFileInfo(path).isSymLink()) {
+  Disk disk;
+  QFileInfo info(path);
+  if (info.exists() || info.isSymLink()) {
+    if (info.isSymLink()) {
       setError(tr("%1 is a symlink; a policy file must not be one").arg(path));
       return false;
     }
+    QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
       setError(tr("cannot read %1: %2").arg(path, f.errorString()));
       return false;
     }
-    content = QString::fromUtf8(f.readAll());
-    exists = true;
+    disk.exists = true;
+    disk.bytes = f.readAll();
+    content = QString::fromUtf8(disk.bytes);
   } else {
     content = newLayerTemplate(tier == "local-override" ? "local" : "repository");
   }
+  if (path != path_ && !watcher_.files().isEmpty()) watcher_.removePaths(watcher_.files());
+  if (path != path_ && !watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
   path_ = path;
   tier_ = tier;
   text_ = content;
-  saved_ = exists ? content : QString();
-  exists_ = exists;
+  saved_ = disk.exists ? content : QString();
+  exists_ = disk.exists;
+  disk_ = disk;
   undo_.clear();
   ++revision_;
   setError({});
+  setDiskState(false, {});
+  watch();
   emit pathChanged();
   emit savedChanged();
   emit textChanged();
@@ -103,6 +172,10 @@ bool LayerDocument::createInProject(const QString& project, const QString& kind)
 }
 
 void LayerDocument::close() {
+  if (!watcher_.files().isEmpty()) watcher_.removePaths(watcher_.files());
+  if (!watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
+  disk_ = {};
+  setDiskState(false, {});
   path_.clear();
   tier_.clear();
   text_.clear();
@@ -118,6 +191,18 @@ void LayerDocument::close() {
 
 bool LayerDocument::save() {
   if (path_.isEmpty()) return false;
+  // Never over a file that changed since it was loaded: those bytes are someone's newer work
+  // (a fix saved from the violation inbox, an edit in another editor).
+  Disk now;
+  if (!readDisk(now)) {
+    setError(tr("cannot read %1 to check it before saving; nothing was saved").arg(path_));
+    return false;
+  }
+  if (!(now == disk_)) {
+    checkDisk();  // says so (and reloads, when there is nothing unsaved to lose)
+    setError(tr("%1 changed on disk since it was opened here; nothing was saved").arg(path_));
+    return false;
+  }
   // A new policy file gets the usual 0644 (and its .paddock/ the usual directory mode); an
   // existing one keeps its own mode. Written whole or not at all, never through a symlink.
   const QString dir = QFileInfo(path_).absolutePath();
@@ -136,7 +221,10 @@ bool LayerDocument::save() {
   }
   saved_ = text_;
   exists_ = true;
+  disk_ = Disk{true, bytes};
   setError({});
+  setDiskState(false, {});
+  watch();
   emit savedChanged();
   emit textChanged();  // dirty changed
   emit saved(path_);

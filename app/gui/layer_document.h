@@ -2,8 +2,16 @@
 // reads and minimal edits of it, undo of unsaved edits, and atomic saves. The live parse error
 // (file:line:col) comes from the engine through PolicyComposer, which evaluates this text as an
 // overlay on every edit.
+//
+// The file is someone else's too (the violation inbox, `paddock approve`'s user in a shell, an
+// editor): the document keeps the bytes it loaded and watches the file. A change on disk is
+// reloaded at once while there are no unsaved edits; with unsaved edits it is flagged
+// (changedOnDisk) and save() refuses until the user reloads, so a save never writes text older
+// than the file over it. Compared are the bytes, not the modification time.
 #pragma once
 
+#include <QByteArray>
+#include <QFileSystemWatcher>
 #include <QObject>
 #include <QStringList>
 #include <QtQml/qqmlregistration.h>
@@ -22,6 +30,12 @@ class LayerDocument : public QObject {
   Q_PROPERTY(bool canUndo READ canUndo NOTIFY textChanged)
   Q_PROPERTY(int revision READ revision NOTIFY textChanged)
   Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+  // The file on disk is no longer what this document loaded or saved, and there are unsaved
+  // edits: Save refuses; reload() shows the file as it is now.
+  Q_PROPERTY(bool changedOnDisk READ changedOnDisk NOTIFY diskStateChanged)
+  // One line about the last change seen on disk ("reloaded: ... changed on disk"); "" after the
+  // next edit, save or open.
+  Q_PROPERTY(QString diskNotice READ diskNotice NOTIFY diskStateChanged)
 
  public:
   explicit LayerDocument(QObject* parent = nullptr);
@@ -36,6 +50,8 @@ class LayerDocument : public QObject {
   bool canUndo() const { return !undo_.isEmpty(); }
   int revision() const { return revision_; }
   QString errorString() const { return error_; }
+  bool changedOnDisk() const { return conflict_; }
+  QString diskNotice() const { return notice_; }
 
   // Opens a layer file (a missing file opens as a new, unsaved layer with a template).
   Q_INVOKABLE bool open(const QString& path, const QString& tier);
@@ -47,6 +63,12 @@ class LayerDocument : public QObject {
   Q_INVOKABLE bool save();
   Q_INVOKABLE void undo();
   Q_INVOKABLE void revert();
+  // Reads the file again as it is on disk; unsaved edits are dropped.
+  Q_INVOKABLE bool reload();
+  // Compares the file on disk with what was loaded: reloads it when there are no unsaved edits,
+  // flags changedOnDisk when there are. true: the file is what was loaded. The watcher calls it;
+  // so does a page that is shown (a watcher can miss a change on some file systems).
+  Q_INVOKABLE bool checkDisk();
 
   // Form view: reads and minimal edits of `section.key`.
   Q_INVOKABLE QStringList list(const QString& section, const QString& key) const;
@@ -63,11 +85,21 @@ class LayerDocument : public QObject {
   void textChanged();
   void savedChanged();
   void errorStringChanged();
+  void diskStateChanged();
   void saved(const QString& path);
 
  private:
   void setError(const QString& e);
   void replaceText(const QString& text);
+  void setDiskState(bool conflict, const QString& notice);
+  void watch();
+  // The file's bytes now; false when it exists but cannot be read (error set).
+  struct Disk {
+    bool exists = false;
+    QByteArray bytes;
+    bool operator==(const Disk&) const = default;
+  };
+  bool readDisk(Disk& out) const;
 
   QString path_;
   QString tier_;
@@ -77,6 +109,10 @@ class LayerDocument : public QObject {
   QStringList undo_;
   int revision_ = 0;
   QString error_;
+  Disk disk_;              // what was loaded or last saved
+  bool conflict_ = false;  // changed on disk under unsaved edits
+  QString notice_;
+  QFileSystemWatcher watcher_;
 };
 
 }  // namespace paddock::gui

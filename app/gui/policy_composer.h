@@ -2,6 +2,12 @@
 // paddock::evaluate — the same function `paddock explain` uses — OFF the UI thread, debounced,
 // one run at a time, and discards stale results by generation. It feeds the tier stack, IR,
 // Diff (vs. the last saved state), Capabilities, Warnings and Why views.
+//
+// Two evaluations, one meaning each: the live one (the editor's unsaved text as an overlay) is
+// what the panes show while typing; the saved one (the files as they are on disk, what `paddock
+// explain` and `paddock run` read) is the Diff's baseline and the only source of the tier
+// stack's approval and signature states. The layer files, their signatures and the approvals
+// file are watched: a change on disk by anyone evaluates the saved state again.
 #pragma once
 
 #include <map>
@@ -10,6 +16,8 @@
 #include <set>
 #include <string>
 
+#include <QByteArray>
+#include <QFileSystemWatcher>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
@@ -33,6 +41,8 @@ class PolicyComposer : public QObject {
   QML_ELEMENT
   Q_PROPERTY(QString project READ project WRITE setProject NOTIFY inputsChanged)
   Q_PROPERTY(QString agent READ agent WRITE setAgent NOTIFY inputsChanged)
+  // The launch's --review (the project's choice), so that the summary says what would run.
+  Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
   Q_PROPERTY(paddock::gui::LayerDocument* document READ document WRITE setDocument NOTIFY inputsChanged)
   Q_PROPERTY(int debounceMs READ debounceMs WRITE setDebounceMs NOTIFY inputsChanged)
   Q_PROPERTY(paddock::gui::ModelStatus::Value status READ status NOTIFY evaluated)
@@ -62,6 +72,8 @@ class PolicyComposer : public QObject {
   void setProject(const QString& p);
   QString agent() const { return agent_; }
   void setAgent(const QString& a);
+  bool review() const { return review_; }
+  void setReview(bool on);
   LayerDocument* document() const { return document_; }
   void setDocument(LayerDocument* d);
   int debounceMs() const { return debounce_.interval(); }
@@ -118,9 +130,16 @@ class PolicyComposer : public QObject {
   void apply(const Outcome& o);
   void setFailure(const Error& e);
   void probeCapabilities();
+  // The bytes of every file the saved evaluation read (layers, signatures, fragments, approvals),
+  // hashed: a watcher event that leaves it unchanged evaluates nothing.
+  QByteArray diskFingerprint() const;
+  QStringList watchedFiles() const;
+  void rewatch();
+  void onDiskEvent();
 
   QString project_;
   QString agent_;
+  bool review_ = false;
   QPointer<LayerDocument> document_;
   std::map<std::string, std::string> environment_;
   QString resources_;
@@ -140,6 +159,9 @@ class PolicyComposer : public QObject {
   int error_line_ = 0, error_column_ = 0;
   QString ir_json_;
   nlohmann::json probe_;
+
+  QFileSystemWatcher disk_watcher_;
+  QByteArray disk_fingerprint_;  // of the files as the saved evaluation last read them
 
   TierStackModel layers_;
   DiffModel diff_;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/env_policy.h"
+#include "engine/provenance.h"
 
 namespace paddock::gui {
 namespace {
@@ -119,6 +120,13 @@ struct Summarizer {
       add(std::move(l));
     }
     if (ir.fs.write_roots.empty()) add(mk("Files", "Can write", "nothing"));
+    if (!ir.fs.review_roots.empty()) {
+      SummaryLine l = mk("Files", "Its changes", "held for review: nothing it writes reaches your files until you "
+                                                 "apply it, and what your tools would run is shown apart",
+                         ir.fs.review_roots);
+      why_key(l, provenance_json_key(prov_key<&IrFs::review_roots>(ir.fs.review_roots.front())));
+      add(std::move(l));
+    }
     {
       std::vector<std::string> shown;
       for (const auto& r : ir.fs.read_roots) shown.push_back(show(r));
@@ -239,9 +247,11 @@ struct Summarizer {
     std::vector<std::string> secrets, others;
     for (const auto& name : launch_names) {
       if (given.count(name) || env.set.count(name)) continue;
-      const bool secret = !hard_deny_match(name).empty() ||
-                          std::any_of(env.deny.begin(), env.deny.end(),
-                                      [&](const std::string& p) { return env_pattern_matches(p, name); }) ||
+      // A secret to the user is a name shaped like one, or one a tier hands to the broker.
+      // Everything else not passed (AWS_REGION, DBUS_SESSION_BUS_ADDRESS, what a tier denies or
+      // never lists) is counted with the other variables: calling it a secret would teach the
+      // user to ignore the line.
+      const bool secret = !secret_shaped_match(name).empty() ||
                           std::find(ir.secrets.brokered_env.begin(), ir.secrets.brokered_env.end(), name) !=
                               ir.secrets.brokered_env.end();
       (secret ? secrets : others).push_back(name);
@@ -250,7 +260,15 @@ struct Summarizer {
                   secrets.empty() ? "none found in your environment"
                                   : std::to_string(secrets.size()) + " (" + join(secrets, 4) + ")",
                   secrets);
-    if (!secrets.empty()) why_of(s, secrets.front());
+    if (!secrets.empty()) {
+      why_of(s, secrets.front());
+      // Not listed, and it would not pass if it were: the invariant is the reason to give.
+      if (const std::string p = secret_shaped_match(secrets.front()); !p.empty()) {
+        s.tier = "invariant";
+        s.file = "builtin:env-hard-deny";
+        s.rule = "hard-deny " + p;
+      }
+    }
     add(std::move(s));
     if (!others.empty())
       add(mk("Environment", "Not passed", plural(others.size(), "other variable", "other variables") + " of yours", others));
@@ -290,6 +308,21 @@ struct Summarizer {
     }
   }
 
+  // Deny entries that do not exist yet inside a write root: nothing can be mounted over a name
+  // that is not there, so the agent could create it and read back what it wrote.
+  std::vector<std::string> absent_denies_in_write_roots() const {
+    std::vector<std::string> names;
+    for (const auto& d : ir.fs.deny) {
+      if (!is_absent(d.kind)) continue;
+      for (const auto& w : ir.fs.write_roots)
+        if (under(d.path, w)) {
+          names.push_back(show(d.path));
+          break;
+        }
+    }
+    return names;
+  }
+
   void enforcement(const SummaryInputs& in) {
     SummaryLine l = mk("Enforcement", "On this machine", {});
     if (!ir.taint.empty()) {
@@ -302,13 +335,28 @@ struct Summarizer {
     } else if (!in.plan) {
       l.text = "not checked against this machine yet";
     } else {
-      std::vector<std::string> partial;
-      for (const auto& c : in.plan->capability_vector)
-        if (c.support == Support::kPartial) partial.push_back(c.loss);
-      if (partial.empty()) {
+      // The words name what is concerned; the capability rows and their losses are the detail.
+      std::vector<std::string> gaps, detail;
+      for (const auto& c : in.plan->capability_vector) {
+        if (c.support != Support::kPartial) continue;
+        detail.push_back(c.field + ": " + c.loss);
+        if (c.field == "fs.deny.absent_inside_write_root") {
+          const auto names = absent_denies_in_write_roots();
+          gaps.push_back(names.empty() ? "names hidden from the agent that do not exist yet can be created by it"
+                                       : join(names, 3) + (names.size() == 1 ? " does" : " do") +
+                                             " not exist yet, so nothing hides " + (names.size() == 1 ? "it" : "them") +
+                                             ": if the agent creates " + (names.size() == 1 ? "it" : "one") +
+                                             ", it can read what it wrote there");
+        } else {
+          gaps.push_back(c.loss);
+        }
+      }
+      if (gaps.empty()) {
         l.text = "everything above is enforced by this machine's kernel";
       } else {
-        l.text = "enforced by this machine's kernel, except: " + join(partial, 1);
+        l.text = "enforced by this machine's kernel, except: " + gaps.front() +
+                 (gaps.size() > 1 ? " (and " + plural(gaps.size() - 1, "more limit", "more limits") + ", see details)" : "");
+        for (const auto& d : detail) l.detail += (l.detail.empty() ? "" : "\n") + d;
         l.warn = true;
       }
     }
@@ -354,6 +402,50 @@ std::string human_seconds(std::int64_t s) {
   return std::to_string(s) + " s";
 }
 
+std::string tier_in_words(const std::string& tier, const std::string& file, const std::string& project,
+                          const std::string& home) {
+  // builtin:profiles/default.yaml -> default
+  std::string stem = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".yaml") == 0) stem.resize(stem.size() - 5);
+  const std::string shown = display_path(file, project, home);
+  if (tier == "system-global") return "the system's policy (" + file + ")";
+  if (tier == "user-global") return "your own policy for all projects (" + shown + ")";
+  if (tier == "builtin-profile") return "Paddock's " + stem + " profile";
+  if (tier == "preset") return "Paddock's " + stem + " preset";
+  if (tier == "agent-preset") return "the " + stem + " agent's settings";
+  if (tier == "repository") return "this project's policy (.paddock/policy.yaml)";
+  if (tier == "repository-fragment") return "this project's policy part " + shown;
+  if (tier == "local-override") return "your settings for this checkout (.paddock/local.yaml)";
+  if (tier == "cli-explicit-file") return "the policy file " + shown + " given for this run";
+  if (tier == "cli-flags") return "this run's options";
+  if (tier == "launch-command") return "the command being launched (its own installation)";
+  if (tier == "invariant") return "Paddock itself, whatever the policy says";
+  if (tier == "default") return "the default: the agent gets only what a policy lists";
+  if (tier.empty()) return "Paddock itself";
+  return tier;
+}
+
+namespace {
+
+// "Decided by Paddock's default profile, in its list of SSH keys and config." The tier, file and
+// rule stay on the line as the detail.
+std::string decided_in_words(const SummaryLine& l, const FrozenIr& ir) {
+  if (l.tier.empty() && l.rule.empty()) return {};
+  std::string out = "Decided by " + tier_in_words(l.tier, l.file, ir.meta.project, ir.meta.home);
+  static const std::regex kList(R"(deny(?:_write)?_preset\[\d+\] \(([A-Za-z0-9_-]+)\))");
+  std::smatch m;
+  if (std::regex_search(l.rule, m, kList)) {
+    const std::string list = m[1].str();
+    out += list == "project-secrets" ? ", which hides secret-shaped files in the project"
+                                     : ", in its list of " + list_words(list);
+  } else if (l.rule.rfind("hard-deny ", 0) == 0) {
+    out += ": a name shaped like a secret is never passed";
+  }
+  return out + ".";
+}
+
+}  // namespace
+
 std::vector<SummaryLine> summarize_policy(const SummaryInputs& in) {
   if (!in.evaluation) return {};
   Summarizer s{*in.evaluation, in.evaluation->ir, {}};
@@ -362,6 +454,13 @@ std::vector<SummaryLine> summarize_policy(const SummaryInputs& in) {
   s.environment(in.environment_names);
   s.limits();
   s.enforcement(in);
+  for (auto& l : s.out) {
+    l.decided = decided_in_words(l, in.evaluation->ir);
+    // The engineer's words of the why, one click deeper.
+    if (l.detail.empty() && (!l.tier.empty() || !l.rule.empty()))
+      l.detail = (l.tier.empty() ? std::string("Paddock") : l.tier) + (l.file.empty() ? "" : " (" + l.file + ")") +
+                 (l.rule.empty() ? "" : ": " + l.rule);
+  }
   return std::move(s.out);
 }
 

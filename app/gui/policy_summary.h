@@ -20,6 +20,8 @@ struct SummaryLine {
   std::string text;      // the words shown
   std::vector<std::string> paths;  // the IR entries the line stands for (paths, domains, names)
   std::string tier, file, rule;    // why: the deciding tier, file and rule of the line's first entry
+  std::string decided;   // the why in words ("Decided by Paddock's default profile, in its list of ...")
+  std::string detail;    // the engineer's detail behind the words, shown one click deeper ("" = none)
   bool warn = false;     // something the user should look at (partial, refused, a wide grant)
 };
 
@@ -45,5 +47,9 @@ std::string display_path(const std::string& path, const std::string& project, co
 std::string human_bytes(std::int64_t bytes);
 // 4 h, 30 min, 45 s ...
 std::string human_seconds(std::int64_t secs);
+// Who decided, in words: "Paddock's default profile", "this project's policy
+// (.paddock/policy.yaml)", "this run's options", "Paddock itself, always" ...
+std::string tier_in_words(const std::string& tier, const std::string& file, const std::string& project,
+                          const std::string& home);
 
 }  // namespace paddock::gui

@@ -41,6 +41,7 @@ void Workspace::load() {
       const QString path = p.toObject().value("path").toString();
       paths << path;
       if (const QString a = p.toObject().value("agent").toString(); !a.isEmpty()) project_agents_[path] = a;
+      if (const QJsonValue r = p.toObject().value("review"); r.isBool()) project_review_[path] = r.toBool();
     }
     const QJsonObject st = o.value("settings").toObject();
     terminal_ = st.value("terminal").toString();
@@ -71,6 +72,7 @@ void Workspace::save() {
   for (const auto& p : projects_.paths()) {
     QJsonObject entry{{"path", p}};
     if (auto it = project_agents_.find(p); it != project_agents_.end()) entry.insert("agent", it->second);
+    entry.insert("review", reviewOf(p));
     projects.append(entry);
   }
   QJsonArray custom;
@@ -102,6 +104,7 @@ void Workspace::setCurrentProject(const QString& p) {
   if (const QString a = agentOf(p); !a.isEmpty() && agents_.indexOfName(a) >= 0) current_agent_ = a;
   save();
   emit currentChanged();
+  emit reviewChanged();
 }
 
 void Workspace::setCurrentAgent(const QString& name) {
@@ -170,9 +173,27 @@ void Workspace::removeCustomAgent(const QString& name) {
   emit currentChanged();
 }
 
+bool Workspace::reviewOf(const QString& project) const {
+  auto it = project_review_.find(project);
+  return it == project_review_.end() || it->second;
+}
+
+void Workspace::setReviewOf(const QString& project, bool on) {
+  if (project.isEmpty() || reviewOf(project) == on) return;
+  project_review_[project] = on;
+  save();
+  emit reviewChanged();
+}
+
 QString Workspace::agentOf(const QString& project) const {
   auto it = project_agents_.find(project);
   return it == project_agents_.end() ? QString() : it->second;
+}
+
+QVariantMap Workspace::projectAgents() const {
+  QVariantMap out;
+  for (const auto& [project, agent] : project_agents_) out.insert(project, agent);
+  return out;
 }
 
 void Workspace::recordLaunch(const QString& project, const QString& agent, const QString& mode) {

@@ -8,6 +8,7 @@
 
 #include <QJsonObject>
 #include <QVariantList>
+#include <QVariantMap>
 
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
@@ -25,6 +26,8 @@ class Workspace : public QObject {
   Q_PROPERTY(QString currentProject READ currentProject WRITE setCurrentProject NOTIFY currentChanged)
   Q_PROPERTY(QString currentAgent READ currentAgent WRITE setCurrentAgent NOTIFY currentChanged)
   Q_PROPERTY(QString currentAgentPreset READ currentAgentPreset NOTIFY currentChanged)
+  // The current project's review choice (reviewOf).
+  Q_PROPERTY(bool currentReview READ currentReview WRITE setCurrentReview NOTIFY reviewChanged)
   Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
   Q_PROPERTY(QString configFile READ configFile CONSTANT)
   // Settings (the Settings page), remembered in gui.json beside the projects.
@@ -36,6 +39,8 @@ class Workspace : public QObject {
   // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
   Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
   Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
+  // project path -> the agent chosen for it (a binding's dependency: cards follow a change at once).
+  Q_PROPERTY(QVariantMap projectAgents READ projectAgents NOTIFY currentChanged)
   // [{project, agent, mode, label}], newest first (the tray's "Launch again").
   Q_PROPERTY(QVariantList recentLaunches READ recentLaunches NOTIFY recentChanged)
 
@@ -62,6 +67,13 @@ class Workspace : public QObject {
   Q_INVOKABLE void reportError(const QString& message) { setError(message); }
   // The agent chosen for a project ("" = none chosen yet: the default agent).
   Q_INVOKABLE QString agentOf(const QString& project) const;
+  QVariantMap projectAgents() const;
+  // The project's "Review changes before they reach the project" (docs/review.md): on unless the
+  // user turned it off for this project.
+  Q_INVOKABLE bool reviewOf(const QString& project) const;
+  Q_INVOKABLE void setReviewOf(const QString& project, bool on);
+  bool currentReview() const { return reviewOf(current_project_); }
+  void setCurrentReview(bool on) { setReviewOf(current_project_, on); }
   Q_INVOKABLE void recordLaunch(const QString& project, const QString& agent, const QString& mode);
 
   QString terminal() const { return terminal_; }
@@ -81,6 +93,7 @@ class Workspace : public QObject {
 
  signals:
   void currentChanged();
+  void reviewChanged();
   void errorStringChanged();
   void settingsChanged();
   void recentChanged();
@@ -100,6 +113,7 @@ class Workspace : public QObject {
   bool writable_ = true;
   QJsonObject loaded_;  // gui.json as read: keys this version does not know are written back
   std::map<QString, QString> project_agents_;
+  std::map<QString, bool> project_review_;
   QString terminal_, default_agent_, default_profile_ = "default";
   bool close_to_tray_ = true, tray_notice_shown_ = false, autostart_ = false;
   QVariantList recent_;

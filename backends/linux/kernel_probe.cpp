@@ -113,6 +113,7 @@ json to_json(const KernelProbe& p) {
       {"unprivileged", p.unprivileged},
       {"host_root", p.host_root},
       {"rlimit_data", p.rlimit_data},
+      {"overlay_userns_error", text(p.overlay_userns_error)},
       {"cgroup", {{"version", text(p.cgroup.version)}, {"v2_mount", text(p.cgroup.v2_mount)},
                   {"own_v2_path", text(p.cgroup.own_v2_path)},
                   {"v2_delegated_writable", p.cgroup.v2_delegated_writable},
@@ -144,7 +145,8 @@ Result<KernelProbe> probe_from_json(const json& j) {
   std::string blocked_by;
   const auto ok = [&] {
     if (!r.object(j, "probe", {"kernel_release", "landlock_abi", "seccomp_filter", "namespaces", "userns_blocked_by",
-                               "userns_error", "unprivileged", "host_root", "rlimit_data", "cgroup"}) ||
+                               "userns_error", "unprivileged", "host_root", "rlimit_data", "overlay_userns_error",
+                               "cgroup"}) ||
         !r.str(j["kernel_release"], "kernel_release", p.kernel_release) ||
         !r.int32(j["landlock_abi"], "landlock_abi", p.landlock_abi) ||
         !r.boolean(j["seccomp_filter"], "seccomp_filter", p.seccomp_filter) ||
@@ -152,7 +154,8 @@ Result<KernelProbe> probe_from_json(const json& j) {
         !r.str(j["userns_error"], "userns_error", p.userns_error) ||
         !r.boolean(j["unprivileged"], "unprivileged", p.unprivileged) ||
         !r.boolean(j["host_root"], "host_root", p.host_root) ||
-        !r.boolean(j["rlimit_data"], "rlimit_data", p.rlimit_data))
+        !r.boolean(j["rlimit_data"], "rlimit_data", p.rlimit_data) ||
+        !r.str(j["overlay_userns_error"], "overlay_userns_error", p.overlay_userns_error))
       return false;
     const json& ns = j["namespaces"];
     if (!r.object(ns, "namespaces", {"user", "mount", "pid", "net", "ipc", "uts"}) ||

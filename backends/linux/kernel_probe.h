@@ -72,6 +72,11 @@ struct KernelProbe {
   // RLIMIT_DATA bounds private writable mappings, mmap included (Linux >= 4.7, unless booted
   // with ignore_rlimit_data, which only logs): tried, not inferred from the release.
   bool rlimit_data = false;
+  // An overlay file system can be mounted inside a new user namespace (Linux 5.11+, unless a
+  // distribution turned it off): what review mode's write roots need. Tried, not inferred. "" when
+  // it worked, otherwise the errno name of the failing mount (or of what the trial needed first).
+  std::string overlay_userns_error = "untried";
+  bool overlay_userns() const { return overlay_userns_error.empty(); }
   CgroupProbe cgroup;
   bool operator==(const KernelProbe&) const = default;
 };

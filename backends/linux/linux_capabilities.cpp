@@ -183,6 +183,18 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                           "paddock-helper never mounts host paths into the view on request; "
                           "remove the host-mounted paths from the policy",
                           Needs::kHostComponent));
+  m.push_back(fs(probe.overlay_userns()
+                    ? exact("fs.review_roots",
+                            "overlay mounted by the sandbox's init in its own user namespace: the host's "
+                            "directory is the read-only lower layer, the agent's writes land in the "
+                            "session's directory and reach the host only through paddock apply "
+                            "(conflict-checked, atomic per file); host-executed changes are listed apart")
+                    : unsupported("fs.review_roots",
+                                  "an overlay cannot be mounted in a user namespace on this kernel (" +
+                                      probe.overlay_userns_error +
+                                      "; it needs Linux 5.11 or newer with CONFIG_OVERLAY_FS), so the "
+                                      "agent's writes cannot be held for review; run without review "
+                                      "mode (--review, filesystem.review) or on a newer kernel")));
   m.push_back(exact("fs.watched_configs",
                     "paddock-helper reads each file on the host before the sandbox exists and again once "
                     "it is gone (bounded, no symlink followed), compares the listed keys by digest and "
@@ -266,6 +278,19 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
   m.push_back(fs(exact("secrets.inherited_credentials=deny",
                        "credential files and sockets outside the grants are not in the view")));
+  m.push_back(net(exact("secrets.credentials",
+                        "host-side credential broker: the agent gets a placeholder and a plain-HTTP "
+                        "endpoint on its own loopback; the broker, outside the sandbox, accepts only "
+                        "requests carrying the placeholder, writes the key into the upstream's header "
+                        "and sends the request over TLS verified against the system store to the one "
+                        "host the key was stored for. Every net mode, off included: the endpoint is a "
+                        "bound egress of its own, so the upstream need not be in the allowlist")));
+  m.push_back(net(exact("secrets.debug_upstreams",
+                        "test seam: the credential broker connects to these loopback addresses "
+                        "instead of the upstreams' (the IR is tainted); TLS is still verified for the "
+                        "upstream's name")));
+  m.push_back(net(exact("secrets.debug_upstream_ca",
+                        "test seam: the credential broker also trusts this CA file (the IR is tainted)")));
   m.push_back(exact("env.mode=allowlist", "environment built from scratch before exec"));
   m.push_back(exact("env.passed_names", "copied by name from the launch environment"));
   m.push_back(exact("env.set", "set by the helper before exec"));

@@ -8,6 +8,7 @@
 
 #include "backends/linux/cgroup_choice.h"
 #include "engine/capability.h"
+#include "engine/credentials.h"
 
 namespace paddock::linux_backend {
 namespace {
@@ -83,7 +84,10 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   auto grant = [&](MountOp op, const std::string& p) {
     grants.push_back({p, 0, {op, p, p, container_of(p, fs).root, false}});
   };
-  for (const std::string& r : fs.write_roots) grant(MountOp::kBindRw, r);
+  for (const std::string& r : fs.write_roots) {
+    const bool review = std::find(fs.review_roots.begin(), fs.review_roots.end(), r) != fs.review_roots.end();
+    grant(review ? MountOp::kOverlay : MountOp::kBindRw, r);
+  }
   for (const std::string& r : fs.read_roots) {
     // The IR never lists a path in both; if it did, write already includes read.
     if (std::find(fs.write_roots.begin(), fs.write_roots.end(), r) != fs.write_roots.end()) continue;
@@ -164,7 +168,33 @@ TmpfsSize tmpfs_size(const IrResources& res) {
   return t;
 }
 
-LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::string& connect) {
+// The credential endpoints, in the IR's order (by name), each on its own loopback port.
+std::vector<CredentialPlan> credential_plans(const FrozenIr& ir) {
+  std::vector<CredentialPlan> out;
+  int port = kFirstCredentialPort;
+  for (const auto& c : ir.secrets.credentials) {
+    CredentialPlan p;
+    p.name = c.name;
+    p.port_in_sandbox = port++;
+    p.upstream = c.upstream;
+    p.upstream_port = c.port;
+    if (auto it = ir.secrets.debug_upstreams.find(c.upstream); it != ir.secrets.debug_upstreams.end()) p.connect_to = it->second;
+    p.header = c.header;
+    p.scheme = c.scheme;
+    p.basic_user = c.basic_user;
+    const std::string endpoint = "http://127.0.0.1:" + std::to_string(p.port_in_sandbox);
+    for (const auto& [var, value] : c.env) p.env[var] = expand_credential_template(value, endpoint, kPlaceholderToken);
+    p.max_requests = c.max_requests;
+    p.max_bytes = c.max_bytes;
+    p.max_request_bytes = c.max_request_bytes;
+    p.max_response_bytes = c.max_response_bytes;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::string& connect,
+                           const std::vector<CredentialPlan>& credentials) {
   LandlockPlan l;
   l.abi = abi;
   if (abi < 1) return l;  // check() refuses: Landlock is required on Linux
@@ -206,6 +236,7 @@ LandlockPlan landlock_plan(const FrozenIr& ir, int abi, bool relay, const std::s
     l.handled_net = {LandlockNetRight::kBindTcp, LandlockNetRight::kConnectTcp};
     std::vector<LandlockNetRule> net;
     if (relay) net.push_back({kProxyPort, {LandlockNetRight::kConnectTcp}});
+    for (const auto& c : credentials) net.push_back({c.port_in_sandbox, {LandlockNetRight::kConnectTcp}});
     for (int p : ir.egress.connect_ports) net.push_back({p, {LandlockNetRight::kConnectTcp}});
     for (int p : ir.egress.host_ports) net.push_back({p, {LandlockNetRight::kConnectTcp}});
     for (int p : ir.egress.bind_ports) net.push_back({p, {LandlockNetRight::kBindTcp}});
@@ -301,6 +332,7 @@ const char* to_string(MountOp op) {
   switch (op) {
     case MountOp::kBindRo: return "bind_ro";
     case MountOp::kBindRw: return "bind_rw";
+    case MountOp::kOverlay: return "overlay";
     case MountOp::kProtectDir: return "protect_dir";
     case MountOp::kProtectFile: return "protect_file";
     case MountOp::kProtectAbsentDir: return "protect_absent_dir";
@@ -413,8 +445,19 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   if (relay && std::find(ir.egress.publish.begin(), ir.egress.publish.end(), kProxyPort) != ir.egress.publish.end())
     return refused("network.publish: port " + std::to_string(kProxyPort) +
                    " is the egress relay's inside the sandbox when the network is filtered; publish another port");
+  // Review mode holds the writes of write roots only; a review root that is not one would be a
+  // request nothing in the plan carries.
+  for (const std::string& r : ir.fs.review_roots)
+    if (std::find(ir.fs.write_roots.begin(), ir.fs.write_roots.end(), r) == ir.fs.write_roots.end())
+      return refused("fs.review_roots: " + r + " is not a write root; nothing was run");
   // Forwarded by the helper from the host's loopback (helpers/linux/port_forward.h).
   p.publish = ir.egress.publish;
+  p.credentials = credential_plans(ir);
+  p.credential_extra_ca = ir.secrets.debug_upstream_ca;
+  for (const auto& c : p.credentials)
+    if (std::find(ir.egress.publish.begin(), ir.egress.publish.end(), c.port_in_sandbox) != ir.egress.publish.end())
+      return refused("network.publish: port " + std::to_string(c.port_in_sandbox) + " is the endpoint of the brokered credential " +
+                     c.name + " inside the sandbox; publish another port");
   // The relay's port inside the sandbox is taken when the network is filtered.
   if (relay && std::find(ir.egress.host_ports.begin(), ir.egress.host_ports.end(), kProxyPort) != ir.egress.host_ports.end())
     return refused("network.host_ports: port " + std::to_string(kProxyPort) +
@@ -422,12 +465,17 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
                    "another port");
   // Relayed by the helper to the host's loopback (helpers/linux/host_ports.h).
   p.host_ports = ir.egress.host_ports;
+  for (const auto& c : p.credentials)
+    if (std::find(ir.egress.host_ports.begin(), ir.egress.host_ports.end(), c.port_in_sandbox) != ir.egress.host_ports.end())
+      return refused("network.host_ports: port " + std::to_string(c.port_in_sandbox) +
+                     " is the endpoint of the brokered credential " + c.name +
+                     " inside the sandbox; move the host's service to another port");
   // Without the relay --git-ssh has nowhere to go (check() refuses it); bind nothing then.
   const std::string connect = relay && ir.egress.git_ssh ? ir.egress.git_ssh_connect : "";
   p.mounts = mount_steps(ir.fs, ir.egress.unix_socket_files, connect);
   p.tmpfs = tmpfs_size(ir.resources);
   p.idmap_read_roots = probe.host_root;
-  p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect);
+  p.landlock = landlock_plan(ir, probe.landlock_abi, relay, connect, p.credentials);
   p.socket_families_allowed = {SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6};
   p.seccomp = seccomp_rules(p.socket_families_allowed);
   const LimitChoice limits = choose_limits(probe);
@@ -455,8 +503,8 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
       p.env.set[name] = http;
     p.env.set["ALL_PROXY"] = socks;
     p.env.set["all_proxy"] = socks;
-    // The sandbox's loopback is its own (a server the agent starts, a forwarded host port): never
-    // sent to the relay, which refuses every address literal anyway. docs/network.md.
+    // The sandbox's loopback is its own (a server the agent starts, a forwarded host port, the
+    // credential endpoints): never sent to the relay, which refuses every address literal anyway. docs/network.md.
     // "[::1]" too: Python matches the bracketed host of a URL against the list as written.
     const std::string loopback = "localhost,127.0.0.1,::1,[::1]";
     p.env.set["NO_PROXY"] = loopback;

@@ -34,6 +34,10 @@ namespace paddock::linux_backend {
 enum class MountOp {
   kBindRo,             // bind source at target, read-only, nosuid, nodev (a read root)
   kBindRw,             // bind source at target read-write, nosuid, nodev (a write root)
+  kOverlay,            // a write root in review mode: an overlay at target, nosuid, nodev, whose
+                       //   lower layer is source (read-only) and whose upper and work directories
+                       //   the helper makes in the session's directory (the n-th overlay step of the
+                       //   plan: review/<n>/), so that nothing the agent writes reaches the host
   kProtectDir,         // deny_write on a directory that exists: read-only bind of itself
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
@@ -170,6 +174,30 @@ struct ProxyPlan {
   bool operator==(const ProxyPlan&) const = default;
 };
 
+// One brokered credential (the IR's secrets.credentials; docs/credentials.md): init listens on
+// 127.0.0.1:<port_in_sandbox> in the sandbox's network namespace and hands the socket to the
+// helper, whose credential broker serves it from the host. `env` is what the agent gets, with
+// ${endpoint} already written; the helper writes ${placeholder} when it starts the agent (the
+// placeholder, like the key, is never in the plan).
+struct CredentialPlan {
+  std::string name;
+  int port_in_sandbox = 0;
+  std::string upstream;        // the host name TLS is verified for (and the Host header)
+  int upstream_port = 443;
+  std::string connect_to;      // PADDOCK_DEBUG_UPSTREAM: "127.0.0.1:PORT" instead of a lookup; ""
+  std::string header;
+  CredentialScheme scheme = CredentialScheme::kBearer;
+  std::string basic_user;
+  std::map<std::string, std::string> env;
+  std::optional<std::int64_t> max_requests, max_bytes;
+  std::int64_t max_request_bytes = 0, max_response_bytes = 0;
+  bool operator==(const CredentialPlan&) const = default;
+};
+
+// The first credential endpoint's port in the sandbox; the next ones follow it, in the order of
+// the IR's credentials (by name).
+inline constexpr int kFirstCredentialPort = 3129;
+
 struct LinuxPlan {
   std::string hostname = "paddock";
   std::vector<MountStep> mounts;
@@ -187,6 +215,8 @@ struct LinuxPlan {
   CgroupPlan cgroup;
   EnvPlan env;
   ProxyPlan proxy;
+  std::vector<CredentialPlan> credentials;
+  std::string credential_extra_ca;  // PADDOCK_DEBUG_UPSTREAM_CA (tainted test seam), "" otherwise
   // Host loopback ports the helper forwards to the same port on the sandbox's loopback (the IR's
   // egress.publish): it listens on the host's 127.0.0.1:<port> before the sandbox starts.
   std::vector<int> publish;

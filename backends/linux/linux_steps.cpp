@@ -111,6 +111,21 @@ void proxy(CanonicalWriter& w, const ProxyPlan& p) {
   w.key("port_in_sandbox").value(p.port_in_sandbox).end_object();
 }
 
+void credentials(CanonicalWriter& w, const std::vector<CredentialPlan>& list) {
+  w.begin_array();
+  for (const auto& c : list) {
+    w.begin_object().key("basic_user").value(c.basic_user).key("connect_to").value(c.connect_to);
+    w.key("env").value(c.env).key("header").value(c.header).key("max_bytes");
+    opt(w, c.max_bytes);
+    w.key("max_request_bytes").value(c.max_request_bytes).key("max_requests");
+    opt(w, c.max_requests);
+    w.key("max_response_bytes").value(c.max_response_bytes).key("name").value(c.name);
+    w.key("port_in_sandbox").value(c.port_in_sandbox).key("scheme").value(to_string(c.scheme));
+    w.key("upstream").value(c.upstream).key("upstream_port").value(c.upstream_port).end_object();
+  }
+  w.end_array();
+}
+
 void ports(CanonicalWriter& w, const std::vector<int>& list) {
   w.begin_array();
   for (int port : list) w.value(port);
@@ -157,6 +172,11 @@ std::string canonical_steps(const LinuxPlan& p, const std::vector<LimitEntry>& l
   step(w, "seccomp", [&] { seccomp(w, p); });
   step(w, "env", [&] { env(w, p.env); });
   step(w, "proxy", [&] { proxy(w, p.proxy); });
+  step(w, "credentials", [&] {
+    w.begin_object().key("endpoints");
+    credentials(w, p.credentials);
+    w.key("extra_ca").value(p.credential_extra_ca).end_object();
+  });
   step(w, "publish", [&] { ports(w, p.publish); });
   step(w, "host_ports", [&] { ports(w, p.host_ports); });
   step(w, "wall_time_secs", [&] { opt(w, p.wall_time_secs); });
@@ -169,6 +189,9 @@ nlohmann::json to_json(const LinuxPlan& p) {
   w.begin_object();
   w.key("cgroup");
   cgroup(w, p.cgroup);
+  w.key("credential_extra_ca").value(p.credential_extra_ca);
+  w.key("credentials");
+  credentials(w, p.credentials);
   w.key("env");
   env(w, p.env);
   w.key("host_ports");

@@ -45,6 +45,11 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the macOS helper never mounts host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(unsupported("fs.review_roots",
+                          "the macOS helper has no copy-on-write layer to put under a write root (there is no "
+                          "overlay file system without a kernel extension), so the agent's writes would reach the "
+                          "project directly; review mode is refused on macOS: run without --review or "
+                          "filesystem.review"));
   m.push_back(partial("fs.watched_configs", "filesystem.protect_agent_config, when set (Seatbelt deny file-write*)",
                       "the macOS helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; set "
@@ -93,6 +98,15 @@ std::vector<FieldCapability> macos_capability_matrix() {
                       "with its owner's uid (inside the same profile)"));
   m.push_back(exact("secrets.default=deny", "allowlisted environment; (deny default) files"));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
+  // Refused rather than run with a placeholder nothing answers: the key itself would stay on the
+  // host either way (it never enters the IR or the environment), but the agent could not use it.
+  m.push_back(unsupported("secrets.credentials",
+                          "Paddock has no credential broker on macOS yet (its network is off): the key "
+                          "would stay out of the sandbox, but the agent could not use it; remove the "
+                          "credential ('paddock credentials remove NAME') or run the agent on Linux"));
+  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
+    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
+                               "Linux credential broker only; unset them"));
   m.push_back(partial("secrets.inherited_credentials=deny",
                       "(deny default); keychain services absent from the mach-lookup list",
                       "the agent runs in the user's login session: any mach service the base "

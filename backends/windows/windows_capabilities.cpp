@@ -47,6 +47,10 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(unsupported("fs.host_mounted_paths",
                           "the Windows helper never maps host paths; remove them from the policy",
                           Needs::kHostComponent));
+  m.push_back(unsupported("fs.review_roots",
+                          "the Windows helper has no copy-on-write layer to put under a write root without a file-"
+                          "system filter driver, so the agent's writes would reach the project directly; review "
+                          "mode is refused on Windows: run without --review or filesystem.review"));
   m.push_back(partial("fs.watched_configs", "none: the files are written as the grants allow",
                       "the Windows helper does not compare the agents' settings before and after a "
                       "session, so a hook or MCP server the agent adds is not reported; review the "
@@ -98,6 +102,15 @@ std::vector<FieldCapability> windows_capability_matrix() {
                       "outside the sandbox"));
   m.push_back(exact("secrets.default=deny", "allowlisted environment; no grant outside the roots"));
   m.push_back(exact("secrets.brokered_env", "stripped from the environment before exec"));
+  // Refused rather than run with a placeholder nothing answers: the key itself would stay on the
+  // host either way (it never enters the IR or the environment), but the agent could not use it.
+  m.push_back(unsupported("secrets.credentials",
+                          "Paddock has no credential broker on Windows yet (its network is off): the key "
+                          "would stay out of the sandbox, but the agent could not use it; remove the "
+                          "credential ('paddock credentials remove NAME') or run the agent on Linux"));
+  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
+    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
+                               "Linux credential broker only; unset them"));
   m.push_back(partial("secrets.inherited_credentials=deny", "AppContainer token",
                       "files whose ACL grants ALL APPLICATION PACKAGES are readable; the user's "
                       "profile and credential stores grant it nothing by default"));

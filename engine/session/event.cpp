@@ -20,6 +20,7 @@ constexpr std::pair<EventType, const char*> kEventNames[] = {
     {EventType::kLimitHit, "limit_hit"},
     {EventType::kNotice, "notice"},
     {EventType::kConfigChanged, "agent_config_changed"},
+    {EventType::kCredentialRequest, "credential_request"},
     {EventType::kSessionEnded, "session_ended"},
 };
 

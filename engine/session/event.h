@@ -32,6 +32,9 @@ enum class EventType {
   kLimitHit,        // limit_hit: limit, ...
   kNotice,          // notice: level or source, kind, message
   kConfigChanged,   // agent_config_changed: file, key, change, severity ("high"), see config_watch.h
+  // credential_request: credential, host, method, path (no query), status, bytes_tx, bytes_rx,
+  // duration_ms, decision (allow | deny), rule; never the credential's value (docs/credentials.md)
+  kCredentialRequest,
   kSessionEnded,    // session_ended: the report's fields (report.h) but session_id
 };
 

@@ -15,6 +15,7 @@ using nlohmann::json;
 constexpr std::pair<InitMessageType, const char*> kTypeNames[] = {
     {InitMessageType::kSetupFailed, "setup_failed"}, {InitMessageType::kPlaceholders, "placeholders"},
     {InitMessageType::kProxyListen, "proxy_listen"}, {InitMessageType::kNetworkNamespace, "network_namespace"},
+    {InitMessageType::kCredentialListen, "credential_listen"},
     {InitMessageType::kHostPortListen, "host_port_listen"},
     {InitMessageType::kAttestation, "attestation"},  {InitMessageType::kExecFailed, "exec_failed"},
     {InitMessageType::kDeadline, "deadline"},        {InitMessageType::kExit, "exit"},
@@ -59,6 +60,13 @@ InitMessage InitMessage::proxy_listen() {
 InitMessage InitMessage::network_namespace() {
   InitMessage m;
   m.type = InitMessageType::kNetworkNamespace;
+  return m;
+}
+
+InitMessage InitMessage::credential_listen(std::string name) {
+  InitMessage m;
+  m.type = InitMessageType::kCredentialListen;
+  m.message = std::move(name);
   return m;
 }
 
@@ -112,6 +120,8 @@ std::string encode_init_message(const InitMessage& m) {
     }
     case InitMessageType::kExecFailed:
       return dump_record({{"type", type_name(m.type)}, {"errno", m.error_number}, {"message", encode_json_text(m.message)}});
+    case InitMessageType::kCredentialListen:
+      return dump_record({{"type", type_name(m.type)}, {"name", m.message}});
     case InitMessageType::kProxyListen:
     case InitMessageType::kNetworkNamespace:
     case InitMessageType::kHostPortListen:
@@ -186,6 +196,10 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
       read_int(r, j, "errno", m.error_number);
       if (!j.contains("message")) r.fail("message", "missing field");
       else r.str(j["message"], "message", m.message);
+      break;
+    case InitMessageType::kCredentialListen:
+      if (!j.contains("name")) r.fail("name", "missing field");
+      else r.str(j["name"], "name", m.message);
       break;
     case InitMessageType::kAttestation:
       if (!j.contains("attestation") || !j["attestation"].is_object()) r.fail("attestation", "expected an object");

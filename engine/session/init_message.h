@@ -8,6 +8,8 @@
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
 //   network_namespace               with the sandbox's network namespace (SCM_RIGHTS), for the
 //                                   forwarder of published ports (sent only when the plan has some)
+//   credential_listen {name}        with the in-namespace listening socket of one brokered
+//                                   credential's endpoint (SCM_RIGHTS), one message each
 //   host_port_listen                with a listening socket on the sandbox's 127.0.0.1:<port>
 //                                   (SCM_RIGHTS), one per host port, for the helper's relay
 //   attestation {attestation}       readiness: everything is applied; the agent waits for the
@@ -29,8 +31,8 @@
 namespace paddock::session {
 
 enum class InitMessageType {
-  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kHostPortListen, kAttestation, kExecFailed, kDeadline,
-  kExit
+  kSetupFailed, kPlaceholders, kProxyListen, kNetworkNamespace, kCredentialListen, kHostPortListen, kAttestation,
+  kExecFailed, kDeadline, kExit
 };
 
 // The helper's answer to readiness: the attestation is stored (the agent may exec), or not.
@@ -47,7 +49,7 @@ struct InitMessage {
   };
 
   InitMessageType type = InitMessageType::kSetupFailed;
-  std::string message;       // setup_failed, exec_failed
+  std::string message;       // setup_failed, exec_failed; credential_listen: the credential's name
   int error_number = 0;      // exec_failed: the exec's errno
   std::string attestation;   // attestation: the attestation's JSON, byte for byte as sent
   std::vector<Placeholder> placeholders;
@@ -62,6 +64,7 @@ struct InitMessage {
   static InitMessage placeholders_made(std::vector<Placeholder> list);
   static InitMessage proxy_listen();
   static InitMessage network_namespace();
+  static InitMessage credential_listen(std::string name);
   static InitMessage host_port_listen();
   static InitMessage ready(std::string attestation_json);
   static InitMessage exec_failed(int error_number, std::string message);

@@ -37,6 +37,14 @@ struct Layout {
   std::string approvals_file() const { return state_dir + "/approvals.json"; }
   // Records of the placeholders sessions made for absent protected paths, and their lock.
   std::string placeholders_dir() const { return state_dir + "/placeholders"; }
+  // How long ended sessions' records stay (engine/session/retention.h).
+  std::string retention_file() const { return config_dir + "/sessions.json"; }
+  // Brokered credentials (docs/credentials.md): the store's index (names, the host each is bound
+  // to, placeholders; never a value), the 0600 file of values where no secret service answers,
+  // and when each was last used (credential_records.h).
+  std::string credential_index() const { return config_dir + "/credentials.json"; }
+  std::string credential_file_store() const { return config_dir + "/credentials.secret.json"; }
+  std::string credential_use_file() const { return state_dir + "/credential-use.json"; }
 };
 
 // Fails (bad input) only when HOME is not an absolute path.

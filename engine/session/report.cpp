@@ -55,6 +55,13 @@ json report_json(const Report& r, bool with_id) {
       changes.push_back({{"file", encode_json_text(c.file)}, {"key", c.key}, {"change", c.change}});
     j["config_changes"] = std::move(changes);
   }
+  if (!r.credentials.empty()) {
+    json list = json::array();
+    for (const auto& c : r.credentials)
+      list.push_back({{"name", c.name}, {"upstream", c.upstream}, {"requests", c.requests}, {"refused", c.refused},
+                      {"bytes_tx", c.bytes_tx}, {"bytes_rx", c.bytes_rx}, {"last_used", c.last_used}});
+    j["credentials"] = std::move(list);
+  }
   return j;
 }
 
@@ -117,6 +124,26 @@ Result<Report> report_from_json(const json& j, const std::string& what, bool req
           else r.str(list[i][key], at + "." + key, *field);
         }
         out.config_changes.push_back(std::move(c));
+      }
+    }
+  }
+  if (j.contains("credentials")) {
+    const json& list = j["credentials"];
+    if (!list.is_array()) {
+      r.fail("credentials", "expected an array");
+    } else {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at = "credentials[" + std::to_string(i) + "]";
+        if (!r.object(list[i], at, {"name", "upstream", "requests", "refused", "bytes_tx", "bytes_rx", "last_used"})) break;
+        CredentialUsage c;
+        r.str(list[i]["name"], at + ".name", c.name);
+        r.str(list[i]["upstream"], at + ".upstream", c.upstream);
+        read_count(r, list[i]["requests"], at + ".requests", c.requests);
+        read_count(r, list[i]["refused"], at + ".refused", c.refused);
+        read_count(r, list[i]["bytes_tx"], at + ".bytes_tx", c.bytes_tx);
+        read_count(r, list[i]["bytes_rx"], at + ".bytes_rx", c.bytes_rx);
+        r.str(list[i]["last_used"], at + ".last_used", c.last_used);
+        out.credentials.push_back(std::move(c));
       }
     }
   }

@@ -32,6 +32,18 @@ struct Usage {
   std::int64_t pids = 0;     // processes and threads the session started
 };
 
+// One brokered credential's use in a session (docs/credentials.md): what its endpoint relayed,
+// summed over the session; never its value.
+struct CredentialUsage {
+  std::string name;
+  std::string upstream;       // "host:port"
+  std::int64_t requests = 0;  // relayed to the upstream
+  std::int64_t refused = 0;   // answered by the broker itself (no placeholder, budget, bounds)
+  std::int64_t bytes_tx = 0;  // agent -> upstream, headers and bodies
+  std::int64_t bytes_rx = 0;  // upstream -> agent
+  std::string last_used;      // UTC time of the last relayed request, "" = none
+};
+
 struct Report {
   std::string session_id;
   ReportStatus status = ReportStatus::kFailed;
@@ -48,6 +60,7 @@ struct Report {
   // Keys of the agent's configuration that name host commands and changed during the session
   // (config_watch.h): what the agent's CLI may run outside Paddock next time.
   std::vector<ConfigChange> config_changes;
+  std::vector<CredentialUsage> credentials;  // one per brokered credential, by name
 };
 
 // The report as JSON; with_id = false leaves session_id out (the session_ended event's fields).

@@ -25,6 +25,8 @@ constexpr ValueOption kValues[] = {
     {"--control-socket", "PATH", &HelperRunArgs::control_socket, false},
     {"--probe", "FILE", &HelperRunArgs::probe_file, false},
     {"--cwd", "DIR", &HelperRunArgs::cwd, false},
+    {"--credentials", "FILE", &HelperRunArgs::credentials_file, false},
+    {"--placeholders", "FILE", &HelperRunArgs::placeholders_file, false},
 };
 constexpr const char* kTimeout = "--timeout";
 

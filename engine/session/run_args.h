@@ -20,6 +20,12 @@ struct HelperRunArgs {
   std::string control_socket;  // --control-socket ("" = none)
   std::string probe_file;      // --probe: the caller's probe ("" = probe here)
   std::string cwd;             // --cwd ("" = the project)
+  // --credentials: the brokered credentials' values and placeholders (credential_secrets.h),
+  // read by the helper once the sandbox's init is running, never before; "" = none.
+  std::string credentials_file;
+  // --placeholders: each brokered credential's placeholder ({NAME: placeholder}), not secret,
+  // read before the sandbox starts; "" = none.
+  std::string placeholders_file;
   std::optional<std::int64_t> timeout_secs;  // --timeout
   bool allow_tainted = false;  // --allow-tainted
   // --replaces-caller: `paddock run` exec'd the helper in its own process, so there is no

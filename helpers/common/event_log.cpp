@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "platform/utc_time.h"
+
 namespace paddock::helper {
 namespace {
 
@@ -21,16 +23,7 @@ std::int64_t now_ms() {
 
 }  // namespace
 
-std::string utc_timestamp() {
-  struct timespec ts {};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm {};
-  gmtime_r(&ts.tv_sec, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-  return buf;
-}
+std::string utc_timestamp() { return platform::utc_timestamp(); }
 
 void EventLog::emit(session::Event event) {
   if (event.ts.empty()) event.ts = utc_timestamp();

@@ -18,6 +18,7 @@
 #include "backends/linux/linux_plan.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
+#include "engine/session/credential_records.h"
 #include "engine/session/layout.h"
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
@@ -168,6 +169,26 @@ int helper_run_main(int argc, char** argv) {
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
+  if (!spec.plan.credentials.empty()) {
+    // The placeholders now (not secret: the agent's variables carry them); the values only once
+    // the sandbox's init runs (credential_relay.h).
+    if (args->placeholders_file.empty() || args->credentials_file.empty())
+      return fail(refused("this session brokers credentials (" + spec.plan.credentials.front().name +
+                          "), but their values were not handed over; start it with 'paddock run'"));
+    auto placeholders = platform::read_file(args->placeholders_file, {.max_bytes = 1 << 20});
+    if (!placeholders) return fail(placeholders.error());
+    auto decoded = session::decode_credential_placeholders(*placeholders);
+    if (!decoded) return fail(decoded.error());
+    for (const auto& c : spec.plan.credentials)
+      if (!decoded->count(c.name)) return fail(refused("credential " + c.name + ": no placeholder was handed over"));
+    spec.credential_placeholders = *decoded;
+    opt.credentials.credentials = spec.plan.credentials;
+    opt.credentials.placeholders = std::move(*decoded);
+    opt.credentials.secrets_file = args->credentials_file;
+    opt.credentials.extra_ca_file = spec.plan.credential_extra_ca;
+    opt.credentials.tainted = !ir->secrets.debug_upstreams.empty() || !ir->secrets.debug_upstream_ca.empty();
+    if (auto layout = session::from_env(env); layout.ok()) opt.credential_use_file = layout->credential_use_file();
+  }
   opt.watched_configs = ir->fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
   if (args->record_session) {
     opt.record_ir = std::move(*ir_record);

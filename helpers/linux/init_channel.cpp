@@ -27,6 +27,7 @@ InitAction absorb_init_message(InitOutcome& out, const Result<session::InitMessa
       return InitAction::kNone;
     case InitMessageType::kProxyListen: return InitAction::kStartRelay;
     case InitMessageType::kNetworkNamespace: return InitAction::kStartForward;
+    case InitMessageType::kCredentialListen: return InitAction::kStartCredential;
     case InitMessageType::kHostPortListen: return InitAction::kAddHostPort;
     case InitMessageType::kAttestation: return out.attested ? InitAction::kNone : InitAction::kStoreAttestation;
     case InitMessageType::kPlaceholders:

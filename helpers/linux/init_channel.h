@@ -38,6 +38,7 @@ enum class InitAction {
   kStop,              // the session cannot go on (setup_error says why)
   kStartRelay,        // the proxy's listening socket came with the message
   kStartForward,      // the sandbox's network namespace came with the message (published ports)
+  kStartCredential,   // a credential endpoint's listening socket came with it (the message names it)
   kAddHostPort,       // a listening socket for a host port came with the message
   kStoreAttestation,  // readiness: store attestation.json, then answer the agent
 };

@@ -147,8 +147,9 @@ Status mkdir_staging(const std::string& path) {
 
 class ViewBuilder {
  public:
-  ViewBuilder(const TmpfsSize& size, std::vector<Placeholder>& placeholders, bool mask_root_only_proc)
-      : size_(size), placeholders_(placeholders), mask_root_only_proc_(mask_root_only_proc) {}
+  ViewBuilder(const TmpfsSize& size, const std::vector<OverlayDirs>& overlays, std::vector<Placeholder>& placeholders,
+              bool mask_root_only_proc)
+      : size_(size), overlays_(overlays), placeholders_(placeholders), mask_root_only_proc_(mask_root_only_proc) {}
 
   Status prepare() {
     old_root_.reset(::open(kOld, O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -161,6 +162,7 @@ class ViewBuilder {
     switch (step.op) {
       case MountOp::kBindRo: return grant(step, kReadOnly, prepared);
       case MountOp::kBindRw: return grant(step, kReadWrite, prepared);
+      case MountOp::kOverlay: return overlay(step);
       case MountOp::kProtectDir:
       case MountOp::kProtectFile:
       case MountOp::kMaskFile:
@@ -188,8 +190,8 @@ class ViewBuilder {
     return fd;
   }
 
-  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
-  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+  // The host path a grant shows, opened beneath the host root without following a symlink.
+  Result<UniqueFd> open_source(const MountStep& step, int prepared) {
     UniqueFd src(prepared >= 0 ? ::dup(prepared) : open_beneath(old_root_.get(), relative_to(step.source, "/")));
     if (!src.valid()) {
       if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
@@ -197,15 +199,101 @@ class ViewBuilder {
       return sys_error("open grant", step.source);
     }
     if (is_symlink(src.get())) return changed(step.source, "(granted) became a symlink");
+    return src;
+  }
+
+  // `prepared`: a detached tree the helper made for this grant (an idmapped copy), or -1.
+  Status grant(const MountStep& step, unsigned attrs, int prepared) {
+    auto opened = open_source(step, prepared);
+    if (!opened) return opened.error();
+    UniqueFd src = std::move(*opened);
     const bool dir = is_dir(src.get());
+    auto at = mount_point(step, dir);
+    if (!at) return at.error();
+    UniqueFd target = std::move(*at);
+    if (prepared >= 0) {
+      // Already read-only, nosuid, nodev and idmapped: attached as it is.
+      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+        return sys_error("mount", step.target);
+      return Status::Ok();
+    }
+    return attach_clone(src.get(), target.get(), attrs, step.target);
+  }
+
+  // A write root in review mode (docs/review.md): an overlay whose lower layer is the host's
+  // directory, opened like any grant, and whose upper and work directories are the session's,
+  // opened by the helper. The kernel finds each layer by its descriptor's /proc path, so nothing
+  // is looked up by name on the host; the mount is made here, in the sandbox's user namespace,
+  // where an unprivileged user may mount an overlay (with its metadata in user.* xattrs).
+  // Whatever fails, the session fails: the writes never go to the host directly instead.
+  Status overlay(const MountStep& step) {
+    if (next_overlay_ >= overlays_.size()) return refused("no upper directory for the review root " + step.target);
+    const OverlayDirs layers = overlays_[next_overlay_++];
+    auto opened = open_source(step, -1);
+    if (!opened) return opened.error();
+    UniqueFd lower = std::move(*opened);
+    if (!is_dir(lower.get()))
+      return refused(step.source + " is a file: review mode holds the writes of directories only; grant its "
+                     "directory instead, or run without review mode (nothing was run)");
+    auto at = mount_point(step, /*dir=*/true);
+    if (!at) return at.error();
+    UniqueFd target = std::move(*at);
+    auto upper = open_layer(layers.upper);
+    if (!upper) return upper.error();
+    auto work = open_layer(layers.work);
+    if (!work) return work.error();
+    const auto fd_path = [](int fd) { return std::string(kOld) + "/proc/self/fd/" + std::to_string(fd); };
+    UniqueFd fs(::fsopen("overlay", FSOPEN_CLOEXEC));
+    if (!fs.valid()) return sys_error("open an overlay file system for the review root", step.target);
+    const auto fail = [&](const std::string& what) {
+      Error e = sys_error(what + " for the review root", step.target);
+      // The kernel says why in words on the file system's descriptor.
+      char buf[512];
+      ssize_t n;
+      while ((n = ::read(fs.get(), buf, sizeof buf - 1)) > 0) {
+        buf[n] = 0;
+        std::string line(buf);
+        while (!line.empty() && line.back() == '\n') line.pop_back();
+        if (line.size() > 2 && line[1] == ' ') e.message += " (" + line.substr(2) + ")";
+      }
+      return e;
+    };
+    const std::pair<const char*, std::string> params[] = {
+        {"source", "paddock-review"}, {"lowerdir", fd_path(lower.get())},
+        {"upperdir", fd_path(upper->get())}, {"workdir", fd_path(work->get())}};
+    for (const auto& [key, value] : params)
+      if (::fsconfig(fs.get(), FSCONFIG_SET_STRING, key, value.c_str(), 0) != 0) return fail(std::string("overlay ") + key);
+    if (::fsconfig(fs.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) != 0) return fail("overlay userxattr");
+    if (::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) return fail("mount an overlay");
+    UniqueFd mnt(::fsmount(fs.get(), FSMOUNT_CLOEXEC, kReadWrite));
+    if (!mnt.valid()) return fail("attach the overlay");
+    if (::move_mount(mnt.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      return sys_error("mount the overlay at", step.target);
+    overlay_roots_.insert(step.target);
+    return Status::Ok();
+  }
+
+  // An overlay layer the helper made, opened in this mount namespace.
+  Result<UniqueFd> open_layer(const OverlayDir& d) {
+    UniqueFd fd(open_beneath(old_root_.get(), relative_to(d.path, "/"), O_PATH | O_DIRECTORY));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return sys_error("open the session's layer", d.path);
+    if (static_cast<std::uint64_t>(st.st_dev) != d.dev || static_cast<std::uint64_t>(st.st_ino) != d.ino)
+      return changed(d.path, "(the session's layer) was replaced");
+    return fd;
+  }
+
+  // Where a grant is mounted: in the view's own skeleton (made in the staging tmpfs), or, for a
+  // grant nested in another one, the host's directory or file there, which must be what it was.
+  Result<UniqueFd> mount_point(const MountStep& step, bool dir) {
     UniqueFd target;
     if (step.within.empty()) {
       // A target in the view's own skeleton: make its mount point in the staging tmpfs.
       const std::string at = std::string(kNew) + step.target;
       if (dir) {
-        if (auto s = mkdir_staging(at); !s) return s;
+        if (auto s = mkdir_staging(at); !s) return s.error();
       } else {
-        if (auto s = mkdir_staging(at.substr(0, at.rfind('/'))); !s) return s;
+        if (auto s = mkdir_staging(at.substr(0, at.rfind('/'))); !s) return s.error();
         int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
         if (fd < 0) return sys_error("create mount point", step.target);
         ::close(fd);
@@ -220,13 +308,7 @@ class ViewBuilder {
     if (!target.valid()) return open_failed(step.target, "(granted) ");
     if (is_symlink(target.get())) return changed(step.target, "(granted) became a symlink");
     if (is_dir(target.get()) != dir) return changed(step.target, "changed kind");
-    if (prepared >= 0) {
-      // Already read-only, nosuid, nodev and idmapped: attached as it is.
-      if (::move_mount(src.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-        return sys_error("mount", step.target);
-      return Status::Ok();
-    }
-    return attach_clone(src.get(), target.get(), attrs, step.target);
+    return target;
   }
 
   // Walks from the container to the target's parent, one component at a time, pinning every
@@ -332,7 +414,9 @@ class ViewBuilder {
         next.reset(open_beneath(fd.get(), parts[i]));
         if (!next.valid()) return sys_error("open the placeholder", path);
         struct stat st {};
-        if (made >= 0 && ::fstat(next.get(), &st) == 0)
+        // Inside a review root the placeholder is in the session's upper layer, not on the host:
+        // nothing there is the registry's to remove. Git inside is told to ignore it all the same.
+        if (made >= 0 && !overlay_roots_.count(step.within) && ::fstat(next.get(), &st) == 0)
           placeholders_.push_back(made_placeholder(path, as_dir, st, content));
         if (!as_dir) git_hidden_.push_back(path);  // an empty directory git never shows
         // A denied path's placeholder is masked, not shown: what someone outside writes into it
@@ -443,7 +527,11 @@ class ViewBuilder {
       if (!current || current->size() > kMaxExclude) return Status::Ok();
     } else if (errno == ENOENT) {
       // No info/exclude (a repository made with an empty template): a mount point is made for it
-      // on the host, inside the git dir, as placeholders are.
+      // on the host, inside the git dir, as placeholders are. Not under a review root: its host
+      // directory is the overlay's lower layer, which nothing may change while it is mounted, and
+      // a file made in the upper layer would be one more change to review; that repository's git
+      // shows the file placeholders instead.
+      if (in_overlay_root(common)) return Status::Ok();
       if (!make_in_host(info, /*dir=*/true) || !make_in_host(exclude, /*dir=*/false)) return Status::Ok();
     } else {
       return Status::Ok();
@@ -489,6 +577,14 @@ class ViewBuilder {
   }
 
   static constexpr std::size_t kMaxExclude = std::size_t{1} << 20;
+
+  bool in_overlay_root(const std::string& path) const {
+    for (const std::string& root : overlay_roots_)
+      if (path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                           (root == "/" || path[root.size()] == '/')))
+        return true;
+    return false;
+  }
 
  public:
   // The sources of masks: an empty read-only file and an empty tmpfs (mode 0000), both in the
@@ -601,6 +697,9 @@ class ViewBuilder {
   }
 
   TmpfsSize size_;
+  const std::vector<OverlayDirs>& overlays_;
+  std::size_t next_overlay_ = 0;
+  std::set<std::string> overlay_roots_;  // targets of the overlays mounted so far
   std::vector<Placeholder>& placeholders_;
   bool mask_root_only_proc_ = false;
   std::vector<std::string> git_hidden_;  // file placeholders in the view, to hide from git
@@ -644,8 +743,8 @@ Status copy_top_level_symlinks() {
 }  // namespace
 
 Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tmpfs_size,
-                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders,
-                        bool mask_root_only_proc) {
+                        const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
+                        std::vector<Placeholder>& placeholders, bool mask_root_only_proc) {
   // Nothing we mount may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return sys_error("make mounts private", "/");
@@ -661,7 +760,7 @@ Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tm
   if (::mount("tmpfs", kNew, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_error("mount root tmpfs", kNew);
 
-  ViewBuilder view(tmpfs_size, placeholders, mask_root_only_proc);
+  ViewBuilder view(tmpfs_size, overlays, placeholders, mask_root_only_proc);
   if (auto s = view.make_mask_sources(); !s) return s;
   if (auto s = view.prepare(); !s) return s;
   for (std::size_t i = 0; i < steps.size(); ++i)

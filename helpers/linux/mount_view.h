@@ -20,15 +20,28 @@ namespace paddock::helper {
 // kProtectAbsent*): the helper records it so that it can be removed once no session needs it.
 using Placeholder = session::PlaceholderRecord;
 
+// The upper and work directories of one overlay step (MountOp kOverlay), in the order of those
+// steps: made by the helper in the session's directory before the sandbox exists. Init opens
+// them by path in its own mount namespace (the kernel takes an overlay's upper layer only from
+// the mounter's namespace), beneath the host root and without following a symlink, and checks
+// that each is the directory the helper made.
+struct OverlayDir {
+  std::string path;  // absolute host path
+  std::uint64_t dev = 0, ino = 0;
+};
+struct OverlayDirs {
+  OverlayDir upper, work;
+};
+
 // Must run in the new user+mount namespace, in the new PID namespace (for /proc), before
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
 // `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
-// attach for that grant instead of a clone of the host path. `mask_root_only_proc`: the agent is
-// the host's uid 0 (a root caller, LinuxPlan::idmap_read_roots): every /proc entry only root may
-// read is masked in the new /proc.
+// attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay step.
+// `mask_root_only_proc`: the agent is the host's uid 0 (a root caller,
+// LinuxPlan::idmap_read_roots): every /proc entry only root may read is masked in the new /proc.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
-                        const std::vector<int>& prepared, std::vector<Placeholder>& placeholders,
-                        bool mask_root_only_proc);
+                        const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
+                        std::vector<Placeholder>& placeholders, bool mask_root_only_proc);
 
 }  // namespace paddock::helper

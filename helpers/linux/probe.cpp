@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -95,6 +96,37 @@ bool rlimit_data_enforced() {
   setrlimit(RLIMIT_DATA, &old);
   if (p != MAP_FAILED) munmap(p, page);
   return refused;
+}
+
+// Writes the whole value in one write(2), as /proc's id map files need.
+bool write_proc(const char* path, const std::string& value) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+  close(fd);
+  return ok;
+}
+
+// Review mode mounts an overlay inside the sandbox's user namespace (docs/review.md): tried here
+// the same way, in a child with new user and mount namespaces, over a tmpfs of its own (nothing
+// on the host is touched). Returns the errno name of the first step that failed, "" when the
+// overlay mounted.
+std::string overlay_userns_error() {
+  const uid_t uid = geteuid();
+  const gid_t gid = getegid();
+  return child_error([&] {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    if (!write_proc("/proc/self/setgroups", "deny") ||
+        !write_proc("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") ||
+        !write_proc("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n"))
+      return false;
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=64k") != 0) return false;
+    for (const char* d : {"/tmp/l", "/tmp/u", "/tmp/w", "/tmp/m"})
+      if (mkdir(d, 0700) != 0) return false;
+    return mount("overlay", "/tmp/m", "overlay", MS_NOSUID | MS_NODEV,
+                 "lowerdir=/tmp/l,upperdir=/tmp/u,workdir=/tmp/w,userxattr") == 0;
+  });
 }
 
 // A kernel file's text, "" when it cannot be read (the fact it would give is then absent).
@@ -260,6 +292,7 @@ linux_backend::KernelProbe probe_kernel() {
     p.userns_blocked_by = linux_backend::classify_userns(userns_evidence(user_error, mount_error));
     p.userns_error = !user_error.empty() ? user_error : mount_error;
   }
+  p.overlay_userns_error = p.user_ns && p.mount_ns ? overlay_userns_error() : "no user or mount namespace";
   probe_cgroups(p.cgroup);
   return p;
 }

@@ -28,6 +28,7 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/credentials.h"
 #include "engine/session/init_message.h"
 #include "helpers/linux/host_ports.h"
 #include "helpers/linux/landlock_apply.h"
@@ -117,8 +118,9 @@ class NetworkNamespace {
   Result<int> made_ = Error{};
 };
 
-// The relay's listening socket lives in the sandbox's network namespace; the helper (outside)
-// accepts on it, so no relay process ever runs inside the sandbox.
+// The relay's and the credential endpoints' listening sockets live in the sandbox's network
+// namespace; the helper (outside) accepts on them, so no relay process ever runs inside the
+// sandbox.
 Result<int> proxy_listen_socket(int port) {
   int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (s < 0) return sys_error("proxy socket");
@@ -224,6 +226,11 @@ std::vector<std::string> build_env(const SandboxSpec& spec) {
   for (const auto& name : spec.plan.env.pass)
     if (auto it = spec.launch_env.find(name); it != spec.launch_env.end()) env[name] = it->second;
   for (const auto& [k, v] : spec.plan.env.set) env[k] = v;
+  for (const auto& c : spec.plan.credentials) {
+    auto p = spec.credential_placeholders.find(c.name);
+    const std::string placeholder = p == spec.credential_placeholders.end() ? std::string() : p->second;
+    for (const auto& [k, v] : c.env) env[k] = expand_credential_template(v, "", placeholder);
+  }
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
@@ -357,7 +364,8 @@ int agent_entry(void* p) {
 }  // namespace
 
 void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
-                       const CgroupHandoff& cgroup, const std::vector<int>& prepared, long* reaped_counter) {
+                       const CgroupHandoff& cgroup, const std::vector<int>& prepared,
+                       const std::vector<OverlayDirs>& overlays, long* reaped_counter) {
   // If the helper dies, so does init, and with init the kernel kills the whole PID namespace.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Into the session's cgroup v1 leaf before anything else exists in the sandbox, so that every
@@ -394,9 +402,10 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   std::vector<Placeholder> placeholders;
-  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, placeholders, plan.idmap_read_roots);
+  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, overlays, placeholders, plan.idmap_read_roots);
   for (int fd : prepared)
     if (fd >= 0) ::close(fd);
+
   // The helper records what was made on the host, also when the view failed after making it.
   if (!placeholders.empty()) {
     std::vector<InitMessage::Placeholder> list;
@@ -422,6 +431,13 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
     auto fd = proxy_listen_socket(plan.proxy.port_in_sandbox);
     if (!fd) die_setup(report_fd, fd.error());
     send_msg(report_fd, InitMessage::proxy_listen(), *fd);
+    ::close(*fd);
+  }
+  // Every net mode, off included: each endpoint is a bound egress of its own (docs/credentials.md).
+  for (const auto& c : plan.credentials) {
+    auto fd = proxy_listen_socket(c.port_in_sandbox);
+    if (!fd) die_setup(report_fd, fd.error());
+    send_msg(report_fd, InitMessage::credential_listen(c.name), *fd);
     ::close(*fd);
   }
 

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "helpers/linux/mount_view.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -25,9 +26,10 @@ struct CgroupHandoff {
   std::vector<int> join, leave;
 };
 // prepared: the helper's detached mount trees for the view (idmapped_grants.h), one per mount
-// step (-1 = none), or empty.
+// step (-1 = none), or empty. overlays: the upper and work directories of the review roots, one
+// per overlay step (mount_view.h).
 [[noreturn]] void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int filter_fd,
                                     const CgroupHandoff& cgroup, const std::vector<int>& prepared,
-                                    long* reaped_counter);
+                                    const std::vector<OverlayDirs>& overlays, long* reaped_counter);
 
 }  // namespace paddock::helper

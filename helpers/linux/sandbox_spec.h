@@ -18,6 +18,9 @@ struct SandboxSpec {
   std::map<std::string, std::string> launch_env;  // the helper's own environment
   std::string cwd;                                // working directory inside the view
   std::string attestation_json;                   // sent on the report socket right before exec
+  // Each brokered credential's placeholder, by name (never its value): written into the
+  // ${placeholder} of the plan's credential variables when the agent starts.
+  std::map<std::string, std::string> credential_placeholders;
   // The caller's soft RLIMIT_NOFILE: the helper raised its own to the hard limit (see
   // helper_run.cpp), the agent starts from the caller's again, then the plan's limit applies.
   std::optional<std::uint64_t> agent_nofile_soft;

@@ -33,6 +33,7 @@
 #include "helpers/linux/init_channel.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/port_forward.h"
+#include "helpers/linux/review_layers.h"
 #include "helpers/linux/sandbox_child.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_end.h"
@@ -113,12 +114,17 @@ struct HostSide {
   std::vector<platform::UniqueFd> prepared_trees;
   // The agents' settings as they are before the agent can write them.
   AgentConfigWatch configs;
+  // Review mode: the overlays' upper and work directories in the session's directory.
+  ReviewLayers review;
 };
 
 Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const SessionOptions& o) {
   auto leaf = CgroupLeaf::create(plan.cgroup, o.session_id);
   if (!leaf) return leaf.error();
-  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs)};
+  HostSide host{std::move(*leaf), {}, {}, AgentConfigWatch(o.watched_configs), {}};
+  auto review = ReviewLayers::prepare(plan.mounts, o.session_dir);
+  if (!review) return review.error();
+  host.review = std::move(*review);
   const bool makes_placeholders =
       std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) { return makes_placeholder(m.op); });
   if (makes_placeholders) {
@@ -166,7 +172,8 @@ struct StartedInit {
 // Clones the sandbox's init (new namespaces; PID 1 of its own) and starts it on
 // sandbox_init_main. Init's ends of the channels are closed here once it runs.
 Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channels& ch,
-                               const std::vector<int>& prepared, long* reaped, const sigset_t& old_mask) {
+                               const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays, long* reaped,
+                               const sigset_t& old_mask) {
   // Every sandbox gets every namespace (backends/linux/linux_plan.h).
   const unsigned long flags = SIGCHLD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
   // No CLONE_NEWNET here: init makes its network namespace itself, on a second thread that
@@ -214,7 +221,8 @@ Result<StartedInit> start_init(const SandboxSpec& spec, CgroupLeaf& leaf, Channe
     ch.sync_wr.reset();
     ch.filter.reset();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    sandbox_init_main(spec, ch.report_child.get(), ch.sync_rd.get(), ch.filter_child.get(), handoff, prepared, reaped);
+    sandbox_init_main(spec, ch.report_child.get(), ch.sync_rd.get(), ch.filter_child.get(), handoff, prepared, overlays,
+                      reaped);
   }
   ch.report_child.reset();
   ch.sync_rd.reset();
@@ -251,6 +259,7 @@ class Supervisor {
   Supervisor(const SandboxSpec& spec, const SessionOptions& o, Clock::time_point t0, EventLog& events,
              HostSide& host, std::vector<platform::UniqueFd> published)
       : spec_(spec), o_(o), t0_(t0), events_(events), host_(host), published_(std::move(published)), relay_(events),
+        credentials_(events, o.credentials),
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
@@ -268,6 +277,7 @@ class Supervisor {
   void read_init(InitChannel& init);
   void record_placeholders();
   void loop(InitChannel& init, pid_t pid, int pidfd, int sigfd);
+  void check_review_space();
 
   const SandboxSpec& spec_;
   const SessionOptions& o_;
@@ -282,12 +292,15 @@ class Supervisor {
   std::vector<platform::UniqueFd> host_port_listeners_;
   std::unique_ptr<HostPortRelay> host_ports_;
   SessionRelay relay_;
+  CredentialRelay credentials_;
   ControlServer control_;
   SessionFiles files_;
   InitOutcome out_;
   json attestation_;
   pid_t init_pid_ = -1;  // on the host, for the usage answer
   bool stop_requested_ = false, timed_out_ = false, stopping_ = false, init_done_ = false, init_reaped_ = true;
+  bool disk_full_ = false;  // review mode: the session's writes reached the disk's reserve
+  Clock::time_point space_checked_{};
 };
 
 void Supervisor::record_placeholders() {
@@ -305,6 +318,13 @@ void Supervisor::read_init(InitChannel& init) {
     switch (absorb_init_message(out_, received->message)) {
       case InitAction::kNone: break;
       case InitAction::kStop: stop_requested_ = true; break;
+      case InitAction::kStartCredential:
+        if (!received->passed.valid() || !received->message.ok()) break;
+        if (auto s = credentials_.add_endpoint(received->message->message, std::move(received->passed)); !s) {
+          out_.setup_error = s.error().message;
+          stop_requested_ = true;
+        }
+        break;
       case InitAction::kStartRelay:
         if (!received->passed.valid()) break;
         if (auto s = relay_.start(std::move(received->passed), o_.egress); !s) {
@@ -362,16 +382,40 @@ void Supervisor::read_init(InitChannel& init) {
   }
 }
 
+// Review mode holds the agent's writes in the session's directory, on the user's own disk: the
+// session ends (limit_hit disk_space) before that disk is full, and nothing of the project is
+// touched either way. A file system that fills up while the session runs only ends it; what the
+// agent wrote so far stays to be reviewed.
+void Supervisor::check_review_space() {
+  if (!host_.review.active() || disk_full_ || init_done_) return;
+  const auto now = Clock::now();
+  if (now - space_checked_ < std::chrono::seconds(1)) return;
+  space_checked_ = now;
+  const auto left = host_.review.below_reserve();
+  if (!left) return;
+  disk_full_ = true;
+  stop_requested_ = true;
+  events_.emit(make_event(EventType::kLimitHit, {{"limit", "disk_space"},
+                                                 {"free_bytes", *left},
+                                                 {"reserve_bytes", host_.review.reserve_bytes()},
+                                                 {"path", encode_json_text(host_.review.dir())}}));
+  report_error_line("the disk that holds the session's changes for review (" + host_.review.dir() + ") has only " +
+                    std::to_string(*left >> 20) + " MiB left: the session ends; what the agent wrote so far is "
+                    "kept for review, and nothing reached the project");
+}
+
 void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
   std::optional<Clock::time_point> deadline, kill_deadline;
   if (o_.timeout_secs) deadline = t0_ + std::chrono::seconds(*o_.timeout_secs);
   while (!init_done_) {
-    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    std::vector<pollfd> fds = {{init.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}, {sigfd, POLLIN, 0},
+                               {credentials_.fd(), POLLIN, 0}};  // -1 (ignored by poll) without credentials
     control_.add_poll_fds(fds);
     int wait_ms = -1;
     // Folded events are written when their window closes; the broker's threads add them while
     // this loop may be waiting, so with a relay it wakes at least once a second.
-    if (spec_.plan.proxy.enabled || events_.pending()) wait_ms = 1000;
+    // Review mode: the free space under the agent's writes is looked at once a second.
+    if (spec_.plan.proxy.enabled || events_.pending() || host_.review.active()) wait_ms = 1000;
     for (const auto& d : {deadline, kill_deadline})
       if (d) {
         long ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()).count();
@@ -386,6 +430,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
       while (::read(sigfd, &si, sizeof si) == sizeof si)
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) stop_requested_ = true;
     }
+    if (fds[3].revents) credentials_.on_readable();
     control_.handle(fds);
     events_.flush_due();
     if (fds[1].revents & POLLIN) init_done_ = true;
@@ -415,6 +460,7 @@ void Supervisor::loop(InitChannel& init, pid_t pid, int pidfd, int sigfd) {
       ::kill(pid, SIGKILL);  // init's death takes the whole PID namespace with it
       host_.leaf.kill_all();
     }
+    check_review_space();
     if (!init_done_ && stop_requested_ && !stopping_) {
       stopping_ = true;
       events_.emit(session::notice_event("info", "stop requested"));
@@ -449,6 +495,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (forward_) forward_->stop();
   if (host_ports_) host_ports_->stop();
   relay_.stop();
+  credentials_.stop();
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.
@@ -462,6 +509,13 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
                       " during the session; the agent's CLI runs what it names on this machine, outside "
                       "Paddock: review it before you start that agent again");
   }
+  // Review mode: where the agent's writes are, said where `paddock run` was started; a session
+  // whose agent never started leaves no layers behind.
+  if (host_.review.active() && out_.attested)
+    report_error_line("the agent's changes are held for review, nothing reached the project: paddock review " +
+                      o_.session_id);
+  else if (host_.review.active())
+    host_.review.remove_unused();
   if (!filter_error.empty()) out_.setup_error = filter_error;  // the cause, not the agent's echo of it
   if (!out_.setup_error.empty()) report_error_line(out_.setup_error);
   if (!out_.exec_error.empty()) report_error_line(out_.exec_error);
@@ -478,6 +532,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   std::vector<std::string> hits = host_.leaf.limits_hit();
   for (auto& h : limits_hit_by_signal(verdict.signal)) hits.push_back(std::move(h));
   for (const auto& h : hits) events_.emit(make_event(EventType::kLimitHit, {{"limit", h}}));
+  if (disk_full_) hits.push_back("disk_space");  // its event, with the numbers, was emitted when it happened
   const long reaped_total = *reaped;
 
   // Init's account of the agent's tree where it gave one; else (init died early, or was killed)
@@ -505,6 +560,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
     events_.emit(session::notice_event("warning", problem));
     report_error_line(problem);
   }
+  r.credentials = credentials_.usage();
+  if (!o_.credential_use_file.empty())
+    if (auto s = record_credential_use(o_.credential_use_file, r.credentials, o_.session_id); !s)
+      events_.emit(session::notice_event("warning", "the credentials' last use could not be recorded: " + s.error().message));
   emit_report(events_, std::move(r), files_);
   host_.leaf.remove();
   return verdict.exit_code;
@@ -567,7 +626,7 @@ int run_session(const SandboxSpec& spec, const SessionOptions& o) {
     ~Unmap() { ::munmap(p, sizeof(long)); }
   } unmap{shared};
 
-  auto init = start_init(spec, host->leaf, *channels, prepared, reaped, old_mask);
+  auto init = start_init(spec, host->leaf, *channels, prepared, host->review.dirs(), reaped, old_mask);
   if (!init) return fail_session(o, kRefusedExit, init.error().message);
   const pid_t pid = init->pid;
   host->prepared_trees.clear();

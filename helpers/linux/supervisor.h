@@ -12,6 +12,7 @@
 
 #include "engine/ir.h"
 #include "engine/session/event.h"
+#include "helpers/linux/credential_relay.h"
 #include "helpers/linux/sandbox_spec.h"
 
 namespace paddock::helper {
@@ -23,6 +24,8 @@ struct SessionOptions {
   std::string placeholders_dir;  // the user's placeholder records (session::Layout); "" = none
   std::optional<long> timeout_secs;
   IrEgress egress;             // for the relay (mode != off)
+  CredentialRelayOptions credentials;  // the brokered credentials (docs/credentials.md)
+  std::string credential_use_file;     // where their last use is recorded ("" = not recorded)
   std::vector<WatchedConfig> watched_configs;  // read before the sandbox exists, compared at its end
   session::SessionStarted started;  // hashes and backend; the rest is filled in here
   // Non-empty: written to the session as ir.json and plan.json while the sandbox builds its view

@@ -12,6 +12,8 @@ Pane {
                                             .indexOf(AppPaths.startPage === "profiles" ? "customize" : AppPaths.startPage))
     property int runningCount: 0
     property int attentionCount: 0
+    // Changes that ended sessions hold for review.
+    property int reviewCount: 0
     padding: 0
 
     background: Rectangle {
@@ -56,6 +58,7 @@ Pane {
                 text: index !== 1 ? modelData
                       : modelData + (rail.runningCount > 0 ? "  (" + rail.runningCount + ")" : "")
                         + (rail.attentionCount > 0 ? "  ⚠ " + rail.attentionCount : "")
+                        + (rail.reviewCount > 0 ? "  ✎ " + rail.reviewCount : "")
                 highlighted: rail.currentIndex === index
                 onClicked: rail.currentIndex = index
             }

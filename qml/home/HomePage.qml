@@ -26,9 +26,14 @@ Pane {
         id: cardSummaries
     }
     onVisibleChanged: if (visible) cardSummaries.refresh()
+    // The agent chosen for a project (projectAgents is a property, so a card follows a change
+    // at once), else the current one.
+    function agentOf(path) {
+        return page.workspace.projectAgents[path] || page.workspace.currentAgent
+    }
     function agentPresetOf(path) {
         const agents = page.workspace.agents
-        return agents.presetAt(agents.indexOfName(page.workspace.agentOf(path) || page.workspace.currentAgent))
+        return agents.presetAt(agents.indexOfName(page.agentOf(path)))
     }
 
     RowLayout {
@@ -106,9 +111,9 @@ Pane {
                             elide: Text.ElideRight
                         }
                         Label {
+                            objectName: "cardAgent"
                             Layout.fillWidth: true
-                            text: card.exists ? (page.workspace.agentOf(card.path) || page.workspace.currentAgent)
-                                              : qsTr("folder missing")
+                            text: card.exists ? page.agentOf(card.path) : qsTr("folder missing")
                             color: card.exists ? palette.windowText : "#c62828"
                             opacity: 0.75
                             font.pixelSize: 12
@@ -207,6 +212,17 @@ Pane {
                     Item {
                         Layout.fillWidth: true
                     }
+                }
+
+                CheckBox {
+                    objectName: "reviewCheck"
+                    text: qsTr("Review changes before they reach the project")
+                    checked: page.workspace.currentReview
+                    onToggled: page.workspace.currentReview = checked
+                    ToolTip.visible: hovered
+                    ToolTip.delay: 600
+                    ToolTip.text: qsTr("The agent works on a copy of the project. Its changes wait in the session's "
+                                       + "Review tab until you apply them; what your tools would run is shown apart.")
                 }
 
                 LaunchPanel {

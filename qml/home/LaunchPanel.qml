@@ -69,7 +69,8 @@ ColumnLayout {
                 Layout.fillWidth: true
                 Layout.preferredWidth: 1  // wraps: its width comes from the layout
                 wrapMode: Text.Wrap
-                text: panel.launcher.state === Launcher.Starting ? qsTr("Starting the sandbox…")
+                text: panel.launcher.state === Launcher.Starting
+                      ? (panel.launcher.message.length > 0 ? panel.launcher.message : qsTr("Starting the sandbox…"))
                     : panel.launcher.state === Launcher.Running ? qsTr("Running in the background as session %1.").arg(panel.launcher.sessionId)
                     : panel.launcher.state === Launcher.Refused ? qsTr("Not started: %1").arg(panel.launcher.message)
                     : panel.launcher.message

@@ -31,11 +31,35 @@ ColumnLayout {
             color: view.summary.enforcementWarns ? Qt.rgba(0.96, 0.49, 0, 0.15) : Qt.rgba(0.18, 0.49, 0.2, 0.13)
             border.color: view.summary.enforcementWarns ? "#f57c00" : "#2e7d32"
         }
-        Label {
+        Column {
             width: parent.width
-            wrapMode: Text.Wrap
-            text: (view.summary.enforcementWarns ? "⚠ " : "✓ ") + view.summary.enforcement.charAt(0).toUpperCase()
-                  + view.summary.enforcement.slice(1)
+            spacing: 2
+            Label {
+                objectName: "enforcementText"
+                width: parent.width
+                wrapMode: Text.Wrap
+                text: (view.summary.enforcementWarns ? "⚠ " : "✓ ") + view.summary.enforcement.charAt(0).toUpperCase()
+                      + view.summary.enforcement.slice(1)
+            }
+            ToolButton {
+                objectName: "enforcementDetailsButton"
+                visible: view.summary.enforcementDetail.length > 0
+                text: enforcementDetail.visible ? qsTr("hide details") : qsTr("details")
+                font.pixelSize: 12
+                topPadding: 0
+                bottomPadding: 0
+                onClicked: enforcementDetail.visible = !enforcementDetail.visible
+            }
+            Label {
+                id: enforcementDetail
+                objectName: "enforcementDetail"
+                visible: false
+                width: parent.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 12
+                opacity: 0.8
+                text: view.summary.enforcementDetail
+            }
         }
     }
 
@@ -58,8 +82,11 @@ ColumnLayout {
                 required property string tier
                 required property string file
                 required property string rule
+                required property string decided
+                required property string detail
                 required property bool warn
                 property bool showWhy: false
+                property bool showDetail: false
                 width: rows.width
                 visible: line.section !== "Enforcement" || line.label !== "On this machine"
                 spacing: 2
@@ -102,16 +129,41 @@ ColumnLayout {
                         Accessible.name: qsTr("Why: %1").arg(line.label)
                     }
                 }
-                Label {
+                // The why in words; the tier, file and rule (what `paddock explain --why` prints)
+                // one click deeper.
+                Row {
                     x: labelText.width + 10
                     width: line.width - x
                     visible: line.showWhy
+                    spacing: 6
+                    Label {
+                        objectName: "whyText"
+                        width: parent.width - detailButton.width - 6
+                        wrapMode: Text.Wrap
+                        font.pixelSize: 12
+                        opacity: 0.8
+                        text: line.decided
+                    }
+                    ToolButton {
+                        id: detailButton
+                        visible: line.detail.length > 0
+                        text: line.showDetail ? qsTr("less") : qsTr("details")
+                        font.pixelSize: 11
+                        topPadding: 0
+                        bottomPadding: 0
+                        onClicked: line.showDetail = !line.showDetail
+                    }
+                }
+                Label {
+                    objectName: "whyDetail"
+                    x: labelText.width + 10
+                    width: line.width - x
+                    visible: line.showWhy && line.showDetail
                     wrapMode: Text.Wrap
-                    font.pixelSize: 12
-                    opacity: 0.8
-                    text: qsTr("Decided by %1%2%3").arg(line.tier.length > 0 ? line.tier : qsTr("Paddock itself"))
-                          .arg(line.file.length > 0 ? " (" + line.file + ")" : "")
-                          .arg(line.rule.length > 0 ? ": " + line.rule : "")
+                    font.pixelSize: 11
+                    font.family: "monospace"
+                    opacity: 0.7
+                    text: line.detail
                 }
             }
         }

@@ -52,10 +52,11 @@ Pane {
                 text: qsTr("Save")
                 highlighted: editor.document.dirty
                 enabled: editor.document.loaded && (editor.document.dirty || !editor.document.existsOnDisk)
-                         && !editor.errorHere
+                         && !editor.errorHere && !editor.document.changedOnDisk
                 onClicked: editor.document.save()
                 ToolTip.visible: hovered
-                ToolTip.text: editor.errorHere ? qsTr("Fix the error first: a layer that does not parse is never saved")
+                ToolTip.text: editor.document.changedOnDisk ? qsTr("The file changed on disk: reload it first")
+                            : editor.errorHere ? qsTr("Fix the error first: a layer that does not parse is never saved")
                                                : qsTr("Save (Ctrl+S)")
             }
         }
@@ -67,6 +68,33 @@ Pane {
             font.pixelSize: 11
             elide: Text.ElideMiddle
             opacity: 0.8
+        }
+
+        // The file changed on disk: reloaded (a notice), or held back under unsaved edits.
+        Frame {
+            objectName: "diskNotice"
+            Layout.fillWidth: true
+            visible: editor.document.diskNotice.length > 0
+            background: Rectangle {
+                radius: 4
+                color: editor.document.changedOnDisk ? Qt.rgba(0.96, 0.49, 0, 0.15) : Qt.rgba(0.12, 0.53, 0.9, 0.10)
+                border.color: editor.document.changedOnDisk ? "#f57c00" : "#1e88e5"
+            }
+            RowLayout {
+                anchors.fill: parent
+                Label {
+                    Layout.fillWidth: true
+                    Layout.preferredWidth: 1  // wraps: its width comes from the layout
+                    text: editor.document.diskNotice
+                    wrapMode: Text.Wrap
+                }
+                Button {
+                    objectName: "reloadButton"
+                    visible: editor.document.changedOnDisk
+                    text: qsTr("Reload")
+                    onClicked: editor.document.reload()
+                }
+            }
         }
 
         Label {
@@ -104,10 +132,16 @@ Pane {
             TabButton { text: qsTr("YAML") }
         }
         StackLayout {
+            id: views
             Layout.fillWidth: true
             Layout.fillHeight: true
             visible: editor.document.loaded
             currentIndex: tabs.currentIndex
+            // The hidden view gives up the keyboard (its text must not take keys unseen).
+            onCurrentIndexChanged: {
+                const view = views.children[views.currentIndex]
+                if (view && !view.activeFocus) view.forceActiveFocus()
+            }
             LayerForm {
                 document: editor.document
                 project: editor.project

@@ -30,6 +30,15 @@ Pane {
         }
     }
     Component.onCompleted: openDefaultLayer()
+    // Shown again: the file may have changed meanwhile (the violation inbox saves fixes into it).
+    onVisibleChanged: if (visible) page.document.checkDisk()
+
+    // Ctrl+S saves the layer being edited, only while this page is on screen.
+    Shortcut {
+        sequences: [StandardKey.Save]
+        enabled: page.visible && page.document.loaded && (page.document.dirty || !page.document.existsOnDisk)
+        onActivated: page.document.save()
+    }
 
     CustomAgentDialog {
         id: customAgentDialog
@@ -88,6 +97,7 @@ Pane {
                 SplitView.minimumWidth: 420
                 orientation: split.wide ? Qt.Horizontal : Qt.Vertical
                 LayerEditor {
+                    objectName: "layerEditor"
                     SplitView.preferredWidth: split.wide ? 400 : 0
                     SplitView.preferredHeight: split.wide ? 0 : split.height * 0.5
                     SplitView.minimumWidth: 300
@@ -97,6 +107,7 @@ Pane {
                     project: page.workspace.currentProject
                 }
                 EffectivePolicyPane {
+                    objectName: "effectivePolicy"
                     SplitView.fillWidth: true
                     SplitView.fillHeight: true
                     SplitView.minimumWidth: 300

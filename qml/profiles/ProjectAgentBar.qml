@@ -18,7 +18,11 @@ RowLayout {
     ComboBox {
         id: projectBox
         objectName: "projectBox"
+        // Gives way first when the window is narrow (1024 px): the agent choice stays whole.
+        Layout.fillWidth: true
+        Layout.minimumWidth: 140
         Layout.preferredWidth: 320
+        Layout.maximumWidth: 420
         model: bar.workspace.projects
         textRole: "path"
         enabled: count > 0
@@ -51,6 +55,7 @@ RowLayout {
     ComboBox {
         id: agentBox
         objectName: "agentBox"
+        Layout.minimumWidth: 170
         Layout.preferredWidth: 230
         model: bar.workspace.agents
         textRole: "name"

@@ -15,7 +15,12 @@ Frame {
     required property bool immutable
     required property string approval
     required property bool editable
+    required property string error
     property string openFile
+    // The open file has edits not saved yet (the states shown are the saved file's), or is not
+    // on disk at all yet.
+    property bool openDirty: false
+    property bool openOnDisk: true
     signal openRequested(string file, string tier)
     signal approveRequested(int row)
 
@@ -87,10 +92,29 @@ Frame {
                 tint: card.signature === "verified" ? "#2e7d32" : card.signature === "failed" ? "#c62828" : "#607d8b"
             }
             Badge {
+                objectName: "approvalBadge"
                 visible: card.approval !== "not needed"
                 text: card.approval
                 tint: card.approval === "approved" ? "#2e7d32" : "#ef6c00"
             }
+        }
+        Label {
+            Layout.fillWidth: true
+            visible: card.isOpen && card.openDirty
+            text: card.openOnDisk ? qsTr("Unsaved edits in the editor: these states are the saved file's.")
+                                  : qsTr("Not saved yet: save it, then approve it before a launch uses it.")
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            color: "#ef6c00"
+        }
+        Label {
+            objectName: "cardError"
+            Layout.fillWidth: true
+            visible: card.error.length > 0
+            text: card.error
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            color: "#c62828"
         }
         Button {
             objectName: "approveButton"

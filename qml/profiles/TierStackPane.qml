@@ -32,7 +32,10 @@ Pane {
             opacity: 0.7
             font.pixelSize: 11
         }
-        RowLayout {
+        // Side by side where the pane is wide, one under the other where it is not (1024 px).
+        Flow {
+            Layout.fillWidth: true
+            spacing: 6
             Button {
                 objectName: "newRepositoryLayer"
                 text: qsTr("New repository layer")
@@ -49,6 +52,20 @@ Pane {
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr(".paddock/local.yaml — your own overrides for this checkout")
             }
+        }
+
+        // The policy does not evaluate: said above the cards, which stay (the failing one says
+        // where).
+        Label {
+            objectName: "stackError"
+            Layout.fillWidth: true
+            visible: pane.composer.status === ModelStatus.Error && pane.composer.layers.count > 0
+            text: pane.composer.errorFile.length > 0
+                  ? qsTr("The layer marked below does not evaluate; the policy panes come back once it does.")
+                  : pane.composer.errorString
+            wrapMode: Text.Wrap
+            color: "#c62828"
+            font.pixelSize: 12
         }
 
         StatusPlaceholder {
@@ -72,6 +89,8 @@ Pane {
             delegate: TierCard {
                 width: stack.width - 8
                 openFile: pane.document.path
+                openDirty: pane.document.dirty
+                openOnDisk: pane.document.existsOnDisk
                 onOpenRequested: function(file, tier) { pane.document.open(file, tier) }
                 onApproveRequested: function(row) { approveDialog.ask(row) }
             }

@@ -11,6 +11,8 @@ Pane {
     property alias sessionDir: monitor.sessionDir
     required property SessionsModel sessions
     required property ViolationInbox violations
+    // Counts what review-mode sessions hold (the Review tab tells it when it applied something).
+    property ReviewInbox reviewInbox: null
     readonly property SessionMonitor monitor: monitor
     readonly property int row: detail.sessions.rowOfDir(detail.sessionDir)
     readonly property var info: detail.row >= 0 && detail.sessions.count >= 0 ? detail.sessions.get(detail.row) : ({})
@@ -120,6 +122,11 @@ Pane {
             TabButton { text: qsTr("Network") }
             TabButton { text: qsTr("Usage") }
             TabButton { text: qsTr("Events") }
+            TabButton {
+                objectName: "reviewTabButton"
+                text: reviewTab.model.pendingCount > 0 ? qsTr("Review (%1)").arg(reviewTab.model.pendingCount)
+                                                       : qsTr("Review")
+            }
             onCurrentIndexChanged: if (currentIndex === 1) detail.violations.reload()
         }
 
@@ -162,6 +169,15 @@ Pane {
                 model: monitor
                 emptyText: qsTr("No events recorded for this session.")
                 status: monitor.status
+            }
+
+            // Review (docs/review.md)
+            ReviewTab {
+                id: reviewTab
+                objectName: "reviewTab"
+                sessionDir: detail.sessionDir
+                running: detail.info.running === true
+                inbox: detail.reviewInbox
             }
         }
     }

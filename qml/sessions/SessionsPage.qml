@@ -9,6 +9,7 @@ Pane {
     id: page
     required property SessionsModel model
     required property AskInbox inbox
+    property ReviewInbox reviewInbox: null
     property string selectedDir: ""
     property real now: Date.now()
     padding: 16
@@ -107,6 +108,7 @@ Pane {
                 sessionDir: page.selectedDir
                 sessions: page.model
                 violations: violations
+                reviewInbox: page.reviewInbox
                 visible: page.selectedDir.length > 0
                 onFixRequested: (row) => fixDialog.openForRow(row)
             }

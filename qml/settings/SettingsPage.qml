@@ -1,5 +1,6 @@
-// Settings (terminal, default agent and profile, tray, autostart), the paths in use and what this
-// machine can enforce (`paddock-helper probe`, as `paddock doctor`).
+// Settings (terminal, default agent and profile, tray, autostart), the credentials the broker keeps
+// for agents, the paths in use and what this machine can enforce (`paddock-helper probe`, as
+// `paddock doctor`).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -15,6 +16,16 @@ Pane {
         id: doctor
         Component.onCompleted: refresh()
     }
+
+    // The terminals on PATH, looked up again whenever the page is shown or the list opens: one
+    // installed while the app runs is offered without a restart.
+    property var terminals: []
+    function findTerminals() {
+        const found = [qsTr("Automatic")].concat(page.launcher.detectedTerminals())
+        if (JSON.stringify(found) !== JSON.stringify(page.terminals)) page.terminals = found
+    }
+    Component.onCompleted: findTerminals()
+    onVisibleChanged: if (visible) findTerminals()
 
     ScrollView {
         id: scroll
@@ -44,7 +55,12 @@ Pane {
                     objectName: "terminalBox"
                     Layout.fillWidth: true
                     editable: true
-                    model: [qsTr("Automatic")].concat(page.launcher.detectedTerminals())
+                    id: terminalBox
+                    model: page.terminals
+                    Connections {
+                        target: terminalBox.popup
+                        function onAboutToShow() { page.findTerminals() }
+                    }
                     currentIndex: page.workspace.terminal.length === 0 ? 0 : -1
                     editText: page.workspace.terminal.length === 0 ? qsTr("Automatic") : page.workspace.terminal
                     onActivated: (index) => page.workspace.terminal = index === 0 ? "" : textAt(index)
@@ -97,6 +113,48 @@ Pane {
                           .arg(page.workspace.autostartFile)
                 }
             }
+        }
+
+        // How long ended sessions' records stay (sessions.json, shared with `paddock sessions --prune`).
+        SessionRetention {
+            id: retention
+        }
+        GroupBox {
+            title: qsTr("Session records")
+            Layout.fillWidth: true
+            ColumnLayout {
+                anchors.fill: parent
+                RowLayout {
+                    Label { text: qsTr("Keep the records of ended sessions for") }
+                    SpinBox {
+                        objectName: "keepDays"
+                        from: 0
+                        to: 3650
+                        editable: true
+                        value: retention.keepDays
+                        onValueModified: retention.keepDays = value
+                    }
+                    Label { text: qsTr("days") }
+                    Button {
+                        text: qsTr("Remove older records now")
+                        enabled: !retention.busy
+                        onClicked: retention.pruneNow()
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    text: retention.errorString.length > 0 ? retention.errorString
+                          : retention.lastPrune.length > 0 ? retention.lastPrune
+                          : qsTr("Sessions whose changes are still held for review are kept until you apply or discard them.")
+                }
+            }
+        }
+        CredentialsView {
+            objectName: "credentialsView"
+            Layout.fillWidth: true
         }
 
         GroupBox {

@@ -6,8 +6,11 @@ Anthropic's Messages API (POST /v1/messages, Claude Code) and OpenAI's Responses
 sandbox must deny (read ~/.ssh/id_rsa and .env, write outside the project, reach an unlisted
 host); when the agent sends the tool's result back, that result is recorded in RECORD and the
 answer ends the turn.
+With FAKE_MODEL_API_HEADERS=FILE in its environment, each request's method, path and credential
+headers (x-api-key, authorization) are appended to FILE, one JSON object a line.
 Usage: fake_model_api.py PORT CERT KEY RECORD COMMAND"""
 import json
+import os
 import ssl
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,10 +42,21 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    # What reached the model API, for a test of the credential broker (see the docstring).
+    def note_credentials(self):
+        path = os.environ.get("FAKE_MODEL_API_HEADERS")
+        if path:
+            with open(path, "a") as f:
+                f.write(json.dumps({"method": self.command, "path": self.path,
+                                    "x-api-key": self.headers.get("x-api-key"),
+                                    "authorization": self.headers.get("authorization")}) + "\n")
+
     def do_GET(self):
+        self.note_credentials()
         self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
 
     def do_POST(self):
+        self.note_credentials()
         n = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(n) or b"{}")
         if self.path.startswith("/v1/responses"):

@@ -12,6 +12,7 @@
 #include <QSGRendererInterface>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtQml/qqmlextensionplugin.h>
 
 #include <algorithm>
@@ -51,6 +52,14 @@ long rss_kib() {
   for (const QByteArray& line : f.readAll().split('\n'))
     if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').first().toLong();
   return -1;
+}
+
+// The machine's load average over the last minute and its core count: a start time measured on a
+// shared machine means little without them (docs/gui.md, "Performance").
+QString load_note() {
+  QFile f("/proc/loadavg");
+  const QByteArray one = f.open(QIODevice::ReadOnly) ? f.readAll().split(' ').value(0) : QByteArray("?");
+  return QString("load %1 on %2 cores").arg(QString::fromLatin1(one)).arg(QThread::idealThreadCount());
 }
 
 struct Case {
@@ -133,8 +142,9 @@ int main(int argc, char** argv) {
     if (!w) qFatal("Main.qml did not load");
     QSignalSpy frame(w, &QQuickWindow::frameSwapped);
     if (frame.isEmpty()) frame.wait(10000);
-    std::printf("start to first frame: %lld ms (process start to QML load %lld ms); RSS %ld KiB\n",
-                static_cast<long long>(t.elapsed()), static_cast<long long>(before_load), rss_kib());
+    std::printf("start to first frame: %lld ms (process start to QML load %lld ms; %s); RSS %ld KiB\n",
+                static_cast<long long>(t.elapsed()), static_cast<long long>(before_load), qPrintable(load_note()),
+                rss_kib());
   }
 
   // Typical: one repository layer on the default profile/preset with an agent.

@@ -2,7 +2,7 @@
 // home holding every listed credential store, history and agent login, and a project holding a
 // file for every secret pattern; names that ordinary files use stay readable; the files the
 // user's tools execute are read-only, and lifting that is the user's explicit, linted choice.
-// docs/credentials.md is generated from the same data.
+// docs/credentials.md's second half is generated from the same data.
 #include <QtTest>
 
 #include <algorithm>
@@ -289,9 +289,12 @@ class BuiltinListsTest : public QObject {
   void docs_credentials_md_is_generated_from_the_lists() {
     // Regenerate with PADDOCK_UPDATE_DOCS=1 after changing a list, and review the diff.
     std::ostringstream md;
-    md << "<!-- Generated from resources/lists/*.json by tests/engine/builtin_lists_test.cpp\n"
-          "     (PADDOCK_UPDATE_DOCS=1). Do not edit by hand: the test fails when this file is stale. -->\n"
-          "# Credentials and protected files: the built-in lists\n\n"
+    // The page's second half, from the marker on; the first half (brokered credentials) is
+    // written by hand and kept as it is.
+    const std::string marker = "<!-- Generated from resources/lists/*.json";
+    md << marker << " by tests/engine/builtin_lists_test.cpp\n"
+          "     (PADDOCK_UPDATE_DOCS=1). Do not edit by hand: the test fails when this part is stale. -->\n"
+          "## Protected files: the built-in lists\n\n"
           "Every built-in profile (`default`, `strict`, `audit`, `permissive`) masks the paths of the first "
           "eleven lists below, whichever agent is selected: the agent reads them as empty or absent, and "
           "cannot write them. A layer names a list with `filesystem.deny_preset` (masks) or "
@@ -311,13 +314,13 @@ class BuiltinListsTest : public QObject {
     for (const auto& n : names) {
       const BuiltinList l = load(n);
       const char* effect = l.effect == "deny" ? "masked" : l.effect == "deny_write" ? "read-only" : "watched";
-      md << "\n## `" << n << "` (" << effect << ")\n\n" << l.description << "\n";
+      md << "\n### `" << n << "` (" << effect << ")\n\n" << l.description << "\n";
       if (!l.note.empty()) md << "\n" << l.note << "\n";
       std::string group = "\x01";
       for (const auto& e : l.entries) {
         if (e.group != group) {
           group = e.group;
-          if (!group.empty()) md << "\n### " << group << "\n";
+          if (!group.empty()) md << "\n#### " << group << "\n";
           md << "\n| paths | why |\n|---|---|\n";
         }
         std::string paths;
@@ -335,11 +338,15 @@ class BuiltinListsTest : public QObject {
       }
     }
     const std::string path = paddock::test::source_dir() + "/docs/credentials.md";
-    if (std::getenv("PADDOCK_UPDATE_DOCS")) std::ofstream(path, std::ios::binary) << md.str();
-    std::ifstream f(path, std::ios::binary);
     std::ostringstream committed;
-    committed << f.rdbuf();
-    QVERIFY2(committed.str() == md.str(), "docs/credentials.md is stale: rerun this test with PADDOCK_UPDATE_DOCS=1");
+    committed << std::ifstream(path, std::ios::binary).rdbuf();
+    const std::string text = committed.str();
+    const std::size_t at = text.find(marker);
+    QVERIFY2(at != std::string::npos, "docs/credentials.md has lost the generated part's marker");
+    if (std::getenv("PADDOCK_UPDATE_DOCS")) std::ofstream(path, std::ios::binary) << text.substr(0, at) << md.str();
+    std::ostringstream now;
+    now << std::ifstream(path, std::ios::binary).rdbuf();
+    QVERIFY2(now.str().substr(at) == md.str(), "docs/credentials.md is stale: rerun this test with PADDOCK_UPDATE_DOCS=1");
   }
 
   void lint_flags_credentials_in_the_projects_git_config_without_printing_them() {

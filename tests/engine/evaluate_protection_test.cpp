@@ -34,6 +34,30 @@ const WatchedConfig* watched(const FrozenIr& ir, const std::string& path) {
   return nullptr;
 }
 
+// The evaluation's outcome as uid 65534 ("ok" or "error: <message>"), from a forked child: for
+// root no mode hides a directory.
+std::string evaluate_as_nobody(const Inputs& in) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    auto r = evaluate(in);
+    const std::string out = r.ok() ? "ok" : "error: " + r.error().message;
+    if (::write(fds[1], out.data(), out.size()) < 0) _exit(4);
+    _exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  return out;
+}
+
 const DenyEntry* denied_entry(const FrozenIr& ir, const std::string& path) {
   for (const auto& d : ir.fs.deny)
     if (d.path == path) return &d;
@@ -237,6 +261,35 @@ class EvaluateProtectionTest : public QObject {
     QVERIFY2(out.rfind("ok\n", 0) == 0, out.c_str());
     QVERIFY2(out.find(env.project + "/hidden dir\n") != std::string::npos, out.c_str());
     QVERIFY2(out.find("warning: ") != std::string::npos && out.find("denied whole") != std::string::npos, out.c_str());
+  }
+
+  void a_project_folder_its_user_cannot_read_is_reported_as_such_before_any_walk() {
+    if (::geteuid() != 0)
+      PADDOCK_SKIP_USER("only root can hand the tree to uid 65534; the suite runs as uid " + std::to_string(::geteuid()));
+    EngineEnv env;
+    ::chmod(env.root.c_str(), 0755);
+    env.write(env.project + "/.env", "SECRET");
+    for (const auto& p : {env.root, env.home, env.project})
+      QVERIFY2(::chown(p.c_str(), 65534, 65534) == 0, p.c_str());
+    auto in = env.inputs();
+    in.environment["USER"] = "nobody";
+    // Neither listed nor entered (mode 000), and listed but not entered (mode 0600).
+    for (const mode_t mode : {mode_t{0000}, mode_t{0600}}) {
+      ::chmod(env.project.c_str(), mode);
+      const std::string out = evaluate_as_nobody(in);
+      ::chmod(env.project.c_str(), 0755);
+      QVERIFY2(out == "error: the project folder " + env.project + " cannot be read by nobody (Permission denied); give "
+                          "nobody read access to it, or choose a folder it can read",
+               out.c_str());
+    }
+    // A grant it cannot read is named as unreadable, not as a tree too large to scan.
+    const std::string locked = env.root + "/locked";
+    std::filesystem::create_directories(locked);
+    ::chmod(locked.c_str(), 0700);  // root's, not uid 65534's
+    in.allow_reads = {locked};
+    const std::string out = evaluate_as_nobody(in);
+    QVERIFY2(out.rfind("error: " + locked + " cannot be read by nobody (Permission denied)", 0) == 0, out.c_str());
+    QVERIFY2(out.find("walks more than") == std::string::npos, out.c_str());
   }
 };
 

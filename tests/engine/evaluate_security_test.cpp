@@ -179,6 +179,39 @@ class EvaluateSecurityTest : public QObject {
     QCOMPARE(r->lint.front().rule, std::string("R1"));
   }
 
+  void a_repository_layer_may_grant_writes_inside_a_project_that_lives_under_a_system_root() {
+    // /var/tmp is writable by everyone; /srv, /opt and /root only by root.
+    std::vector<std::string> parents = {"/var/tmp"};
+    if (::geteuid() == 0) parents.insert(parents.end(), {"/srv", "/opt", "/root"});
+    for (const auto& parent : parents) {
+      const std::string root = parent + "/paddock-sysroot-test-" + std::to_string(::getpid());
+      struct Cleanup {
+        std::string dir;
+        ~Cleanup() {
+          std::error_code ec;
+          std::filesystem::remove_all(dir, ec);
+        }
+      } cleanup{root};
+      EngineEnv env(root);
+      std::filesystem::create_directories(env.project + "/dist");
+      std::filesystem::create_symlink("/usr/local", env.project + "/usr-link");
+      env.repo("version: 1\nfilesystem:\n  allow_write: [\"$PROJECT/dist\"]\n");
+      auto r = evaluate(env.inputs());
+      QVERIFY2(r.ok(), (parent + ": " + (r.ok() ? "" : r.error().message)).c_str());
+      // The project itself is a write root (the default profile), which covers the grant: its
+      // provenance records the repository's rule.
+      QVERIFY2(r->provenance.dump().find("$PROJECT/dist") != std::string::npos, parent.c_str());
+      // Outside the project the system root still holds, and so does a link out of it.
+      for (const std::string& grant : {root + "/elsewhere", std::string("$PROJECT/usr-link"), std::string("$PROJECT/..")}) {
+        std::filesystem::create_directories(root + "/elsewhere");
+        env.repo("version: 1\nfilesystem:\n  allow_write: [\"" + grant + "\"]\n");
+        const auto err = eval_err(env.inputs());
+        QCOMPARE(err.code, ErrorCode::kPolicyBlocked);
+        QVERIFY2(has(err.message, "tier repository may not grant write"), (parent + " " + grant + ": " + err.message).c_str());
+      }
+    }
+  }
+
   void unapproved_repository_layers_warn_in_explain_and_block_a_run_until_approved() {
     EngineEnv env;
     env.repo("version: 1\nfilesystem: {deny: [$PROJECT/x]}\n");

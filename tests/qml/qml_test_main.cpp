@@ -70,6 +70,22 @@ class FakeHelper : public QObject {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
   }
+  // Writes a file as another program would (the violation inbox, an editor, `paddock approve`).
+  Q_INVOKABLE bool writeFile(const QString& path, const QString& text) const {
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    return f.write(text.toUtf8()) >= 0;
+  }
+  // "Installs" a program into the directory first on this process's PATH (an empty script).
+  Q_INVOKABLE bool installTool(const QString& name) const {
+    const QString dir = qEnvironmentVariable("PATH").section(':', 0, 0);
+    QFile f(dir + "/" + name);
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    f.write("#!/bin/sh\nexit 0\n");
+    f.close();
+    return f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  }
 
  signals:
   void receivedChanged();
@@ -89,8 +105,10 @@ class Setup : public QObject {
     const QString root = dir_.path();
     session_dir_ = root + "/state/paddock/sessions/20260101T000000Z-qmltest";
     QDir().mkpath(session_dir_);
-    for (const char* d : {"runtime", "config/paddock", "state", "project/.paddock", "project/build", "project/dist"})
+    for (const char* d : {"runtime", "config/paddock", "state", "project/.paddock", "project/build", "project/dist", "bin"})
       QDir(root).mkpath(d);
+    // Programs a test installs while the app runs (installTool) go first on PATH.
+    qputenv("PATH", (root + "/bin:" + qEnvironmentVariable("PATH")).toUtf8());
     QFile::setPermissions(root + "/runtime", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     qputenv("XDG_RUNTIME_DIR", (root + "/runtime").toUtf8());
     qputenv("XDG_CONFIG_HOME", (root + "/config").toUtf8());

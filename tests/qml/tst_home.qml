@@ -89,6 +89,34 @@ Item {
             verify(line.text.indexOf(" · secrets hidden") > 0, line.text)
         }
 
+        function test_6_why_is_a_sentence_and_the_rule_is_one_click_deeper() {
+            tryCompare(liveComposer, "status", ModelStatus.Ready, 20000)
+            const lines = findChild(page, "summaryLines")
+            tryVerify(function() { return lines.count > 5 }, 20000)
+            const first = lines.itemAt(0)
+            first.showWhy = true
+            const why = findChild(first, "whyText")
+            tryCompare(why, "visible", true)
+            verify(why.text.indexOf("Decided by ") === 0, why.text)
+            verify(why.text.indexOf("[") < 0 && why.text.indexOf(" at ") < 0, why.text)
+            const detail = findChild(first, "whyDetail")
+            verify(!detail.visible)
+            first.showDetail = true
+            tryCompare(detail, "visible", true)
+            verify(detail.text.length > 0)
+        }
+
+        function test_5_switching_the_agent_updates_the_card_at_once() {
+            const label = findChild(page, "cardAgent")
+            verify(label !== null)
+            const box = findChild(page, "agentBox")
+            for (const name of ["codex", "gemini-cli", "claude-code"]) {
+                box.activated(workspace.agents.indexOfName(name))
+                compare(workspace.currentAgent, name)
+                compare(label.text, name)
+            }
+        }
+
         function test_3_the_launch_button_has_keyboard_focus_and_is_in_view() {
             const b = findChild(page, "launchButton")
             verify(b.visible)

@@ -90,6 +90,26 @@ Item {
             tryCompare(c, "status", ModelStatus.Ready, 20000)
         }
 
+        function test_6_a_file_changed_on_disk_is_never_saved_over() {
+            const c = composer()
+            const d = c.document
+            tryCompare(c, "status", ModelStatus.Ready, 20000)
+            const file = d.path
+            d.text = d.text + "# typed here, not saved\n"
+            verify(d.dirty)
+            const newer = fakeHelper.readFile(file) + "# saved elsewhere\n"
+            verify(fakeHelper.writeFile(file, newer))
+            const notice = findChild(page, "diskNotice")
+            tryVerify(function() { return notice.visible && d.changedOnDisk }, 5000)
+            const save = findChild(page, "saveButton")
+            verify(!save.enabled)
+            keyClick(Qt.Key_S, Qt.ControlModifier)
+            compare(fakeHelper.readFile(file), newer)
+            mouseClick(findChild(page, "reloadButton"))
+            compare(d.text, newer)
+            verify(!d.dirty && !d.changedOnDisk)
+        }
+
         function test_5_why_names_the_deciding_tier() {
             const c = composer()
             tryCompare(c, "status", ModelStatus.Ready, 20000)

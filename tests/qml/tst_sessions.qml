@@ -69,6 +69,12 @@ Item {
             // And the domain is in the chosen file from now on.
             const written = fakeHelper.readFile(t.file)
             verify(written.indexOf("allow_domains") >= 0 && written.indexOf("api.example.test") >= 0, written)
+            // The page confirms it in words: where it went, and from when.
+            const notice = findChild(page, "fixSavedNotice")
+            verify(notice !== null)
+            tryCompare(notice, "visible", true)
+            compare(dialog.inbox.lastSaved.host, "api.example.test")
+            compare(dialog.inbox.lastSaved.file, t.file)
         }
 
         function test_2_the_quit_dialog_says_running_sessions_keep_running() {

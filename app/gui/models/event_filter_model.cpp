@@ -46,11 +46,12 @@ bool EventFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) cons
   if (!m) return false;
   const QModelIndex i = m->index(row, 0, parent);
   const QString kind = i.data(SessionMonitor::KindRole).toString();
-  if (network_only_ && kind != "net_request" && kind != "dns_resolved" && kind != "net_egress" && kind != "ask")
+  if (network_only_ && kind != "net_request" && kind != "dns_resolved" && kind != "net_egress" && kind != "ask" &&
+      kind != "credential_request")
     return false;
   if (decision_ != "all") {
     const QString d = i.data(SessionMonitor::DecisionRole).toString();
-    if (kind != "net_request" || d != decision_) return false;
+    if ((kind != "net_request" && kind != "credential_request") || d != decision_) return false;
   }
   if (!search_.isEmpty()) {
     for (int role : {SessionMonitor::HostRole, SessionMonitor::RuleRole, SessionMonitor::TextRole,

@@ -1,8 +1,12 @@
 #include "projects_model.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QUrl>
+
+#include "app_paths.h"
+#include "engine/context.h"
 
 namespace paddock::gui {
 
@@ -46,7 +50,16 @@ QString ProjectsModel::canonicalProject(const QString& path_or_url, QString* err
     *error = tr("%1 is not a folder; drop or pick the project's folder").arg(path);
     return {};
   }
-  return info.canonicalFilePath();
+  // A folder this user cannot list or enter cannot be a project: said now, in the words the
+  // engine refuses it with, not later as a failure of some walk inside it.
+  const QString canonical = info.canonicalFilePath();
+  if (const std::error_code why = directory_read_error(QFile::encodeName(canonical).toStdString())) {
+    *error = QString::fromStdString(
+        unreadable_project_message(QFile::encodeName(canonical).toStdString(), why, AppPaths::environment()));
+    error->front() = error->front().toUpper();
+    return {};
+  }
+  return canonical;
 }
 
 int ProjectsModel::add(const QString& canonical) {

@@ -65,7 +65,10 @@ TailStart find_tail_start(const QString& path, qint64 tail_start) {
 }  // namespace
 
 SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
-  connect(&client_, &ControlClient::connected, this, [this] { setLive(true); });
+  connect(&client_, &ControlClient::connected, this, [this] {
+    if (!keep_log_) poll_.stop();  // connected: the socket says everything from now on
+    setLive(true);
+  });
   connect(&client_, &ControlClient::message, this, &SessionMonitor::onMessage);
   connect(&client_, &ControlClient::closed, this, [this] {
     // Every read first, the signals last: a listener of liveChanged may reload the sessions list
@@ -74,19 +77,38 @@ SessionMonitor::SessionMonitor(QObject* parent) : StatusListModel(parent) {
       readNewLines();  // the last events (session_ended) were written before the socket closed
       readOutput();
     }
-    if (QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
+    if (!keep_log_ || QFileInfo::exists(dir_ + "/report.json")) poll_.stop();  // ended: nothing more to read
     const bool had_asks = !asks_.empty();
     asks_.clear();  // the session is gone; so are its questions
     if (had_asks) emit pendingAsksChanged();
     setLive(false);
   });
   connect(&client_, &ControlClient::failed, this, [this](const QString& reason) {
-    setLastError(reason);
+    if (!(quiet_connect_ && !client_.isOpen())) setLastError(reason);
     if (!client_.isOpen()) setLive(false);
   });
   poll_.setInterval(1000);
-  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readNewLines);
-  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::readOutput);
+  connect(&poll_, &QTimer::timeout, this, &SessionMonitor::onPoll);
+}
+
+void SessionMonitor::connectIfRunning(bool quiet) {
+  if (dir_.isEmpty() || client_.isBusy()) return;
+  const QString socket = AppPaths::controlSocketPath(dir_);
+  if (!QFileInfo::exists(socket) || QFileInfo::exists(dir_ + "/report.json")) return;
+  quiet_connect_ = quiet;
+  client_.open(socket);
+  client_.send(session::request_of(session::ControlCommand::kSubscribe));
+}
+
+void SessionMonitor::onPoll() {
+  if (keep_log_) {
+    readNewLines();
+    readOutput();
+  }
+  connectIfRunning(/*quiet=*/true);
+  // Ended without this monitor ever being connected (it ran and ended between two looks): the
+  // last lines are read above, and there is nothing more to come.
+  if (!client_.isBusy() && QFileInfo::exists(dir_ + "/report.json")) poll_.stop();
 }
 
 int SessionMonitor::rowCount(const QModelIndex& parent) const {
@@ -165,22 +187,47 @@ void SessionMonitor::reload() {
     emit sessionDirChanged();
   }
   // Subscribe before the first read: the subscription then sees every event the read misses.
-  const QString socket = AppPaths::controlSocketPath(dir_);
-  if (QFileInfo::exists(socket) && !QFileInfo::exists(dir_ + "/report.json")) {
-    client_.open(socket);
-    client_.send(session::request_of(session::ControlCommand::kSubscribe));
-  }
+  connectIfRunning(/*quiet=*/false);
   if (keep_log_) {
     file_.setFileName(dir_ + "/events.jsonl");
     readNewLines();
     readOutput();
-    // Only a session that may still write needs a look now and then.
-    if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   }
+  // Only a session that may still write (or whose socket is not up yet) needs a look now and then.
+  if (!QFileInfo::exists(dir_ + "/report.json")) poll_.start();
   if (!scanning_) setStatus(ModelStatus::Ready);  // else once the tail is found
 }
 
+void SessionMonitor::absorbCredentialUse(const session::Event& e) {
+  if (e.type == session::EventType::kCredentialRequest && !credential_sums_final_) {
+    CredentialSum& s = credential_sums_[QString::fromStdString(e.fields.value("credential", std::string()))];
+    const bool denied = e.fields.value("decision", std::string()) == "deny";
+    (denied ? s.refused : s.requests) += e.count;
+    s.tx += e.fields.value("bytes_tx", std::int64_t{0}) * e.count;
+    s.rx += e.fields.value("bytes_rx", std::int64_t{0}) * e.count;
+    emit credentialUsageChanged();
+  } else if (e.type == session::EventType::kSessionEnded) {
+    auto report = session::report_from_event(e);
+    if (!report.ok() || report->credentials.empty()) return;
+    credential_sums_.clear();
+    for (const auto& c : report->credentials)
+      credential_sums_[QString::fromStdString(c.name)] = {c.requests, c.refused, c.bytes_tx, c.bytes_rx};
+    credential_sums_final_ = true;
+    emit credentialUsageChanged();
+  }
+}
+
+QVariantList SessionMonitor::credentialUsage() const {
+  QVariantList out;
+  for (const auto& [name, s] : credential_sums_)
+    out << QVariantMap{{"name", name}, {"requests", s.requests}, {"refused", s.refused}, {"bytesTx", s.tx}, {"bytesRx", s.rx}};
+  return out;
+}
+
 void SessionMonitor::clearLog() {
+  credential_sums_.clear();
+  credential_sums_final_ = false;
+  emit credentialUsageChanged();
   tail_scanned_ = false;
   offset_ = 0;
   line_no_ = 0;
@@ -233,6 +280,7 @@ void SessionMonitor::readNewLines() {
       added.push_back(bad);
       continue;
     }
+    absorbCredentialUse(*ev);
     added.push_back(toRow(doc.object()));
   }
   if (added.empty()) return;
@@ -387,6 +435,17 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
     for (const auto& ip : ev.value("ips").toArray()) ips << ip.toString();
     r.ip = ips.join(", ");
     r.decision = ev.value("verdict").toString();
+  } else if (type == EventType::kCredentialRequest) {
+    // A brokered request (docs/credentials.md): which credential, what was asked, how it ended.
+    r.decision = ev.value("decision").toString();
+    r.rule = ev.value("rule").toString();
+    r.port = 0;
+    r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
+    r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
+    r.text = QString("%1: %2 %3 -> %4 (%5 ms)")
+                 .arg(ev.value("credential").toString(), ev.value("method").toString(), ev.value("path").toString())
+                 .arg(ev.value("status").toInt())
+                 .arg(static_cast<qint64>(ev.value("duration_ms").toDouble()));
   } else if (type == EventType::kNetEgress) {
     r.ip = ev.value("ip").toString();
     r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));

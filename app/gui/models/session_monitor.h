@@ -7,6 +7,7 @@
 // event exactly once and in order, however the socket and the file interleave.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include <QDateTime>
@@ -17,6 +18,7 @@
 #include <QVariantList>
 
 #include "control_client.h"
+#include "engine/session/event.h"
 #include "status_list_model.h"
 
 namespace paddock::gui {
@@ -38,6 +40,10 @@ class SessionMonitor : public StatusListModel {
   Q_PROPERTY(bool hasOutput READ hasOutput NOTIFY outputChanged)
   // The log keeps the newest rows only (a window): how many older ones are in the file alone.
   Q_PROPERTY(qint64 droppedRows READ droppedRows NOTIFY countChanged)
+  // Each brokered credential's use (docs/credentials.md): [{name, requests, refused, bytesTx,
+  // bytesRx}], summed from its credential_request events while the session runs, then the
+  // report's own sums once it has ended.
+  Q_PROPERTY(QVariantList credentialUsage READ credentialUsage NOTIFY credentialUsageChanged)
 
  public:
   // AlertRole: a denial, a limit or quota hit, an error, or a line that does not read.
@@ -61,6 +67,7 @@ class SessionMonitor : public StatusListModel {
   QString output() const { return QString::fromUtf8(output_); }
   bool hasOutput() const { return has_output_; }
   qint64 droppedRows() const { return dropped_; }
+  QVariantList credentialUsage() const;
   // The most rows kept in memory (older ones stay in events.jsonl); tests lower it.
   void setMaxRows(int n) { max_rows_ = n; }
   static constexpr int kDefaultMaxRows = 20000;
@@ -81,6 +88,7 @@ class SessionMonitor : public StatusListModel {
   void lastErrorChanged();
   void outputChanged();
   void askRaised(const QString& askId, const QString& host, int port);
+  void credentialUsageChanged();
 
  private:
   struct Row {
@@ -104,11 +112,22 @@ class SessionMonitor : public StatusListModel {
   static constexpr qint64 kSliceBytes = 64 * 1024;
   static constexpr qint64 kTailBytes = 4 * 1024 * 1024;
   void onMessage(const QJsonObject& line);
+  // Subscribes to the control socket of a session that has no report yet. A session selected
+  // as it starts has no socket for a moment: the poll tries again (quietly) until it connects.
+  void connectIfRunning(bool quiet);
+  void onPoll();
   void setLive(bool live);
   void setLastError(const QString& e);
   void addAsk(const QJsonObject& ev);
   void resolveAsk(const QString& askId);
   static Row toRow(const QJsonObject& ev);
+  // A credential_request adds to its credential's sums; session_ended's report replaces them.
+  void absorbCredentialUse(const session::Event& e);
+  struct CredentialSum {
+    qint64 requests = 0, refused = 0, tx = 0, rx = 0;
+  };
+  std::map<QString, CredentialSum> credential_sums_;
+  bool credential_sums_final_ = false;
 
   QString dir_;
   std::vector<Row> rows_;
@@ -120,6 +139,7 @@ class SessionMonitor : public StatusListModel {
   QByteArray partial_;
   ControlClient client_;
   bool live_ = false;
+  bool quiet_connect_ = false;  // a retry from the poll: a refused connection is not news
   bool keep_log_ = true;
   int ask_timeout_secs_ = 30;
   QString last_error_;

@@ -85,6 +85,7 @@ QString state_words(const QString& state) {
   if (state == "exited") return QCoreApplication::translate("SessionRecord", "ended");
   if (state == "timeout") return QCoreApplication::translate("SessionRecord", "timed out");
   if (state == "abandoned") return QCoreApplication::translate("SessionRecord", "crashed");
+  if (state == "ending") return QCoreApplication::translate("SessionRecord", "ending…");
   return state;
 }
 

@@ -40,7 +40,8 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
 void read_session_meta(SessionRecord& r);
 
 // Words for a row's state: "running", "ended", "failed", "timed out", "stopped", "crashed"
-// (abandoned: its helper is gone without a report), "unreadable".
+// (abandoned: its helper is gone without a report), "ending…" (the sessions list's word for a
+// helper that closed its socket and has not written its report yet), "unreadable".
 QString state_words(const QString& state);
 
 }  // namespace paddock::gui

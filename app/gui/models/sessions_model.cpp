@@ -207,8 +207,8 @@ void SessionsModel::watch() {
   QDir dir(dir_);
   if (dir.exists()) {
     watcher_.addPath(dir_);
-    for (const auto& r : rows_)
-      if (r.state == "running") watcher_.addPath(r.dir);  // report.json appearing = the session ended
+    for (const auto& r : rows_)  // report.json appearing = the session ended
+      if (r.state == "running" || r.state == "ending") watcher_.addPath(r.dir);
     return;
   }
   // Not there yet: watch the nearest ancestor that is, so the first session (whichever of
@@ -218,11 +218,35 @@ void SessionsModel::watch() {
   if (QFileInfo(p).isDir()) watcher_.addPath(p);
 }
 
+void SessionsModel::settleEnding(std::vector<SessionRecord>& rows, const std::vector<SessionRecord>& before) {
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  for (auto& r : rows) {
+    if (r.state != "abandoned") {
+      ending_since_.erase(r.dir);
+      continue;
+    }
+    auto it = ending_since_.find(r.dir);
+    if (it == ending_since_.end()) {
+      const bool was_live = std::any_of(before.begin(), before.end(), [&](const SessionRecord& b) {
+        return b.dir == r.dir && (b.state == "running" || b.state == "ending");
+      });
+      if (!was_live) continue;  // crashed before this app saw it: nothing to wait for
+      it = ending_since_.emplace(r.dir, now).first;
+    }
+    if (now - it->second < kEndingGraceMs) r.state = "ending";
+    else ending_since_.erase(it);
+  }
+}
+
+bool SessionsModel::anyEnding() const {
+  return std::any_of(rows_.begin(), rows_.end(), [](const SessionRecord& r) { return r.state == "ending"; });
+}
+
 void SessionsModel::noteTransitions(const std::vector<SessionRecord>& before) {
   for (const auto& was : before) {
-    if (was.state != "running") continue;
+    if (was.state != "running" && was.state != "ending") continue;
     auto now = std::find_if(rows_.begin(), rows_.end(), [&](const SessionRecord& r) { return r.dir == was.dir; });
-    if (now == rows_.end() || now->state == "running") continue;
+    if (now == rows_.end() || now->state == "running" || now->state == "ending") continue;
     if (now->state == "failed" || now->state == "abandoned") {
       ++failed_;
       emit sessionFailed(now->id, state_words(now->state),
@@ -259,12 +283,13 @@ void SessionsModel::reload() {
     return a.started != b.started ? a.started > b.started : a.id > b.id;
   });
   std::vector<SessionRecord> before = std::move(rows_);
+  settleEnding(rows, before);
   beginResetModel();
   rows_ = std::move(rows);
   endResetModel();
   watch();
   noteTransitions(before);
-  if (runningCount() > 0) {
+  if (runningCount() > 0 || anyEnding()) {
     if (!liveness_.isActive()) liveness_.start();
   } else {
     liveness_.stop();
@@ -277,6 +302,14 @@ void SessionsModel::recheckRunning() {
   bool ended = false;
   for (size_t i = 0; i < rows_.size(); ++i) {
     SessionRecord& r = rows_[i];
+    if (r.state == "ending") {
+      // Its report, or the end of its grace: either settles it.
+      auto since = ending_since_.find(r.dir);
+      if (QFileInfo::exists(r.dir + "/report.json") || since == ending_since_.end() ||
+          QDateTime::currentMSecsSinceEpoch() - since->second >= kEndingGraceMs)
+        ended = true;
+      continue;
+    }
     if (r.state != "running") continue;
     SessionRecord now = read_session_dir(r.dir, AppPaths::controlSocketPath(r.dir));
     copy_meta(r, now);

@@ -3,7 +3,9 @@
 // does not exist yet) so new and ending sessions show up by themselves. A running session is
 // re-checked every few seconds: a helper that died without a report (SIGKILL, a crash) has a
 // control socket that no longer answers, and the row turns to "crashed" rather than staying
-// "running". Request and denial counts are read from events.jsonl incrementally, on a worker
+// "running". A helper closes its control socket a moment before it writes the report: a session
+// seen running whose socket is gone is "ending" (and watched) for a few seconds before it is
+// called crashed, so a normal end never shows, or is announced, as a crash. Request and denial counts are read from events.jsonl incrementally, on a worker
 // thread (a log of a million lines is counted without stalling the UI): a row's counts arrive
 // after the row.
 #pragma once
@@ -100,6 +102,15 @@ class SessionsModel : public StatusListModel {
   // Counts on a worker what was appended; notify: report new denials when the count arrives.
   void tally(const QString& dir, bool notify = false);
   void noteTransitions(const std::vector<SessionRecord>& before);
+  // Rows seen running (or ending) whose helper is gone without a report: "ending" until the
+  // grace is over, then "abandoned" (crashed).
+  void settleEnding(std::vector<SessionRecord>& rows, const std::vector<SessionRecord>& before);
+  bool anyEnding() const;
+  std::map<QString, qint64> ending_since_;  // dir -> when its socket was first seen gone (ms)
+ public:
+  static constexpr qint64 kEndingGraceMs = 3000;
+
+ private:
 
   QString dir_;
   std::vector<SessionRecord> rows_;

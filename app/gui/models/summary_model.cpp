@@ -21,13 +21,16 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
     case RuleRole: return QString::fromStdString(display_text(l.rule));
     case WarnRole: return l.warn;
     case SubjectRole: return l.paths.empty() ? QString() : QString::fromStdString(l.paths.front());
+    case DecidedRole: return QString::fromStdString(l.decided);
+    case DetailRole: return QString::fromStdString(l.detail);
     default: return {};
   }
 }
 
 QHash<int, QByteArray> SummaryModel::roleNames() const {
   return {{SectionRole, "section"}, {LabelRole, "label"}, {TextRole, "text"}, {TierRole, "tier"},
-          {FileRole, "file"},       {RuleRole, "rule"},   {WarnRole, "warn"}, {SubjectRole, "subject"}};
+          {FileRole, "file"},       {RuleRole, "rule"},   {WarnRole, "warn"}, {SubjectRole, "subject"},
+          {DecidedRole, "decided"}, {DetailRole, "detail"}};
 }
 
 void SummaryModel::setLines(std::vector<SummaryLine> lines) {
@@ -49,6 +52,12 @@ void SummaryModel::setError(const QString& e) {
 QString SummaryModel::enforcement() const {
   for (const auto& l : rows_)
     if (l.section == "Enforcement" && l.label == "On this machine") return QString::fromStdString(l.text);
+  return {};
+}
+
+QString SummaryModel::enforcementDetail() const {
+  for (const auto& l : rows_)
+    if (l.section == "Enforcement" && l.label == "On this machine") return QString::fromStdString(l.detail);
   return {};
 }
 

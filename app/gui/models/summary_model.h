@@ -1,5 +1,6 @@
 // The plain-words summary of the effective policy (policy_summary.h) as rows for QML: section,
-// label, text, and the line's "why" (tier, file, rule).
+// label, text, and the line's "why": in words (decided) and the engineer's detail (tier, file,
+// rule).
 #pragma once
 
 #include <vector>
@@ -16,10 +17,12 @@ class SummaryModel : public StatusListModel {
   // The Enforcement line's words and whether it warns (shown on its own under the summary).
   Q_PROPERTY(QString enforcement READ enforcement NOTIFY countChanged)
   Q_PROPERTY(bool enforcementWarns READ enforcementWarns NOTIFY countChanged)
+  // The engineer's detail behind the Enforcement line (each partly enforced row and its loss).
+  Q_PROPERTY(QString enforcementDetail READ enforcementDetail NOTIFY countChanged)
 
  public:
   enum Role { SectionRole = Qt::UserRole + 1, LabelRole, TextRole, TierRole, FileRole, RuleRole, WarnRole,
-              SubjectRole };
+              SubjectRole, DecidedRole, DetailRole };
   Q_ENUM(Role)
 
   using StatusListModel::StatusListModel;
@@ -34,6 +37,7 @@ class SummaryModel : public StatusListModel {
   const std::vector<SummaryLine>& lines() const { return rows_; }
   QString enforcement() const;
   bool enforcementWarns() const;
+  QString enforcementDetail() const;
   // The project card's line (card_line): "writes this folder · 3 domains · secrets hidden".
   Q_INVOKABLE QString cardLine(const QString& project) const;
   // Every line as "Section · Label: text" (tests, and the text copied with Copy).

@@ -47,6 +47,7 @@ QVariant TierStackModel::data(const QModelIndex& index, int role) const {
     case AddsRole: return QString::fromStdString(l.adds.empty() ? std::string() : l.adds.dump(2));
     case Sha256Role: return QString::fromStdString(l.sha256);
     case EditableRole: return editable(l);
+    case ErrorRole: return !error_file_.isEmpty() && QString::fromStdString(l.file) == error_file_ ? error_text_ : QString();
     default: return {};
   }
 }
@@ -55,10 +56,19 @@ QHash<int, QByteArray> TierStackModel::roleNames() const {
   return {{TierRole, "tier"}, {FileRole, "file"}, {ExistsRole, "exists"}, {AppliesRole, "applies"},
           {ConditionRole, "condition"}, {SignatureRole, "signature"}, {ImmutableRole, "immutable"},
           {ApprovalRole, "approval"}, {AddsRole, "adds"}, {Sha256Role, "sha256"},
-          {EditableRole, "editable"}};
+          {EditableRole, "editable"}, {ErrorRole, "error"}};
+}
+
+void TierStackModel::setLayerError(const QString& file, const QString& error) {
+  if (file == error_file_ && error == error_text_) return;
+  error_file_ = file;
+  error_text_ = error;
+  if (!layers_.empty()) emit dataChanged(index(0), index(rowCount() - 1), {ErrorRole});
 }
 
 void TierStackModel::setLayers(std::vector<LayerInfo> layers) {
+  error_file_.clear();
+  error_text_.clear();
   const bool same_shape = layers.size() == layers_.size();
   if (same_shape) {
     // Same rows, new values: keep the delegates (no reset flicker while typing).

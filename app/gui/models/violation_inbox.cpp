@@ -2,15 +2,21 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 
 #include "app_paths.h"
+#include "backends/backend.h"
 #include "engine/ir.h"
 #include "engine/session/event.h"
+#include "platform/dir_lister.h"
 #include "platform/read_file.h"
+#include "session_record.h"
 
 namespace paddock::gui {
 namespace {
@@ -23,16 +29,32 @@ QString tier_file(const QString& tier, const QString& project) {
   return {};
 }
 
-QString project_of(const QString& session_dir) {
-  platform::ReadOptions o;
-  o.max_bytes = std::size_t{64} << 20;
-  o.no_follow = true;
-  auto bytes = platform::read_file_if_exists(QFile::encodeName(session_dir + "/ir.json").toStdString(), o);
-  if (!bytes.ok() || !*bytes) return {};
-  auto j = nlohmann::json::parse(**bytes, nullptr, false);
-  if (j.is_discarded()) return {};
-  auto ir = ir_from_json(j);
-  return ir.ok() ? QString::fromStdString(ir->meta.project) : QString();
+// The project and agent preset a session ran with (its ir.json's meta; the engine's reader).
+std::pair<QString, QString> project_of(const QString& session_dir) {
+  SessionRecord r;
+  r.dir = session_dir;
+  read_session_meta(r);
+  return {r.project, r.agent};
+}
+
+// The project's saved policy as a new session of this agent would get it, with the network
+// filtered (the question is whether the domain is listed, whatever this run's mode).
+std::shared_ptr<const Evaluation> evaluate_saved(const QString& project, const QString& agent) {
+  Inputs in;
+  in.lister = &platform::fast_lister();
+  in.project = QFile::encodeName(project).toStdString();
+  in.agent = agent.toStdString();
+  in.net = NetMode::kAllowlist;
+  in.environment = AppPaths::environment();
+  in.resources_dir = AppPaths::resourcesDir().toStdString();
+  in.os = backends::to_string(backends::host_backend());
+  in.with_report = true;
+  try {
+    auto r = evaluate(in);
+    if (r.ok()) return std::make_shared<const Evaluation>(std::move(*r));
+  } catch (const std::exception&) {
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -60,13 +82,15 @@ QVariant ViolationInbox::data(const QModelIndex& index, int role) const {
     case ReasonRole: return g.reason;
     case ProjectRole: return g.project;
     case LastSeenRole: return g.lastSeen;
+    case AllowedByRole: return allowedBy(g);
     default: return {};
   }
 }
 
 QHash<int, QByteArray> ViolationInbox::roleNames() const {
   return {{HostRole, "host"}, {PortsRole, "ports"}, {CountRole, "count"}, {RuleRole, "rule"},
-          {ReasonRole, "reason"}, {ProjectRole, "project"}, {LastSeenRole, "lastSeen"}};
+          {ReasonRole, "reason"}, {ProjectRole, "project"}, {LastSeenRole, "lastSeen"},
+          {AllowedByRole, "allowedBy"}};
 }
 
 void ViolationInbox::setSessionDirs(const QStringList& dirs) {
@@ -81,7 +105,7 @@ void ViolationInbox::reload() {
   for (const QString& dir : dirs_) {
     QFile f(dir + "/events.jsonl");
     if (!f.open(QIODevice::ReadOnly)) continue;
-    QString project;
+    QString project, agent;
     bool project_read = false;
     while (!f.atEnd()) {
       const QByteArray line = f.readLine();
@@ -92,7 +116,7 @@ void ViolationInbox::reload() {
       const QString host = QString::fromStdString(ev->fields.value("host", ""));
       if (host.isEmpty()) continue;
       if (!project_read) {
-        project = project_of(dir);
+        std::tie(project, agent) = project_of(dir);
         project_read = true;
       }
       Group& g = by_host[host];
@@ -103,7 +127,10 @@ void ViolationInbox::reload() {
       g.rule = QString::fromStdString(ev->fields.value("rule", ""));
       g.reason = QString::fromStdString(ev->fields.value("reason", ""));
       g.lastSeen = QString::fromStdString(ev->last_ts.empty() ? ev->ts : ev->last_ts);
-      if (g.project.isEmpty()) g.project = project;
+      if (g.project.isEmpty()) {
+        g.project = project;
+        g.agent = agent;
+      }
     }
   }
   std::vector<Group> rows;
@@ -115,6 +142,47 @@ void ViolationInbox::reload() {
   rows_ = std::move(rows);
   endResetModel();
   if (before != rowCount()) emit countChanged();
+  evaluatePolicies();
+}
+
+void ViolationInbox::refresh() {
+  policies_.clear();
+  ++policy_generation_;
+  reload();
+}
+
+void ViolationInbox::dismissLastSaved() {
+  if (last_saved_.isEmpty()) return;
+  last_saved_.clear();
+  emit lastSavedChanged();
+}
+
+void ViolationInbox::evaluatePolicies() {
+  for (const Group& g : rows_) {
+    if (g.project.isEmpty()) continue;
+    const QString key = g.project + '\n' + g.agent;
+    if (policies_.count(key)) continue;
+    policies_[key].evaluating = true;
+    const int generation = policy_generation_;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const Evaluation>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<const Evaluation>>::finished, this, [this, watcher, key, generation] {
+      watcher->deleteLater();
+      if (generation != policy_generation_) return;  // refreshed meanwhile: a newer run is on its way
+      Policy& p = policies_[key];
+      p.evaluating = false;
+      p.evaluation = watcher->result();
+      if (!rows_.empty()) emit dataChanged(index(0), index(rowCount() - 1), {AllowedByRole});
+    });
+    watcher->setFuture(QtConcurrent::run(evaluate_saved, g.project, g.agent));
+  }
+}
+
+QString ViolationInbox::allowedBy(const Group& g) const {
+  auto it = policies_.find(g.project + '\n' + g.agent);
+  if (it == policies_.end() || !it->second.evaluation) return {};
+  const WhyAnswer w = why(*it->second.evaluation, g.host.toStdString());
+  if (!w.allowed) return {};
+  return w.file.empty() ? QString::fromStdString(w.tier) : QString::fromStdString(w.file);
 }
 
 QVariantList ViolationInbox::fixTiers(const QString& project) {
@@ -210,10 +278,13 @@ QString ViolationInbox::applyPending() {
     return e;
   }
   const QString host = pending_.value("host").toString();
+  last_saved_ = QVariantMap{{"host", host}, {"file", file}, {"approvalNeeded", pending_.value("approvalNeeded")}};
   pending_.clear();
   doc_.reset();
   emit pendingChanged();
+  emit lastSavedChanged();
   emit fixSaved(file, host);
+  refresh();  // the host is allowed now: its row says so instead of offering Allow… again
   return {};
 }
 

@@ -216,6 +216,11 @@ class DoctorTest : public QObject {
 
     auto text = in_limited_ns({"doctor"});
     QVERIFY2(text.out.find("cannot run:  " + line + "\n") != std::string::npos, dump(text));
+    // Review mode needs a user namespace too: doctor says so, as the probe found it.
+    QCOMPARE(report["kernel"]["overlay_userns_error"].get<std::string>(), std::string("no user or mount namespace"));
+    QVERIFY2(text.out.find("review mode: no (no user or mount namespace: no overlay in a user namespace; --review is "
+                           "refused)\n") != std::string::npos,
+             dump(text));
 
     auto r = in_limited_ns({"run", "--", "/bin/true"});
     QVERIFY2(r.exit_code == 125, dump(r));
@@ -248,6 +253,20 @@ class DoctorTest : public QObject {
     QCOMPARE(QString::fromStdString(r.err), QString::fromStdString("paddock: " + line + "\n"));
     std::error_code ec;
     std::filesystem::remove_all(h.root, ec);
+  }
+
+  // Review mode's overlay is tried by the probe; doctor's line says what it found, in both forms.
+  void doctor_says_whether_review_mode_works_as_the_probe_found_it() {
+    json d = doctor_json();
+    QVERIFY(!d.is_discarded());
+    QVERIFY2(d["kernel"]["overlay_userns_error"].is_string(), d.dump().c_str());
+    const std::string error = d["kernel"]["overlay_userns_error"].get<std::string>();
+    auto text = run_process({paddock::test::paddock_bin(), "doctor"});
+    QVERIFY2(text.exit_code == 0, dump(text));
+    const std::string expected =
+        error.empty() ? "review mode: yes (an overlay mounts in the sandbox's user namespace)\n"
+                      : "review mode: no (" + error + ": no overlay in a user namespace; --review is refused)\n";
+    QVERIFY2(text.out.find(expected) != std::string::npos, dump(text));
   }
 
   void doctor_says_every_required_feature_works_where_namespaces_do() {

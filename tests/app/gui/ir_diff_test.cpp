@@ -37,9 +37,24 @@ class IrDiffTest : public QObject {
     QVERIFY(has({"egress.domains", "api.anthropic.com", true}));
     QVERIFY(has({"egress.mode", "off", false}));
     QVERIFY(has({"egress.mode", "allowlist", true}));
-    QVERIFY(has({"resources.memory_bytes", "1024", false}));
+    QVERIFY(has({"resources.memory_bytes", "1 KiB", false}));
     QVERIFY(has({"resources.memory_bytes", "no limit", true}));
     QCOMPARE(d.size(), size_t(7));
+  }
+
+  void byte_counts_and_durations_read_in_units() {
+    FrozenIr a, b;
+    a.resources.memory_bytes = 17179869184;
+    b.resources.memory_bytes = 1536;
+    b.resources.wall_time_secs = 7200;
+    b.egress.quotas = {{"api.openai.com", 2147483648}};
+    const auto d = diff_ir(a, b);
+    auto has = [&](const IrChange& c) { return std::find(d.begin(), d.end(), c) != d.end(); };
+    QVERIFY(has({"resources.memory_bytes", "16 GiB", false}));
+    QVERIFY(has({"resources.memory_bytes", "1.5 KiB", true}));
+    QVERIFY(has({"resources.wall_time_secs", "2 h", true}));
+    QVERIFY(has({"egress.quotas", "api.openai.com=2 GiB", true}));
+    for (const auto& c : d) QVERIFY2(c.value.find("2147483648") == std::string::npos, c.value.c_str());
   }
 
   // Every field the schema declares is compared, so a field the IR gains later is never missing

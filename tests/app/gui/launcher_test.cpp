@@ -92,6 +92,19 @@ class LauncherTest : public QObject {
                      "-- claude --verbose"));
   }
 
+  // The project's "Review changes before they reach the project" reaches the launch and the
+  // engine's inputs (the summary and the IR): the same flag a user would type.
+  void the_review_choice_is_passed_as_review_to_the_run_and_the_engine() {
+    Launcher l;
+    l.setProject("/home/u/p");
+    l.setCommand("claude");
+    QVERIFY(!l.cliArguments().contains("--review"));
+    QVERIFY(!l.engineInputs().review);
+    l.setReview(true);
+    QCOMPARE(l.cliArguments(), QStringList({"run", "--project", "/home/u/p", "--review", "--", "claude"}));
+    QVERIFY(l.engineInputs().review);
+  }
+
   void a_command_line_splits_into_the_words_a_shell_would_give() {
     QCOMPARE(Launcher::splitCommandLine("sh -c 'echo \"a b\"; x' \"q \\\" z\" back\\ slash"),
              QStringList({"sh", "-c", "echo \"a b\"; x", "q \" z", "back slash"}));
@@ -104,7 +117,8 @@ class LauncherTest : public QObject {
     QCOMPARE(Launcher::terminalCommand("xfce4-terminal", argv).mid(0, 2), QStringList({"xfce4-terminal", "-x"}));
     QCOMPARE(Launcher::terminalCommand("kitty", argv).mid(0, 2), QStringList({"kitty", "sh"}));
     QCOMPARE(Launcher::terminalCommand("xterm", argv).mid(0, 2), QStringList({"xterm", "-e"}));
-    QCOMPARE(Launcher::terminalCommand("xterm", argv).mid(6), argv);
+    QCOMPARE(Launcher::terminalCommand("xterm", argv, "/s/status").mid(6, 1), QStringList({"/s/status"}));
+    QCOMPARE(Launcher::terminalCommand("xterm", argv).mid(7), argv);
     QTemporaryDir bin;
     for (const char* t : {"xterm", "foot"}) {
       QFile f(bin.path() + "/" + t);
@@ -253,6 +267,9 @@ class LauncherTest : public QObject {
     };
     QTRY_VERIFY2_WITH_TIMEOUT(running(), qPrintable(read_all(log)), 20000);
     const QString dir = sessions.dirAt(row);
+    // The launch knows the session it became (the panel's "Open session").
+    QTRY_COMPARE_WITH_TIMEOUT(l.sessionId(), QFileInfo(dir).fileName(), 10000);
+    QVERIFY2(l.message().startsWith("Started in " + script + " as session "), qPrintable(l.message()));
     QTRY_VERIFY_WITH_TIMEOUT(read_all(log).contains("agent-in-terminal"), 10000);
 
     QFile go(project + "/go");
@@ -265,6 +282,53 @@ class LauncherTest : public QObject {
     sessions.reload();
     QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("state").toString(), QString("exited"));
     QCOMPARE(sessions.get(sessions.rowOfDir(dir)).value("exitCode").toInt(), 0);
+  }
+
+  // A terminal that dies as it starts (here: one that prints why and aborts) is a failed launch
+  // with its reason, never "started in ...".
+  void a_terminal_that_dies_at_start_is_a_failure_with_its_reason() {
+    const QString project = env_->root() + "/home/dead-terminal-project";
+    QVERIFY(QDir().mkpath(project));
+    const QString script = env_->root() + "/aborting-terminal";
+    {
+      QFile f(script);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("#!/bin/sh\necho \'cannot open display: :42\' >&2\nkill -ABRT $$\n");
+      f.close();
+      QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    }
+    Launcher l;
+    l.setTerminal(script);
+    set_up(l, project, "true");
+    QVERIFY(l.launchInTerminal());
+    QTRY_COMPARE_WITH_TIMEOUT(l.state(), Launcher::Failed, 10000);
+    QVERIFY2(l.message().contains("crashed as it started") && l.message().contains("cannot open display: :42"),
+             qPrintable(l.message()));
+    QVERIFY(l.sessionId().isEmpty());
+
+    // One that exits at once with status 0 and runs nothing: no session comes, and it says so.
+    {
+      QFile f(script);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write("#!/bin/sh\nexit 0\n");
+    }
+    l.setTerminalWaitMs(1500);
+    QVERIFY(l.launchInTerminal());
+    QCOMPARE(l.state(), Launcher::Starting);
+    QTRY_COMPARE_WITH_TIMEOUT(l.state(), Launcher::Failed, 10000);
+    QVERIFY2(l.message().contains("exited at once and no session started"), qPrintable(l.message()));
+
+    // One that runs the command, which is refused before it becomes a session: the status is
+    // known, the reason is in the window.
+    {
+      QFile f(script);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write("#!/bin/sh\nshift\n\"$@\" </dev/null >/dev/null 2>&1\n");
+    }
+    set_up(l, project, "/nonexistent/agent-command");
+    QVERIFY(l.launchInTerminal());
+    QTRY_VERIFY_WITH_TIMEOUT(finished(l), 20000);
+    QVERIFY2(l.message().contains("paddock run exited with status 127 in " + script), qPrintable(l.message()));
   }
 
   void a_helper_killed_with_sigkill_leaves_a_crashed_session_never_a_running_one() {

@@ -158,7 +158,117 @@ class MainWindowTest : public QObject {
     QDir(dir).removeRecursively();
   }
 
+  // Customize at 1024x700 with a layer open: Save, Undo, the agent choice and the tier stack's
+  // buttons are whole on screen, and the editor and the effective policy are stacked (below
+  // 1100 px, docs/gui.md).
+  void customize_at_1024_by_700_shows_save_undo_and_the_agent_and_stacks_its_panes() {
+    const QString project = QFileInfo(env_->root()).canonicalFilePath() + "/home/narrow-project";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    write(project + "/.paddock/policy.yaml", "version: 1\n");
+    const QString gui_json = env_->config() + "/paddock/gui.json";
+    QVERIFY(QDir().mkpath(env_->config() + "/paddock"));
+    write(gui_json, QString(R"({"version":1,"projects":[{"path":"%1"}],"current_project":"%1","custom_agents":[]})")
+                        .arg(project).toUtf8());
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    window->resize(1024, 700);
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    window->findChild<QObject*>("nav")->setProperty("currentIndex", 2);
+    auto* page = window->findChild<QQuickItem*>("profilesPage");
+    QVERIFY(page);
+    QTRY_COMPARE(window->width(), 1024);
+    QTest::qWait(300);
+    for (const char* name : {"saveButton", "undoButton", "agentBox", "projectBox", "newRepositoryLayer", "newLocalLayer"}) {
+      auto* item = page->findChild<QQuickItem*>(name);
+      QVERIFY2(item && item->isVisible(), name);
+      const QPointF tl = item->mapToScene(QPointF(0, 0));
+      const QPointF br = item->mapToScene(QPointF(item->width(), item->height()));
+      QVERIFY2(tl.x() >= 0 && br.x() <= 1024 && br.y() <= 700, qPrintable(QString("%1 at %2,%3-%4,%5").arg(name)
+                                                                             .arg(tl.x()).arg(tl.y()).arg(br.x()).arg(br.y())));
+      QVERIFY2(item->width() >= 60, name);
+    }
+    auto* agent = page->findChild<QQuickItem*>("agentBox");
+    QVERIFY2(agent->width() >= 160, qPrintable(QString::number(agent->width())));  // the agent's name reads whole
+    auto* editor = page->findChild<QQuickItem*>("layerEditor");
+    auto* effective = page->findChild<QQuickItem*>("effectivePolicy");
+    QVERIFY(editor && effective);
+    const QPointF e = editor->mapToScene(QPointF(0, 0)), p = effective->mapToScene(QPointF(0, 0));
+    QVERIFY2(p.y() > e.y() + 100 && qAbs(p.x() - e.x()) < 2, "the panes are not stacked");
+    QFile::remove(gui_json);
+  }
+
+  // Focus in Customize's YAML view, then Home chosen in the rail: what is typed on Home (Tab,
+  // letters, Ctrl+S) never reaches the hidden editor, and Ctrl+S saves only on Customize.
+  void keys_typed_on_another_page_never_reach_the_hidden_editor() {
+    const QString project = QFileInfo(env_->root()).canonicalFilePath() + "/home/kbd-project";
+    const QString layer = project + "/.paddock/policy.yaml";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    const QByteArray saved = "version: 1\nfilesystem:\n  allow_write: []\n";
+    write(layer, saved);
+    const QString gui_json = env_->config() + "/paddock/gui.json";
+    QVERIFY(QDir().mkpath(env_->config() + "/paddock"));
+    write(gui_json, QString(R"({"version":1,"projects":[{"path":"%1"}],"current_project":"%1","custom_agents":[]})")
+                        .arg(project).toUtf8());
+
+    QQmlApplicationEngine engine;
+    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QVERIFY(window);
+    window->requestActivate();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    auto* nav = window->findChild<QObject*>("nav");
+    nav->setProperty("currentIndex", 2);
+    auto* tabs = window->findChild<QQuickItem*>("editorTabs");
+    QVERIFY(tabs);
+    tabs->setProperty("currentIndex", 1);
+    auto* yaml = window->findChild<QQuickItem*>("yamlText");
+    QVERIFY(yaml);
+    QTRY_COMPARE(yaml->property("text").toString().toUtf8(), saved);
+    yaml->forceActiveFocus();
+    QTRY_VERIFY(yaml->hasActiveFocus());
+    QTest::keyClick(window, Qt::Key_End, Qt::ControlModifier);
+    type(window, "# mine\n");
+    QTRY_VERIFY(yaml->property("text").toString().contains("# mine"));
+    const QString typed = yaml->property("text").toString();
+
+    auto* home = find_item(window->contentItem(), "nav_Home");  // a Repeater's: no QObject parent
+    QVERIFY(home);
+    QTest::mouseClick(window, Qt::LeftButton, {}, home->mapToScene(QPointF(home->width() / 2, home->height() / 2)).toPoint());
+    QTRY_COMPARE(nav->property("currentIndex").toInt(), 0);
+    QVERIFY(!yaml->hasActiveFocus());
+    for (int i = 0; i < 4; ++i) QTest::keyClick(window, Qt::Key_Tab);
+    type(window, "zz");
+    QTest::keyClick(window, Qt::Key_S, Qt::ControlModifier);
+    QTest::qWait(100);
+    QCOMPARE(yaml->property("text").toString(), typed);
+    QCOMPARE(read(layer), saved);  // Ctrl+S on Home saved nothing
+
+    nav->setProperty("currentIndex", 2);
+    QTest::qWait(50);
+    QTest::keyClick(window, Qt::Key_S, Qt::ControlModifier);
+    QTRY_COMPARE(read(layer), typed.toUtf8());
+    QFile::remove(gui_json);
+  }
+
  private:
+  static QQuickItem* find_item(QQuickItem* root, const QString& name) {
+    if (root->objectName() == name) return root;
+    for (QQuickItem* c : root->childItems())
+      if (QQuickItem* found = find_item(c, name)) return found;
+    return nullptr;
+  }
+  static void type(QWindow* w, const char* text) {
+    for (const char* c = text; *c; ++c) {
+      if (*c == '\n') QTest::keyClick(w, Qt::Key_Return);
+      else QTest::keyClick(w, *c);
+    }
+  }
+  static QByteArray read(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }
   static void write(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));

@@ -1,6 +1,7 @@
 // The composer against the real engine: tier stack cards, live IR/diff/hash on edits, inline
 // parse errors, stale results discarded, approvals written through the engine's API.
 #include <QGuiApplication>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -11,6 +12,7 @@
 #include "layer_document.h"
 #include "policy_composer.h"
 #include "tests/support/test_paths.h"
+#include "violation_inbox.h"
 
 using namespace paddock::gui;
 
@@ -194,6 +196,155 @@ class PolicyComposerTest : public QObject {
     QVERIFY(QFile::exists(env_->state() + "/paddock/approvals.json"));
     QVERIFY(!c.approvalBlocker(repo).isEmpty());  // already approved
     QVERIFY(!c.approve(row_of(*c.layers(), "builtin-profile")));
+  }
+
+  // A fix saved from the violation inbox into the layer open in the editor: the editor shows
+  // it at once (it had no unsaved edits), the IR has the domain, and the stack says what
+  // `paddock explain` says: the changed layer is not approved.
+  void a_fix_saved_elsewhere_reloads_the_editor_and_the_stack_agrees_with_explain() {
+    PolicyComposer c;
+    LayerDocument doc;
+    QVERIFY(doc.open(layerPath(), "repository"));
+    c.setDocument(&doc);
+    c.setProject(canonicalProject());
+    c.setAgent("claude-code");
+    QVERIFY(wait_evaluated(c));
+    const int repo = row_of(*c.layers(), "repository");
+    QVERIFY(c.approve(repo));
+    QVERIFY(settle(c));
+    const auto approval = [&] { return c.layers()->data(c.layers()->index(repo), TierStackModel::ApprovalRole).toString(); };
+    QCOMPARE(approval(), QString("approved"));
+
+    ViolationInbox inbox;
+    QVERIFY(inbox.proposeDomain("api.example.test", canonicalProject(), "repository"));
+    QCOMPARE(inbox.applyPending(), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(doc.text().contains("api.example.test"), 5000);
+    QVERIFY(!doc.dirty());
+    QVERIFY(doc.diskNotice().contains("changed on disk and was reloaded"));
+    QTRY_VERIFY2_WITH_TIMEOUT(c.irJson().contains("api.example.test") && approval() == "unapproved",
+                              qPrintable(approval()), 10000);
+
+    QProcess explain;
+    explain.start(AppPaths::cliPath(), {"explain", "--project", canonicalProject(), "--agent", "claude-code"});
+    QVERIFY(explain.waitForFinished(30000));
+    const QString out = QString::fromUtf8(explain.readAllStandardOutput());
+    QVERIFY2(out.contains(layerPath() + ", NOT APPROVED") || out.contains(QFileInfo(layerPath()).canonicalFilePath() + ", NOT APPROVED"),
+             qPrintable(out));
+    QVERIFY2(out.contains("api.example.test"), qPrintable(out));
+  }
+
+  // With unsaved edits, the stack shows the approval of the saved file (what `paddock run`
+  // checks), and follows that file when it changes on disk.
+  void approval_is_the_saved_files_also_under_unsaved_edits() {
+    PolicyComposer c;
+    LayerDocument doc;
+    QVERIFY(doc.open(layerPath(), "repository"));
+    c.setDocument(&doc);
+    c.setProject(canonicalProject());
+    QVERIFY(wait_evaluated(c));
+    const int repo = row_of(*c.layers(), "repository");
+    QVERIFY(c.approve(repo));
+    QVERIFY(settle(c));
+    const auto approval = [&] { return c.layers()->data(c.layers()->index(repo), TierStackModel::ApprovalRole).toString(); };
+    doc.setText(doc.text() + "# an unsaved comment\n");
+    QVERIFY(settle(c));
+    QCOMPARE(approval(), QString("approved"));  // the saved bytes are approved; the edit is not saved
+
+    ViolationInbox inbox;
+    QVERIFY(inbox.proposeDomain("api.example.test", canonicalProject(), "repository"));
+    QCOMPARE(inbox.applyPending(), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(doc.changedOnDisk(), 5000);
+    QVERIFY(doc.dirty());
+    QTRY_COMPARE_WITH_TIMEOUT(approval(), QString("unapproved"), 10000);
+  }
+
+  // Unsaved edits over a file that changed on disk are never saved over it: save() refuses (even
+  // before the watcher has said anything), the editor says so, and reload() shows the file.
+  void a_save_never_writes_stale_text_over_a_newer_file() {
+    LayerDocument doc;
+    QVERIFY(doc.open(layerPath(), "repository"));
+    doc.setText(doc.text() + "# a comment typed in the YAML view\n");
+    QVERIFY(doc.dirty());
+    const QByteArray newer = QByteArray(kRepoLayer) + "network:\n  allow_domains: [api.example.test]\n";
+    {
+      QFile f(layerPath());
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(newer);
+    }
+    QVERIFY(!doc.save());
+    QVERIFY2(doc.errorString().contains("changed on disk"), qPrintable(doc.errorString()));
+    QVERIFY(doc.changedOnDisk());
+    QVERIFY(doc.dirty());  // the edits are still there to copy
+    QFile f(layerPath());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), newer);
+    f.close();
+    QVERIFY(doc.reload());
+    QCOMPARE(doc.text().toUtf8(), newer);
+    QVERIFY(!doc.changedOnDisk());
+    // Saved from here on, against the bytes it now holds.
+    doc.setText(doc.text() + "# now it saves\n");
+    QVERIFY2(doc.save(), qPrintable(doc.errorString()));
+  }
+
+  // A layer file that does not parse keeps the tier stack on screen, the error on its card.
+  void a_layer_that_does_not_parse_keeps_the_stack_with_the_error_on_its_card() {
+    {
+      QFile f(layerPath());
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write("version: 1\nfilesystem:\n  allow_evrything: true\n");
+    }
+    PolicyComposer c;
+    c.setProject(canonicalProject());
+    QVERIFY(wait_evaluated(c));
+    QCOMPARE(c.status(), ModelStatus::Error);
+    const auto& m = *c.layers();
+    QCOMPARE(m.status(), ModelStatus::Ready);
+    const int repo = row_of(m, "repository");
+    QVERIFY(repo >= 0);
+    QVERIFY(row_of(m, "builtin-profile") >= 0);
+    const QString error = m.data(m.index(repo), TierStackModel::ErrorRole).toString();
+    QVERIFY2(error.startsWith("does not evaluate (line 3, column"), qPrintable(error));
+    QVERIFY(m.data(m.index(row_of(m, "builtin-profile")), TierStackModel::ErrorRole).toString().isEmpty());
+    QVERIFY(m.data(m.index(repo), TierStackModel::ExistsRole).toBool());
+
+    // Fixed, then a new file appears broken (written by another program): its card says it is
+    // there, with its error; the others keep what they said.
+    {
+      QFile f(layerPath());
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(kRepoLayer);
+    }
+    c.refresh();
+    QVERIFY(settle(c));
+    QCOMPARE(c.status(), ModelStatus::Ready);
+    {
+      QFile f(project_->path() + "/.paddock/local.yaml");
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("version: 1\nnetwork: [\n");
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(c.status(), ModelStatus::Error, 10000);
+    QVERIFY(settle(c));
+    const int local = row_of(m, "local-override");
+    QVERIFY(m.data(m.index(local), TierStackModel::ExistsRole).toBool());
+    QVERIFY2(!m.data(m.index(local), TierStackModel::ErrorRole).toString().isEmpty(), qPrintable(c.errorString()));
+    QVERIFY(m.data(m.index(repo), TierStackModel::AppliesRole).toBool());
+  }
+
+  void the_approval_preview_says_sizes_and_durations_in_units() {
+    {
+      QFile f(layerPath());
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write("version: 1\nlimits:\n  memory: 8GiB\n  wall_time: 2h\nnetwork:\n  quotas: {api.example.test: 2GiB}\n");
+    }
+    PolicyComposer c;
+    c.setProject(canonicalProject());
+    QVERIFY(wait_evaluated(c));
+    const QString preview = c.approvalPreview(row_of(*c.layers(), "repository"));
+    QVERIFY2(preview.contains("limits.memory: 8 GiB") && preview.contains("limits.wall_time: 2 h") &&
+                 preview.contains("network.quotas: api.example.test 2 GiB"),
+             qPrintable(preview));
+    QVERIFY2(!preview.contains("8589934592") && !preview.contains("2147483648"), qPrintable(preview));
   }
 
   void why_answers_from_the_live_evaluation() {

@@ -193,6 +193,64 @@ class PolicySummaryTest : public QObject {
     QVERIFY(find(refused, "On this machine")->warn);
   }
 
+  // The first screen in words: only secrets are called secrets, the why is a sentence (the
+  // engineer's rule one click deeper), and a partly enforced row names the path it is about.
+  void the_first_screen_speaks_the_users_language() {
+    const QString project = env_->root() + "/home/words";
+    QVERIFY(QDir().mkpath(project + "/.paddock"));
+    {
+      QFile f(project + "/.paddock/local.yaml");
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("version: 1\nfilesystem:\n  deny: [$PROJECT/not-there-yet.key]\n");
+    }
+    Inputs in;
+    in.project = project.toStdString();
+    in.net = NetMode::kOff;
+    in.environment = {{"HOME", (env_->root() + "/home").toStdString()},
+                      {"PATH", "/usr/bin:/bin"},
+                      {"AWS_CA_BUNDLE", "/etc/ssl/certs/ca.pem"},
+                      {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"},
+                      {"AWS_SECRET_ACCESS_KEY", "x"},
+                      {"GITHUB_TOKEN", "y"}};
+    in.resources_dir = AppPaths::resourcesDir().toStdString();
+    auto ev = evaluate(in);
+    QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().message.c_str());
+    auto probe = platform::run_probe(AppPaths::helperPath().toStdString());
+    QVERIFY2(probe.ok(), probe.ok() ? "" : probe.error().message.c_str());
+    auto plan = backends::compile(ev->ir, backends::host_backend(), *probe);
+    QVERIFY(plan.ok());
+    std::vector<std::string> names;
+    for (const auto& [k, v] : in.environment) names.push_back(k);
+    const auto lines = summarize_policy({&*ev, &*plan, {}, names});
+    const std::string text = dump(lines);
+
+    // Secrets: names shaped like secrets only; the AWS setting and the desktop's bus address are
+    // among the others not passed.
+    QCOMPARE(paths_of(lines, "Secrets stripped"), (std::set<std::string>{"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"}));
+    QVERIFY(paths_of(lines, "Not passed").count("AWS_CA_BUNDLE"));
+    QVERIFY(paths_of(lines, "Not passed").count("DBUS_SESSION_BUS_ADDRESS"));
+
+    // Why, in words; the engineer's rule (deny_preset[N] at line:column) is the detail.
+    const SummaryLine* ssh = nullptr;
+    for (const auto& l : lines)
+      if (l.label == "Hidden from the agent" && l.text.rfind("SSH keys", 0) == 0) ssh = &l;
+    QVERIFY2(ssh, text.c_str());
+    QCOMPARE(ssh->decided, std::string("Decided by Paddock's default profile, in its list of SSH keys and config."));
+    QVERIFY2(ssh->decided.find("deny_preset[") == std::string::npos, ssh->decided.c_str());
+    QVERIFY2(ssh->detail.find("deny_preset[") != std::string::npos, ssh->detail.c_str());
+    const SummaryLine* secrets = find(lines, "Secrets stripped");
+    QVERIFY2(secrets->decided.find("Paddock itself") != std::string::npos, secrets->decided.c_str());
+
+    // The partly enforced row names its path, simply; the capability row and its loss are the
+    // detail.
+    const SummaryLine* l = find(lines, "On this machine");
+    QVERIFY(l);
+    QVERIFY2(l->text.find("the project/not-there-yet.key does not exist yet") != std::string::npos, l->text.c_str());
+    QVERIFY2(l->text.find("no mask can be mounted") == std::string::npos, l->text.c_str());
+    QVERIFY2(l->detail.find("fs.deny.absent_inside_write_root: the path did not exist") != std::string::npos,
+             l->detail.c_str());
+  }
+
   void sizes_and_durations_read_as_people_write_them() {
     QCOMPARE(human_bytes(8LL << 30), std::string("8 GiB"));
     QCOMPARE(human_bytes(1536), std::string("1.5 KiB"));

@@ -183,6 +183,24 @@ class SessionMonitorTest : public QObject {
     QCOMPARE(fake.received[1], (QJsonObject{{"cmd", "ask_reply"}, {"id", "ask-2"}, {"decision", "allow_once"}}));
   }
 
+  // Selected as it starts (the sessions list shows its directory before the helper listens):
+  // the monitor connects once the socket is up, so Stop works without selecting it again.
+  void a_session_selected_before_its_socket_is_up_becomes_live_when_it_is() {
+    const QString dir = env_->state() + "/paddock/sessions/s-early";
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(QDir().mkpath(env_->root() + "/runtime/paddock"));
+    append(dir + "/events.jsonl", line({{"event", "session_started"}, {"ts", "2026-11-30T02:00:00.000Z"}}));
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QTest::qWait(300);
+    QVERIFY(!m.live());
+    QVERIFY(m.lastError().isEmpty());
+    FakeSession fake(paddock::gui::AppPaths::controlSocketPath(dir));
+    QTRY_VERIFY_WITH_TIMEOUT(m.live(), 5000);
+    m.stop();
+    QTRY_VERIFY(!fake.received.isEmpty() && fake.received.last().value("cmd").toString() == "stop");
+  }
+
   void an_ended_session_shows_its_log_and_refuses_stop_in_words() {
     const QString dir = env_->state() + "/paddock/sessions/s-ended";
     QVERIFY(QDir().mkpath(dir));

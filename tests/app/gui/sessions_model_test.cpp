@@ -88,6 +88,51 @@ class SessionsModelTest : public QObject {
     QCoreApplication::processEvents();
     QCOMPARE(seen.count(), 1);
   }
+
+  // The helper closes its control socket a moment before it writes its report: in between the
+  // session is "ending", never "crashed", and a normal end is never announced as a failure. A
+  // helper that is gone for good is called crashed once the grace is over.
+  void a_session_between_its_socket_closing_and_its_report_is_ending_not_crashed() {
+    const QString ok_dir = AppPaths::sessionsDir() + "/20261201T000002Z-ends";
+    const QString gone_dir = AppPaths::sessionsDir() + "/20261201T000003Z-gone";
+    QDir().mkpath(ok_dir);
+    QDir().mkpath(gone_dir);
+    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:02.000Z\",\"event\":\"session_started\",\"command\":[\"x\"],"
+                               "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
+                               "\"helper_pid\":1}\n";
+    append(ok_dir + "/events.jsonl", started);
+    append(gone_dir + "/events.jsonl", started);
+    auto helper_ok = std::make_unique<QLocalServer>();
+    auto helper_gone = std::make_unique<QLocalServer>();
+    QDir().mkpath(QFileInfo(AppPaths::controlSocketPath(ok_dir)).path());
+    QVERIFY(helper_ok->listen(AppPaths::controlSocketPath(ok_dir)));
+    QVERIFY(helper_gone->listen(AppPaths::controlSocketPath(gone_dir)));
+
+    SessionsModel m;
+    QSignalSpy failed(&m, &SessionsModel::sessionFailed);
+    const auto state = [&](const QString& dir) {
+      return m.data(m.index(m.rowOfDir(dir)), SessionsModel::StateRole).toString();
+    };
+    QCOMPARE(state(ok_dir), QString("running"));
+    QCOMPARE(state(gone_dir), QString("running"));
+
+    helper_ok.reset();  // both sockets close
+    helper_gone.reset();
+    m.reload();
+    QCOMPARE(state(ok_dir), QString("ending"));
+    QCOMPARE(m.data(m.index(m.rowOfDir(ok_dir)), SessionsModel::StateWordsRole).toString(), QString("ending…"));
+    QCOMPARE(m.data(m.index(m.rowOfDir(ok_dir)), SessionsModel::AttentionRole).toBool(), false);
+    // One writes its report: it ended, as it said.
+    QFile report(ok_dir + "/report.json");
+    QVERIFY(report.open(QIODevice::WriteOnly));
+    report.write(R"({"session_id":"20261201T000002Z-ends","status":"exited","exit_code":0})");
+    report.close();
+    QTRY_COMPARE_WITH_TIMEOUT(state(ok_dir), QString("exited"), 5000);
+    // The other never does: crashed, once, after the grace.
+    QTRY_COMPARE_WITH_TIMEOUT(state(gone_dir), QString("abandoned"), 10000);
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.at(0).at(0).toString(), QString("20261201T000003Z-gone"));
+  }
 };
 
 QTEST_MAIN(SessionsModelTest)

@@ -95,6 +95,21 @@ class ViolationInboxTest : public QObject {
     QVERIFY(after.contains("- example.org"));
     QVERIFY(after.contains("- pypi.org"));
 
+    // The save is confirmed, and the host's row says which file allows it now instead of
+    // offering Allow… again; the other host is still offered.
+    QCOMPARE(inbox.lastSaved().value("host").toString(), QString("pypi.org"));
+    QVERIFY(inbox.lastSaved().value("file").toString().endsWith("/.paddock/local.yaml"));
+    const auto allowed_by = [&](const QString& host) {
+      for (int i = 0; i < inbox.count(); ++i)
+        if (inbox.data(inbox.index(i), ViolationInbox::HostRole).toString() == host)
+          return inbox.data(inbox.index(i), ViolationInbox::AllowedByRole).toString();
+      return QString("(no row)");
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(allowed_by("pypi.org").endsWith("/.paddock/local.yaml"), qPrintable(allowed_by("pypi.org")), 10000);
+    QCOMPARE(allowed_by("evil.test"), QString());
+    inbox.dismissLastSaved();
+    QVERIFY(inbox.lastSaved().isEmpty());
+
     // The engine reads it back: the domain is allowed now (the layer is the user's own local one).
     Inputs again = in;
     again.net = paddock::NetMode::kAllowlist;

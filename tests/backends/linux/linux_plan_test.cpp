@@ -298,6 +298,7 @@ class LinuxPlanTest : public QObject {
   // itself; an absent commondir gets a placeholder that names its own directory.
   void a_protected_symlink_is_pinned_and_a_name_git_reads_is_kept_absent() {
     FrozenIr ir = typical_ir();
+    std::erase_if(ir.fs.deny_write, [](const auto& d) { return d.path == "/home/dev/proj/.git/hooks"; });
     ir.fs.deny_write.push_back({"/home/dev/proj/.git/hooks", PathKind::kSymlink});
     ir.fs.deny_write.push_back({"/home/dev/proj/.git/commondir", PathKind::kAbsentPointer});
     normalize(ir);
@@ -600,6 +601,49 @@ class LinuxPlanTest : public QObject {
       std::string why;
       QVERIFY2(test::matches_golden(c.file, to_json(*plan).dump(2) + "\n", why), why.c_str());
     }
+  }
+
+  void each_brokered_credential_gets_an_endpoint_port_its_variables_and_a_connect_rule() {
+    FrozenIr ir = relay_ir();
+    ir.egress.loopback_bind = false;
+    BrokeredCredential a;
+    a.name = "a-key";
+    a.upstream = "api.example.com";
+    a.env = {{"A_URL", "${endpoint}/v1"}, {"A_KEY", "${placeholder}"}};
+    BrokeredCredential b = a;
+    b.name = "b-key";
+    b.upstream = "git.example.com";
+    b.env = {{"B_URL", "${endpoint}"}};
+    ir.secrets.credentials = {a, b};
+    ir.secrets.debug_upstreams = {{"git.example.com", "127.0.0.1:8443"}};
+    auto p = plan_of(ir, probe_abi(7));
+    QCOMPARE(p.credentials.size(), std::size_t{2});
+    QCOMPARE(p.credentials[0].port_in_sandbox, 3129);
+    QCOMPARE(p.credentials[1].port_in_sandbox, 3130);
+    // The endpoint is written now; the placeholder only when the agent starts (it is never in the plan).
+    QCOMPARE(p.credentials[0].env.at("A_URL"), std::string("http://127.0.0.1:3129/v1"));
+    QCOMPARE(p.credentials[0].env.at("A_KEY"), std::string("${placeholder}"));
+    QCOMPARE(p.credentials[1].connect_to, std::string("127.0.0.1:8443"));
+    QVERIFY(p.credentials[0].connect_to.empty());
+    QVERIFY(!p.env.set.count("A_URL"));
+    std::set<int> connect;
+    for (const auto& r : p.landlock.net_rules) connect.insert(r.port);
+    QVERIFY(connect.count(3129) && connect.count(3130) && connect.count(3128));
+    // A published port may not take an endpoint's place.
+    ir.egress.loopback_bind = true;
+    ir.egress.publish = {3130};
+    auto refused = compile_linux_plan(ir, probe_abi(7));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("endpoint of the brokered credential b-key") != std::string::npos,
+             refused.error().message.c_str());
+    // Nor may a host port (its listener inside would take the endpoint's address).
+    ir.egress.publish = {};
+    ir.egress.host_ports = {3129};
+    refused = compile_linux_plan(ir, probe_abi(7));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("network.host_ports: port 3129 is the endpoint of the brokered credential a-key") !=
+                 std::string::npos,
+             refused.error().message.c_str());
   }
 };
 

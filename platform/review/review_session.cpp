@@ -1,0 +1,485 @@
+#include "platform/review/review_session.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <system_error>
+#include <thread>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "engine/review/git_index.h"
+#include "engine/review/text_diff.h"
+#include "platform/read_file.h"
+#include "platform/review/review_git.h"
+#include "platform/unique_fd.h"
+
+namespace paddock::platform {
+namespace {
+
+using review::Change;
+using review::ChangeKind;
+using review::EntryState;
+using review::EntryType;
+
+bool within(const std::string& path, const std::string& root) {
+  return root == "/" || path == root ||
+         (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+
+std::int64_t ctime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+}
+
+session::FileStamp stamp_of(const struct stat& st) {
+  return {static_cast<std::uint64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size), ctime_ns(st)};
+}
+
+EntryType type_of(mode_t m) {
+  if (S_ISREG(m)) return EntryType::kFile;
+  if (S_ISDIR(m)) return EntryType::kDir;
+  if (S_ISLNK(m)) return EntryType::kSymlink;
+  return EntryType::kOther;
+}
+
+std::string read_link(const std::string& path) {
+  std::string buf(4096, '\0');
+  const ssize_t n = ::readlink(path.c_str(), buf.data(), buf.size());
+  if (n < 0) return {};
+  buf.resize(static_cast<std::size_t>(n));
+  return buf;
+}
+
+EntryState state_of(const std::string& path, const struct stat& st) {
+  EntryState s;
+  s.type = type_of(st.st_mode);
+  s.mode = st.st_mode & 07777;
+  if (s.type == EntryType::kFile) s.size = st.st_size;
+  if (s.type == EntryType::kSymlink) s.target = read_link(path);
+  return s;
+}
+
+bool is_whiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == 0; }
+
+// Overlay metadata of an upper entry (user.overlay.*, as an overlay mounted in a user namespace
+// keeps it): "opaque" on a directory that hides the host's below it, "origin" on an entry copied
+// up from the host (present, even empty, on every copy-up).
+bool has_xattr(const std::string& path, const char* name, const char* want = nullptr) {
+  char buf[8];
+  const ssize_t n = ::lgetxattr(path.c_str(), name, buf, sizeof buf);
+  if (n < 0) return false;
+  return !want || (static_cast<std::size_t>(n) == std::strlen(want) && std::memcmp(buf, want, static_cast<std::size_t>(n)) == 0);
+}
+
+std::vector<std::string> list_dir(const std::string& path, std::string& error) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(path.c_str());
+  if (!d) {
+    error = path + ": " + std::strerror(errno);
+    return names;
+  }
+  while (dirent* e = ::readdir(d)) {
+    const char* n = e->d_name;
+    if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+    names.emplace_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Two files' bytes are equal (their sizes are).
+bool same_bytes(const std::string& a, const std::string& b) {
+  UniqueFd fa(::open(a.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  UniqueFd fb(::open(b.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fa.valid() || !fb.valid()) return false;
+  static thread_local std::vector<char> ba(1 << 16), bb(1 << 16);
+  for (;;) {
+    const ssize_t na = ::read(fa.get(), ba.data(), ba.size());
+    if (na < 0) return false;
+    std::size_t got = 0;
+    while (got < static_cast<std::size_t>(na)) {
+      const ssize_t nb = ::read(fb.get(), bb.data() + got, static_cast<std::size_t>(na) - got);
+      if (nb <= 0) return false;
+      got += static_cast<std::size_t>(nb);
+    }
+    if (na == 0) {
+      char extra;
+      return ::read(fb.get(), &extra, 1) == 0;
+    }
+    if (std::memcmp(ba.data(), bb.data(), static_cast<std::size_t>(na)) != 0) return false;
+  }
+}
+
+bool binary_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd.valid()) return false;
+  char buf[8000];
+  const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  return n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
+class Walker {
+ public:
+  Walker(const ReviewSession& s, const ChangeWalkOptions& o, review::ChangeSet& out) : s_(s), o_(o), out_(out) {
+    for (const auto& d : s.ir.fs.deny_write)
+      if (is_absent(d.kind)) protected_absent_.push_back(d.path);
+  }
+
+  void walk_root(const session::ReviewRoot& r) {
+    root_ = r.root;
+    layer_ = r.index;
+    upper_root_ = session::review_upper(s_.dir, r.index);
+    struct stat st {};
+    if (::lstat(upper_root_.c_str(), &st) != 0) {
+      out_.notes.push_back("the session's layer for " + root_ + " is gone (" + upper_root_ + ")");
+      return;
+    }
+    walk_dir("", /*lower=*/true, stamp_of(st));
+  }
+
+  bool over_budget() const { return entries_ > o_.max_entries; }
+
+  // Which changes' content is binary, read once the walk is done, on up to four threads: one
+  // open and one read of each changed file is most of what a listing costs.
+  void mark_binary() {
+    const std::size_t n = binary_jobs_.size();
+    if (n == 0) return;
+    const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), (n + 255) / 256});
+    std::vector<char> result(n, 0);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) result[i] = binary_file(binary_jobs_[i].second) ? 1 : 0;
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread to spare: this one does it all
+      }
+    }
+    work();
+    for (auto& t : pool) t.join();
+    for (std::size_t i = 0; i < n; ++i) out_.changes[binary_jobs_[i].first].binary = result[i] != 0;
+  }
+
+ private:
+  // A placeholder Paddock made for an absent protected path inside the review root: an empty
+  // directory (or file) at a prefix of that path, in the upper layer only. The agent cannot have
+  // made it: the name was held read-only for the whole session.
+  bool is_placeholder(const std::string& host, const struct stat& st, const std::string& up) const {
+    if (S_ISREG(st.st_mode) ? st.st_size != 0 : !S_ISDIR(st.st_mode)) return false;
+    const bool prefix = std::any_of(protected_absent_.begin(), protected_absent_.end(),
+                                    [&](const std::string& p) { return within(p, host); });
+    if (!prefix) return false;
+    if (S_ISDIR(st.st_mode)) {
+      std::string err;
+      return list_dir(up, err).empty() && err.empty();
+    }
+    return true;
+  }
+
+  void add(Change c) {
+    c.root = root_;
+    c.layer = layer_;
+    out_.changes.push_back(std::move(c));
+  }
+
+  // The next change added reads `path` to tell whether it is binary (mark_binary).
+  void binary_later(const std::string& path) { binary_jobs_.emplace_back(out_.changes.size(), path); }
+
+  void conflict_check(Change& c, const struct stat& host) {
+    c.host_stamp = stamp_of(host);
+    if (ctime_ns(host) < s_.roots.started_ns) return;
+    // This session's own apply left it so.
+    if (const auto* d = s_.state.find(c.path); d && d->host && *d->host == *c.host_stamp) return;
+    c.conflict = "changed on the host since the session started";
+  }
+
+  // Every entry of a host subtree the session deleted (the directory itself last).
+  void deleted_tree(const std::string& host, const struct stat& st, const session::FileStamp& upper) {
+    if (++entries_ > o_.max_entries) return;
+    if (S_ISDIR(st.st_mode)) {
+      std::string err;
+      for (const auto& name : list_dir(host, err)) {
+        struct stat cst {};
+        const std::string child = host + "/" + name;
+        if (::lstat(child.c_str(), &cst) == 0) deleted_tree(child, cst, upper);
+      }
+      if (!err.empty()) out_.notes.push_back("cannot list " + err + ": what it holds is deleted too");
+    }
+    Change c;
+    c.path = host;
+    c.kind = ChangeKind::kDeleted;
+    c.before = state_of(host, st);
+    c.upper_stamp = upper;
+    conflict_check(c, st);
+    if (c.before.type == EntryType::kFile) binary_later(host);
+    add(std::move(c));
+  }
+
+  // rel: "" for the root, else "/a/b". lower: the host's directory shows through here (no opaque
+  // directory above, and the host has a directory at this path).
+  void walk_dir(const std::string& rel, bool lower, const session::FileStamp& dir_stamp) {
+    const std::string up_dir = upper_root_ + rel, host_dir = root_ + rel;
+    std::string err;
+    const auto names = list_dir(up_dir, err);
+    if (!err.empty()) out_.notes.push_back("cannot list the session's " + err);
+    for (const auto& name : names) {
+      if (++entries_ > o_.max_entries) return;
+      const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
+      struct stat ust {}, lst {};
+      if (::lstat(up.c_str(), &ust) != 0) continue;  // gone while listing (the session runs)
+      const bool host_has = lower && ::lstat(host.c_str(), &lst) == 0;
+      if (is_whiteout(ust)) {
+        if (host_has) deleted_tree(host, lst, stamp_of(ust));
+        continue;
+      }
+      Change c;
+      c.path = host;
+      c.after = state_of(up, ust);
+      c.upper_stamp = stamp_of(ust);
+      if (S_ISDIR(ust.st_mode)) {
+        const bool opaque = has_xattr(up, "user.overlay.opaque", "y");
+        if (!host_has || !S_ISDIR(lst.st_mode)) {
+          if (!host_has && is_placeholder(host, ust, up)) continue;
+          c.kind = host_has ? ChangeKind::kModified : ChangeKind::kAdded;
+          if (host_has) {
+            c.before = state_of(host, lst);
+            conflict_check(c, lst);
+            // What the host had here is replaced whole.
+          }
+          add(std::move(c));
+          walk_dir(rel + "/" + name, false, stamp_of(ust));
+          continue;
+        }
+        if ((ust.st_mode & 07777) != (lst.st_mode & 07777)) {
+          c.kind = ChangeKind::kModified;
+          c.before = state_of(host, lst);
+          conflict_check(c, lst);
+          add(std::move(c));
+        }
+        if (opaque) {
+          // The session replaced the directory: what the host has there and the session does not
+          // is deleted.
+          std::string lerr;
+          for (const auto& lname : list_dir(host, lerr)) {
+            struct stat u {}, l {};
+            if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
+            if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host + "/" + lname, l, stamp_of(ust));
+          }
+        }
+        walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
+        continue;
+      }
+      if (!host_has) {
+        if (is_placeholder(host, ust, up)) continue;
+        c.kind = ChangeKind::kAdded;
+        // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
+        // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
+        // the host's directory after the session started.
+        if (c.after.type == EntryType::kFile) binary_later(up);
+        if (lower && has_xattr(up, "user.overlay.origin")) {
+          struct stat pst {};
+          const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
+                                           ? static_cast<std::int64_t>(pst.st_mtim.tv_sec) * 1000000000 + pst.st_mtim.tv_nsec
+                                           : 0;
+          if (changed >= s_.roots.started_ns)
+            c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
+        }
+        add(std::move(c));
+        continue;
+      }
+      c.before = state_of(host, lst);
+      c.kind = ChangeKind::kModified;
+      if (c.before.type == EntryType::kDir) {
+        // A file where the host has a directory: everything below it goes.
+        deleted_tree_children(host, stamp_of(ust));
+      } else if (c.before.type == c.after.type && c.before.mode == c.after.mode) {
+        if (c.after.type == EntryType::kSymlink && c.before.target == c.after.target) continue;
+        if (c.after.type == EntryType::kFile && c.before.size == c.after.size && same_bytes(up, host)) continue;
+        if (c.after.type == EntryType::kOther) continue;
+      }
+      if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
+        c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
+      if (c.after.type == EntryType::kFile) binary_later(up);
+      conflict_check(c, lst);
+      add(std::move(c));
+    }
+    (void)dir_stamp;
+  }
+
+  void deleted_tree_children(const std::string& host, const session::FileStamp& upper) {
+    std::string err;
+    for (const auto& name : list_dir(host, err)) {
+      struct stat cst {};
+      const std::string child = host + "/" + name;
+      if (::lstat(child.c_str(), &cst) == 0) deleted_tree(child, cst, upper);
+    }
+  }
+
+  const ReviewSession& s_;
+  const ChangeWalkOptions& o_;
+  review::ChangeSet& out_;
+  std::vector<std::string> protected_absent_;
+  std::string root_, upper_root_;
+  int layer_ = 0;
+  std::size_t entries_ = 0;
+  std::vector<std::pair<std::size_t, std::string>> binary_jobs_;  // change index, file to read
+};
+
+// A deleted file and an added one with the same bytes: a rename (or a move). Only files, only
+// where neither side conflicts, within the comparison budget.
+void find_renames(review::ChangeSet& set, const ReviewSession& s, std::size_t budget) {
+  std::multimap<std::int64_t, std::size_t> deleted;  // size -> index
+  for (std::size_t i = 0; i < set.changes.size(); ++i) {
+    const Change& c = set.changes[i];
+    if (c.kind == ChangeKind::kDeleted && c.before.type == EntryType::kFile && c.conflict.empty() && c.before.size > 0)
+      deleted.emplace(c.before.size, i);
+  }
+  if (deleted.empty()) return;
+  std::vector<bool> gone(set.changes.size(), false);
+  for (auto& c : set.changes) {
+    if (budget == 0) break;
+    if (c.kind != ChangeKind::kAdded || c.after.type != EntryType::kFile || !c.conflict.empty()) continue;
+    const auto up = s.upper_path(c.path);
+    if (!up) continue;
+    for (auto [it, end] = deleted.equal_range(c.after.size); it != end && budget > 0; ++it) {
+      if (gone[it->second]) continue;
+      --budget;
+      const Change& d = set.changes[it->second];
+      if (d.root != c.root || !same_bytes(*up, d.path)) continue;
+      c.kind = ChangeKind::kRenamed;
+      c.renamed_from = d.path;
+      c.before = d.before;
+      c.renamed_from_stamp = d.host_stamp;
+      gone[it->second] = true;
+      break;
+    }
+  }
+  std::vector<Change> kept;
+  for (std::size_t i = 0; i < set.changes.size(); ++i)
+    if (!gone[i]) kept.push_back(std::move(set.changes[i]));
+  set.changes = std::move(kept);
+}
+
+}  // namespace
+
+std::optional<std::string> ReviewSession::upper_path(const std::string& host_path, int* layer) const {
+  const session::ReviewRoot* r = root_of(host_path);
+  if (!r) return std::nullopt;
+  if (layer) *layer = r->index;
+  return session::review_upper(dir, r->index) + host_path.substr(r->root == "/" ? 0 : r->root.size());
+}
+
+const session::ReviewRoot* ReviewSession::root_of(const std::string& host_path) const {
+  const session::ReviewRoot* best = nullptr;
+  for (const auto& r : roots.roots)
+    if (within(host_path, r.root) && (!best || r.root.size() > best->root.size())) best = &r;
+  return best;
+}
+
+bool ReviewSession::has_layers() const {
+  for (const auto& r : roots.roots) {
+    struct stat st {};
+    if (::lstat(session::review_upper(dir, r.index).c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
+Result<ReviewSession> open_review_session(const std::string& session_dir, const std::string& id) {
+  ReviewSession s;
+  s.id = id;
+  s.dir = session_dir;
+  ReadOptions record;
+  record.no_follow = true;
+  auto roots = read_file_if_exists(session::review_roots_file(session_dir), record);
+  if (!roots) return roots.error();
+  if (!*roots) return Error{ErrorCode::kNotFound, "session " + id + " did not run in review mode"};
+  auto decoded = session::decode_review_roots(**roots);
+  if (!decoded) return decoded.error();
+  s.roots = std::move(*decoded);
+  auto state = read_file_if_exists(session::review_state_file(session_dir), record);
+  if (!state) return state.error();
+  if (*state) {
+    auto st = session::decode_review_state(**state);
+    if (!st) return st.error();
+    s.state = std::move(*st);
+  }
+  auto journal = read_file_if_exists(session::review_journal_file(session_dir), record);
+  if (!journal) return journal.error();
+  if (*journal) {
+    auto j = session::decode_apply_journal(**journal);
+    if (!j) return j.error();
+    s.journal = std::move(*j);
+  }
+  auto ir_text = read_file(session_dir + "/ir.json", record);
+  if (!ir_text) return ir_text.error();
+  auto ir_json = nlohmann::json::parse(*ir_text, nullptr, false);
+  if (ir_json.is_discarded()) return bad_input(session_dir + "/ir.json is not JSON");
+  auto ir = ir_from_json(ir_json);
+  if (!ir) return ir.error();
+  s.ir = std::move(*ir);
+  return s;
+}
+
+Result<review::ChangeSet> compute_change_set(const ReviewSession& s, const review::Classifier& classifier, bool running,
+                                             const ChangeWalkOptions& options) {
+  review::ChangeSet set;
+  set.session_id = s.id;
+  set.running = running;
+  set.started_ns = s.roots.started_ns;
+  set.interrupted_apply = s.journal.has_value();
+  Walker walker(s, options, set);
+  set.changes.reserve(1024);
+  for (const auto& r : s.roots.roots) walker.walk_root(r);
+  if (!walker.over_budget()) walker.mark_binary();
+  if (walker.over_budget())
+    return Error{ErrorCode::kRefused, "session " + s.id + " changed more than " + std::to_string(options.max_entries) +
+                                          " entries; the review lists no more than that"};
+  find_renames(set, s, options.rename_compares);
+  std::sort(set.changes.begin(), set.changes.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
+  std::map<std::string, review::ChangeFacts> facts = git_index_facts(s, set);
+  classifier.classify(set.changes, facts);
+  add_commit_offers(s, set);
+  for (auto& c : set.changes)
+    if (const auto* d = s.state.find(c.path); d && d->upper == c.upper_stamp) c.decision = session::to_string(d->decision);
+  return set;
+}
+
+Result<LoadedReview> load_review(const std::string& session_dir, const std::string& id, const std::string& resources_dir,
+                                 bool running) {
+  auto s = open_review_session(session_dir, id);
+  if (!s) return s.error();
+  auto tool = load_builtin_list(resources_dir, "tool-executed");
+  if (!tool) return tool.error();
+  auto agent = load_builtin_list(resources_dir, "agent-config");
+  if (!agent) return agent.error();
+  review::Classifier classifier({s->ir.meta.project, s->ir.meta.home, &*tool, &*agent});
+  auto set = compute_change_set(*s, classifier, running);
+  if (!set) return set.error();
+  return LoadedReview{std::move(*s), std::move(*set)};
+}
+
+Result<std::string> read_change_side(const ReviewSession& s, const review::Change& c, bool after, std::size_t max_bytes) {
+  const EntryState& side = after ? c.after : c.before;
+  if (side.type != EntryType::kFile) return std::string();
+  std::string path = after ? s.upper_path(c.path).value_or("") : (c.renamed_from.empty() ? c.path : c.renamed_from);
+  if (path.empty()) return bad_input(c.path + " is in no review root of session " + s.id);
+  ReadOptions o;
+  o.max_bytes = max_bytes;
+  o.no_follow = true;
+  // The session's side is in a tree the agent made: a directory it turned into a symlink while
+  // it runs must not show another file as its change.
+  o.no_symlinks = after;
+  return read_file(path, o);
+}
+
+}  // namespace paddock::platform

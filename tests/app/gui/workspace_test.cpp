@@ -1,0 +1,90 @@
+// The user's projects as the app keeps them: a folder its user cannot read is refused when it is
+// picked (with the engine's words: who cannot read what), and the agent chosen for a project is
+// a property, so the cards that show it follow a change at once.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QGuiApplication>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app_paths.h"
+#include "gui_test_env.h"
+#include "tests/support/skip.h"
+#include "tests/support/test_paths.h"
+#include "workspace.h"
+
+using paddock::gui::AppPaths;
+using paddock::gui::Workspace;
+
+class WorkspaceTest : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit WorkspaceTest(paddock::gui::test::GuiTestEnv* env) : env_(env) {}
+
+ private slots:
+  void initTestCase() { AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin())); }
+
+  void a_folder_its_user_cannot_read_is_refused_when_picked_and_says_by_whom() {
+    // As uid 65534 (for root no mode hides a folder), in a child: the picker's path in, the
+    // workspace's error out.
+    if (::geteuid() != 0)
+      PADDOCK_SKIP_USER("only root can hand a folder to uid 65534; the suite runs as uid " + std::to_string(::geteuid()));
+    const QString root = QFileInfo(env_->root()).canonicalFilePath() + "/picked";
+    const QString folder = root + "/locked-project";
+    QVERIFY(QDir().mkpath(folder));
+    ::chmod(QFile::encodeName(env_->root()).constData(), 0755);
+    ::chmod(QFile::encodeName(root).constData(), 0755);
+    ::chmod(QFile::encodeName(folder).constData(), 0700);  // root's: uid 65534 cannot list it
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+      qputenv("USER", "nobody");
+      qputenv("XDG_CONFIG_HOME", "/nonexistent-config");  // the workspace saves nothing here
+      Workspace w;
+      const bool added = w.addProject("file://" + folder);
+      const QByteArray out = (added ? "added\n" : "refused\n") + w.errorString().toUtf8();
+      if (::write(fds[1], out.constData(), static_cast<size_t>(out.size())) < 0) _exit(4);
+      _exit(0);
+    }
+    ::close(fds[1]);
+    QByteArray out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, n);
+    ::close(fds[0]);
+    ::waitpid(pid, nullptr, 0);
+    QCOMPARE(QString::fromUtf8(out),
+             "refused\nThe project folder " + folder +
+                 " cannot be read by nobody (Permission denied); give nobody read access to it, or choose a folder it can read");
+  }
+
+  void the_agent_chosen_for_a_project_is_a_property_its_card_follows() {
+    const QString a = QFileInfo(env_->root()).canonicalFilePath() + "/home";
+    Workspace w;
+    QVERIFY(w.addProject(a));
+    QSignalSpy changed(&w, &Workspace::currentChanged);
+    w.setCurrentAgent("codex");
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(w.projectAgents().value(a).toString(), QString("codex"));
+    w.setCurrentAgent("claude-code");
+    QCOMPARE(w.projectAgents().value(a).toString(), QString("claude-code"));
+  }
+
+ private:
+  paddock::gui::test::GuiTestEnv* env_;
+};
+
+int main(int argc, char** argv) {
+  paddock::gui::test::GuiTestEnv env;
+  QGuiApplication app(argc, argv);
+  WorkspaceTest t(&env);
+  return QTest::qExec(&t, argc, argv);
+}
+
+#include "workspace_test.moc"

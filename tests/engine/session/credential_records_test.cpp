@@ -1,0 +1,126 @@
+// The records brokered credentials cross process boundaries in (engine/session/credential_records.h):
+// each reads back what was written, and refuses what a header could not carry or a record that
+// is not one of them, without ever quoting a key in its message.
+#include <QtTest>
+
+#include "engine/session/credential_records.h"
+#include "engine/session/init_message.h"
+#include "engine/session/report.h"
+#include "engine/session/run_args.h"
+
+using namespace paddock;
+using namespace paddock::session;
+
+class CredentialRecordsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void the_hand_off_reads_back_what_was_written() {
+    const std::vector<CredentialSecret> in = {{"a", "api.example.com:443", "paddock-placeholder-01234567", "sk-real-0123456789"},
+                                              {"b", "git.example.com:8443", "paddock-placeholder-89abcdef", "ghp_real_token_01"}};
+    auto out = decode_credential_secrets(encode_credential_secrets(in));
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->size(), std::size_t{2});
+    QCOMPARE(QString::fromStdString((*out)[1].value), QString("ghp_real_token_01"));
+    QCOMPARE(QString::fromStdString((*out)[1].upstream), QString("git.example.com:8443"));
+  }
+
+  void a_key_a_header_could_not_carry_is_refused_without_being_quoted() {
+    for (const std::string& bad : {std::string("sk\r\nX-Injected: 1"), std::string("short"), std::string("with space123"),
+                                   std::string(9000, 'a')}) {
+      QVERIFY(!valid_credential_value(bad));
+      auto out = decode_credential_secrets(encode_credential_secrets({{"a", "h.example.com:443", "paddock-placeholder-01234567", bad}}));
+      QVERIFY(!out.ok());
+      QVERIFY2(out.error().message.find(bad) == std::string::npos, out.error().message.c_str());
+    }
+    QVERIFY(!decode_credential_secrets(R"({"credentials":[{"name":"a","upstream":"h:443","placeholder":"paddock-placeholder-01234567","value":"sk-real-0123456789"},{"name":"a","upstream":"h:443","placeholder":"paddock-placeholder-01234567","value":"sk-real-0123456789"}]})").ok());
+    QVERIFY(!decode_credential_secrets(R"({"credentials":[],"extra":1})").ok());
+  }
+
+  void the_index_and_the_last_use_read_back() {
+    CredentialIndex idx;
+    idx["anthropic-api-key"] = {"api.anthropic.com:443", "paddock-placeholder-0123456789abcdef", CredentialBackend::kFile,
+                                "2026-12-01T00:00:00Z"};
+    auto back = decode_credential_index(encode_credential_index(idx));
+    QVERIFY(back.ok());
+    QCOMPARE(back->at("anthropic-api-key").backend, CredentialBackend::kFile);
+    QVERIFY(!decode_credential_index(R"({"version":2,"credentials":{}})").ok());
+    CredentialUseRecord use;
+    use["a"] = {"2026-12-01T00:00:01.000Z", "s1"};
+    auto u = decode_credential_use(encode_credential_use(use));
+    QVERIFY(u.ok());
+    QCOMPARE(QString::fromStdString(u->at("a").session), QString("s1"));
+    auto p = decode_credential_placeholders(encode_credential_placeholders({{"a", "paddock-placeholder-01234567"}}));
+    QVERIFY(p.ok());
+    QVERIFY(!decode_credential_placeholders(R"({"a":"x y"})").ok());
+  }
+
+  void the_report_sums_each_credential_and_reads_back() {
+    Report r;
+    r.session_id = "s";
+    r.status = ReportStatus::kExited;
+    r.credentials.push_back({"a", "api.example.com:443", 3, 1, 100, 2000, "2026-12-01T00:00:00.000Z"});
+    auto back = decode_report(encode_report(r));
+    QVERIFY(back.ok());
+    QCOMPARE(back->credentials.size(), std::size_t{1});
+    QCOMPARE(back->credentials[0].bytes_rx, std::int64_t{2000});
+    QCOMPARE(back->credentials[0].refused, std::int64_t{1});
+  }
+
+  void the_broker_process_gets_its_endpoints_and_reports_back_in_lines() {
+    CredentialBrokerSpec spec;
+    spec.secrets_fd = 5;
+    spec.parent_pid = 42;
+    spec.tainted = true;
+    CredentialEndpoint e;
+    e.name = "a";
+    e.upstream = "api.example.com";
+    e.scheme = "bearer";
+    e.placeholder = "paddock-placeholder-01234567";
+    e.listen_fd = 3;
+    e.endpoint_port = 3129;
+    e.max_requests = 7;
+    spec.endpoints.push_back(e);
+    auto back = decode_credential_broker_spec(encode_credential_broker_spec(spec));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QCOMPARE(back->endpoints.at(0).listen_fd, 3);
+    QCOMPARE(*back->endpoints.at(0).max_requests, std::int64_t{7});
+    QVERIFY(!back->endpoints.at(0).max_bytes);
+    QCOMPARE(back->parent_pid, std::int64_t{42});
+    CredentialBrokerReport usage;
+    usage.type = CredentialBrokerReport::Type::kUsage;
+    usage.usage.push_back({"a", "api.example.com:443", 2, 1, 10, 20, "2026-12-01T00:00:00.000Z"});
+    const std::string line = encode_credential_broker_report(usage);
+    QCOMPARE(line.back(), '\n');
+    QCOMPARE(std::count(line.begin(), line.end(), '\n'), 1L);
+    auto u = decode_credential_broker_report(line);
+    QVERIFY(u.ok() && u->type == CredentialBrokerReport::Type::kUsage && u->usage.at(0).bytes_rx == 20);
+    CredentialBrokerReport ev;
+    ev.type = CredentialBrokerReport::Type::kEvent;
+    ev.event = {{"event", "credential_request"}, {"credential", "a"}};
+    auto e2 = decode_credential_broker_report(encode_credential_broker_report(ev));
+    QVERIFY(e2.ok() && e2->event["credential"] == "a");
+    QVERIFY(!decode_credential_broker_report(R"({"type":"other"})").ok());
+  }
+
+  void the_helper_learns_of_each_endpoint_and_its_files_by_name() {
+    auto m = decode_init_message(encode_init_message(InitMessage::credential_listen("github")));
+    QVERIFY(m.ok());
+    QCOMPARE(m->type, InitMessageType::kCredentialListen);
+    QCOMPARE(QString::fromStdString(m->message), QString("github"));
+    HelperRunArgs a;
+    a.ir_file = "/proc/self/fd/3";
+    a.plan_hash = "sha256:x";
+    a.session_dir = "/s";
+    a.session_id = "id";
+    a.credentials_file = "/proc/self/fd/5";
+    a.placeholders_file = "/proc/self/fd/6";
+    a.command = {"true"};
+    auto d = decode_run_args(encode_run_args(a));
+    QVERIFY(d.ok());
+    QCOMPARE(QString::fromStdString(d->credentials_file), QString("/proc/self/fd/5"));
+    QCOMPARE(QString::fromStdString(d->placeholders_file), QString("/proc/self/fd/6"));
+  }
+};
+
+QTEST_GUILESS_MAIN(CredentialRecordsTest)
+#include "credential_records_test.moc"
