@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -41,12 +42,28 @@ class ReviewCliTest : public QObject {
     return run_process(args, o);
   }
 
-  std::string last_session() {
-    std::vector<std::string> ids;
+  std::set<std::string> session_ids() {
+    std::set<std::string> ids;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec)) ids.push_back(e.path().filename().string());
-    std::sort(ids.begin(), ids.end());
-    return ids.empty() ? std::string() : ids.back();
+    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec)) ids.insert(e.path().filename().string());
+    return ids;
+  }
+
+  // The one session made since `before`: ids of sessions started in the same second do not sort
+  // by their start, so the greatest id is not always the newest.
+  std::string new_session(const std::set<std::string>& before) {
+    std::string made;
+    for (const auto& id : session_ids())
+      if (!before.count(id)) {
+        if (!made.empty()) return {};
+        made = id;
+      }
+    return made;
+  }
+
+  std::string last_session() {
+    const auto ids = session_ids();
+    return ids.empty() ? std::string() : *ids.rbegin();
   }
 
  private slots:
@@ -77,10 +94,10 @@ class ReviewCliTest : public QObject {
   void the_policy_key_turns_review_mode_on_and_nothing_turns_it_off_data() { add_uid_rows(); }
   void the_policy_key_turns_review_mode_on_and_nothing_turns_it_off() {
     QVERIFY(setup_row());
-    put(h_.root + "/review.yaml", "filesystem:\n  review: true\n");
-    put(h_.root + "/direct.yaml", "filesystem:\n  review: false\n");
-    put(h_.root + "/typo.yaml", "filesystem:\n  review: maybe\n");
-    put(h_.project + "/notes.txt", "a file\n");
+    put(h_.root + "/review.yaml", "version: 1\nfilesystem:\n  review: true\n");
+    put(h_.root + "/direct.yaml", "version: 1\nfilesystem:\n  review: false\n");
+    put(h_.root + "/typo.yaml", "version: 1\nfilesystem:\n  review: maybe\n");
+    put(h_.root + "/notes.txt", "a file\n");  // outside the project, whose root would hold it
     h_.chown_all();
     ProcessResult r = paddock({"explain", "--json", "--policy", h_.root + "/review.yaml", "--policy", h_.root + "/direct.yaml"});
     QVERIFY2(r.exit_code == 0, dump(r).constData());
@@ -88,13 +105,14 @@ class ReviewCliTest : public QObject {
     QVERIFY(!j["ir"]["fs"]["review_roots"].empty());
     QCOMPARE(j["ir"]["fs"]["review_roots"], j["ir"]["fs"]["write_roots"]);
     r = paddock({"explain", "--json", "--policy", h_.root + "/typo.yaml"});
-    QVERIFY2(r.exit_code != 0 && r.err.find("typo.yaml:2:") != std::string::npos, dump(r).constData());
-    r = paddock({"explain", "--review", "--allow-write", h_.project + "/notes.txt"});
+    QVERIFY2(r.exit_code != 0 && r.err.find("typo.yaml:3:") != std::string::npos, dump(r).constData());
+    r = paddock({"explain", "--review", "--allow-write", h_.root + "/notes.txt"});
     QVERIFY2(r.exit_code == 125, dump(r).constData());
     QVERIFY2(r.err.find("is a file") != std::string::npos, dump(r).constData());
-    r = paddock({"run", "--review", "--allow-write", h_.project + "/notes.txt", "--", "/bin/sh", "-c", "echo x > notes.txt"});
+    r = paddock({"run", "--review", "--allow-write", h_.root + "/notes.txt", "--", "/bin/sh", "-c",
+                 "echo x > " + h_.root + "/notes.txt"});
     QCOMPARE(r.exit_code, 125);
-    QCOMPARE(slurp(h_.project + "/notes.txt"), std::string("a file\n"));
+    QCOMPARE(slurp(h_.root + "/notes.txt"), std::string("a file\n"));
   }
 
   // Where no overlay can hold the writes (macOS and Windows here), the plan refuses review mode
@@ -179,10 +197,13 @@ class ReviewCliTest : public QObject {
   void prune_removes_old_records_and_keeps_held_changes_data() { add_uid_rows(); }
   void prune_removes_old_records_and_keeps_held_changes() {
     QVERIFY(setup_row());
+    auto before = session_ids();
     QCOMPARE(paddock({"run", "--", "/bin/true"}).exit_code, 0);
-    const std::string direct = last_session();
+    const std::string direct = new_session(before);
+    before = session_ids();
     QCOMPARE(paddock({"run", "--review", "--", "/bin/sh", "-c", "echo x > held.txt"}).exit_code, 0);
-    const std::string held = last_session();
+    const std::string held = new_session(before);
+    QVERIFY(!direct.empty() && !held.empty());
     // Nothing is old enough yet.
     ProcessResult r = paddock({"sessions", "--prune"});
     QVERIFY2(r.exit_code == 0, dump(r).constData());

@@ -92,17 +92,15 @@ class LauncherTest : public QObject {
                      "-- claude --verbose"));
   }
 
-  // The project's "Review changes before they reach the project" reaches the launch and the
-  // engine's inputs (the summary and the IR): the same flag a user would type.
-  void the_review_choice_is_passed_as_review_to_the_run_and_the_engine() {
+  // The project's "Review changes before they reach the project" reaches the launch as the same
+  // flag a user would type.
+  void the_review_choice_is_passed_as_review_to_the_run() {
     Launcher l;
     l.setProject("/home/u/p");
     l.setCommand("claude");
     QVERIFY(!l.cliArguments().contains("--review"));
-    QVERIFY(!l.engineInputs().review);
     l.setReview(true);
     QCOMPARE(l.cliArguments(), QStringList({"run", "--project", "/home/u/p", "--review", "--", "claude"}));
-    QVERIFY(l.engineInputs().review);
   }
 
   void a_command_line_splits_into_the_words_a_shell_would_give() {
