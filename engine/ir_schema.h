@@ -89,8 +89,12 @@ struct EnumNames<NetMode> {
 
 template <>
 struct EnumNames<PathKind> {
-  static constexpr std::array<std::pair<PathKind, std::string_view>, 4> values{{
-      {PathKind::kDir, "dir"}, {PathKind::kFile, "file"}, {PathKind::kAbsent, "absent"}, {PathKind::kAbsentDir, "absent_dir"}}};
+  static constexpr std::array<std::pair<PathKind, std::string_view>, 6> values{{{PathKind::kDir, "dir"},
+                                                                               {PathKind::kFile, "file"},
+                                                                               {PathKind::kAbsent, "absent"},
+                                                                               {PathKind::kAbsentDir, "absent_dir"},
+                                                                               {PathKind::kAbsentPointer, "absent_pointer"},
+                                                                               {PathKind::kSymlink, "symlink"}}};
 };
 
 template <>

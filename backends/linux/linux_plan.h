@@ -47,9 +47,16 @@ enum class MountOp {
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
   kProtectAbsentFile,  //   empty file) is made at its first missing component, bound read-only
+  kProtectLink,        // a symlink kept as it is (deny_write or deny on the name of a symlink):
+                       //   the link bound onto itself, so that it cannot be removed or replaced
+  kProtectAbsentPointer,  // deny_write of an absent pointer file (git's commondir, which git
+                          //   reads as an error when empty): as kProtectAbsentFile, the
+                          //   placeholder holding "." (its own directory: what absence means)
+  kMaskAbsent,         // deny on an absent path inside a write root: a placeholder as for
+                       //   kProtectAbsent*, with a mask mounted over it
   kMaskFile,           // deny on a non-directory: an empty read-only file over it
   kMaskDir,            // deny on a directory: an empty read-only tmpfs (mode 0000) over it
-  kExpectAbsent,       // deny on an absent path inside a grant: it must still be absent
+  kExpectAbsent,       // deny on an absent path inside a read-only grant: it must still be absent
   kTmpfs,              // fresh private tmpfs at target (mode 1777, sized), e.g. /tmp
   kProc,               // new procfs for the new PID namespace at target
   kDev,                // minimal /dev: null zero full random urandom tty, pts, shm (sized tmpfs)
@@ -203,7 +210,8 @@ struct LinuxPlan {
   // The caller is root: every read-only grant is an idmapped mount on which the host's root (and
   // every other owner) shows as nobody, so that the agent, uid 0 without capabilities, reads only
   // what everyone may read there (root-only files such as /etc/shadow- or ssh host keys stay
-  // closed). Write roots stay plain binds: the agent owns what it may write.
+  // closed), and every /proc entry only root may read is masked (kernel files such as slabinfo
+  // cannot be idmapped). Write roots stay plain binds: the agent owns what it may write.
   bool idmap_read_roots = false;
   LandlockPlan landlock;
   std::vector<SeccompRule> seccomp;                   // default action: allow

@@ -115,7 +115,7 @@ std::string encode_init_message(const InitMessage& m) {
       json list = json::array();
       for (const auto& p : m.placeholders)
         list.push_back({{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino},
-                        {"ctime_ns", p.ctime_ns}});
+                        {"ctime_ns", p.ctime_ns}, {"content", encode_json_text(p.content)}});
       return dump_record({{"type", type_name(m.type)}, {"list", std::move(list)}});
     }
     case InitMessageType::kExecFailed:
@@ -174,8 +174,9 @@ Result<InitMessage> decode_init_message(std::string_view bytes, std::string_view
         const json& p = j["list"][i];
         const std::string at = "list[" + std::to_string(i) + "]";
         InitMessage::Placeholder ph;
-        if (!r.object(p, at, {"path", "dir", "dev", "ino", "ctime_ns"}) || !r.str(p["path"], at + ".path", ph.path) ||
-            !r.boolean(p["dir"], at + ".dir", ph.dir))
+        if (!r.object(p, at, {"path", "dir", "dev", "ino", "ctime_ns", "content"}) ||
+            !r.str(p["path"], at + ".path", ph.path) || !r.boolean(p["dir"], at + ".dir", ph.dir) ||
+            !r.str(p["content"], at + ".content", ph.content))
           break;
         if (!p["dev"].is_number_unsigned() || !p["ino"].is_number_unsigned()) {
           r.fail(at, "dev and ino must be unsigned integers");

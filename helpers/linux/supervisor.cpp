@@ -143,9 +143,8 @@ Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const Sessio
       host.overlays.push_back(host.agent_state.dirs()[next_state++]);
   }
   for (const auto& p : host.agent_state.problems()) report_error_line(p);
-  const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
-    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
-  });
+  const bool makes_placeholders =
+      std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) { return makes_placeholder(m.op); });
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return r.error();

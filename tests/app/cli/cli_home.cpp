@@ -9,15 +9,16 @@
 
 namespace paddock::test {
 
-bool CliHome::create(uid_t for_uid, const std::string& name, const std::vector<std::string>& unset_env) {
+bool CliHome::create(uid_t for_uid, const std::string& name, const std::vector<std::string>& unset_env,
+                     const std::string& home_name, const std::string& project_name, const std::string& base) {
   namespace fs = std::filesystem;
   uid = for_uid;
-  std::string tmpl = "/tmp/paddock-" + name + "-XXXXXX";
+  std::string tmpl = base + "/paddock-" + name + "-XXXXXX";
   if (!::mkdtemp(tmpl.data())) return false;
   root = tmpl;
   ::chmod(root.c_str(), 0755);
-  home = root + "/home";
-  project = home + "/proj";
+  home = root + "/" + home_name;
+  project = home + "/" + project_name;
   std::error_code ec;
   for (const auto& d : {home + "/.ssh", project, root + "/state", root + "/run", root + "/config"})
     if (!fs::create_directories(d, ec) && ec) return false;

@@ -5,6 +5,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <filesystem>
+
 #include "app_paths.h"
 #include "gui_test_env.h"
 #include "layer_document.h"
@@ -354,6 +356,27 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(a.value("allowed").toBool(), false);
     QCOMPARE(a.value("tier").toString(), QString("repository"));
     QVERIFY(a.value("rule").toString().contains("deny"));
+  }
+
+  // A name the agent chose (here a nested repository's, whose hooks it linked to the checkout)
+  // reaches the app's warnings escaped: no ESC sequence, no line of its own.
+  void warnings_show_names_the_agent_chose_escaped() {
+    const std::string root = canonicalProject().toStdString();
+    const std::string nested = root + "/evil\x1b]0;pwned\x07\nline";
+    QVERIFY(std::filesystem::create_directories(nested + "/.git"));
+    std::filesystem::create_symlink("../..", nested + "/.git/hooks");
+    PolicyComposer c;
+    c.setProject(canonicalProject());
+    QVERIFY(wait_evaluated(c));
+    const auto* w = c.warnings();
+    bool found = false;
+    for (int i = 0; i < w->rowCount(); ++i) {
+      const QString text = w->data(w->index(i), WarningsModel::MessageRole).toString();
+      QVERIFY2(!text.contains(QChar(0x1b)) && !text.contains('\n'), qPrintable(text));
+      found = found || text.contains("evil\\x1b]0;pwned\\x07\\nline/.git/hooks");
+    }
+    QVERIFY(found);
+    std::filesystem::remove_all(nested);
   }
 
  private:
