@@ -28,7 +28,7 @@ struct Opened {
   std::string project;
 };
 
-Result<Opened> open(const std::string& id, CliContext& ctx) {
+Result<Opened> open(const std::string& id, CliContext& ctx, bool binary_markers = true) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return s.error();
   auto layout = ctx.layout();
   if (!layout.ok()) return layout.error();
@@ -36,7 +36,9 @@ Result<Opened> open(const std::string& id, CliContext& ctx) {
   std::error_code ec;
   if (!std::filesystem::is_directory(store.session_dir(id), ec)) return bad_input("no session " + id + " (see 'paddock sessions')");
   const bool running = store.summary(id).state == session::SessionState::kRunning;
-  auto loaded = platform::load_review(store.session_dir(id), id, ctx.resources_dir().string(), running);
+  platform::ChangeWalkOptions walk;
+  walk.binary_markers = binary_markers;
+  auto loaded = platform::load_review(store.session_dir(id), id, ctx.resources_dir().string(), running, walk);
   if (!loaded.ok()) {
     if (loaded.error().code == ErrorCode::kNotFound)
       return bad_input("session " + id + " did not run in review mode: its changes went to the project directly");
@@ -110,7 +112,7 @@ Status check_named(const review::ChangeSet& set, const std::vector<std::string>&
 }
 
 int act(const std::string& id, const std::vector<std::string>& raw, bool apply, bool as_json, CliContext& ctx) {
-  auto o = open(id, ctx);
+  auto o = open(id, ctx, /*binary_markers=*/false);  // apply and discard show no content
   if (!o.ok()) return fail(o.error());
   platform::ReviewSelection sel;
   sel.paths = absolute_paths(raw);
