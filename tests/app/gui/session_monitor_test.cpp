@@ -215,6 +215,27 @@ class SessionMonitorTest : public QObject {
     QCOMPARE(m.lastError(), QString("the session is not running"));
   }
 
+  // What the direct-mode audit found when the session ended is an alert row in words: the path,
+  // the tool that would run it and why; a part not audited says so.
+  void an_audit_finding_is_an_alert_row_naming_the_path_the_tool_and_why() {
+    const QString dir = env_->state() + "/paddock/sessions/s-audit";
+    QVERIFY(QDir().mkpath(dir));
+    append(dir + "/events.jsonl", line({{"event", "audit_finding"}, {"path", "/p/.envrc"}, {"kind", "added"},
+                                        {"rule", "tool-executed"}, {"tool", "direnv"},
+                                        {"why", "direnv runs it on cd"}, {"severity", "high"}}));
+    append(dir + "/events.jsonl", line({{"event", "audit_incomplete"}, {"problem", "/p/big: over its budget"},
+                                        {"severity", "high"}}));
+    append(dir + "/report.json", "{}\n");
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QCOMPARE(kinds(m), QStringList({"audit_finding", "audit_incomplete"}));
+    QCOMPARE(m.data(m.index(0), SessionMonitor::TextRole).toString(),
+             QString("/p/.envrc: direnv would run it (direnv runs it on cd)"));
+    QVERIFY(m.data(m.index(0), SessionMonitor::AlertRole).toBool());
+    QCOMPARE(m.data(m.index(1), SessionMonitor::TextRole).toString(), QString("not audited: /p/big: over its budget"));
+    QVERIFY(m.data(m.index(1), SessionMonitor::AlertRole).toBool());
+  }
+
   // A log longer than the tail the view reads: a worker finds where the tail starts, the lines
   // before it are counted (not shown), the tail's rows follow in order, and the events written
   // meanwhile are read after it.
