@@ -86,6 +86,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false, {}});
   for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false, {}});
   for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false, {}});
+  // Positional, in PathRequest's order: item, use, resolved, list, files_only, agent, agent_state.
   for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}, true});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());

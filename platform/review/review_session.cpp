@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "engine/review/git_index.h"
 #include "engine/review/text_diff.h"
@@ -128,8 +129,13 @@ bool binary_file(const std::string& path) {
 class Walker {
  public:
   Walker(const ReviewSession& s, const ChangeWalkOptions& o, review::ChangeSet& out) : s_(s), o_(o), out_(out) {
-    for (const auto& d : s.ir.fs.deny_write)
-      if (is_absent(d.kind)) protected_absent_.push_back(d.path);
+    // Absent denies are held absent the same way (a masked placeholder), and so are absent
+    // pointers (a placeholder that points at its own directory).
+    for (const auto* list : {&s.ir.fs.deny_write, &s.ir.fs.deny})
+      for (const auto& d : *list) {
+        if (is_absent(d.kind)) protected_absent_.push_back(d.path);
+        if (d.kind == PathKind::kAbsentPointer) absent_pointers_.insert(d.path);
+      }
   }
 
   void walk_root(const session::ReviewRoot& r) {
@@ -175,7 +181,8 @@ class Walker {
   // directory (or file) at a prefix of that path, in the upper layer only. The agent cannot have
   // made it: the name was held read-only for the whole session.
   bool is_placeholder(const std::string& host, const struct stat& st, const std::string& up) const {
-    if (S_ISREG(st.st_mode) ? st.st_size != 0 : !S_ISDIR(st.st_mode)) return false;
+    if (S_ISREG(st.st_mode) && st.st_size != 0) return absent_pointers_.count(host) && holds_pointer_to_itself(up);
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return false;
     const bool prefix = std::any_of(protected_absent_.begin(), protected_absent_.end(),
                                     [&](const std::string& p) { return within(p, host); });
     if (!prefix) return false;
@@ -184,6 +191,13 @@ class Walker {
       return list_dir(up, err).empty() && err.empty();
     }
     return true;
+  }
+
+  // A pointer's placeholder: exactly ".\n" (helpers/linux/mount_view.cpp writes it).
+  static bool holds_pointer_to_itself(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    char buf[3];
+    return fd.valid() && ::read(fd.get(), buf, sizeof buf) == 2 && buf[0] == '.' && buf[1] == '\n';
   }
 
   void add(Change c) {
@@ -337,6 +351,7 @@ class Walker {
   const ChangeWalkOptions& o_;
   review::ChangeSet& out_;
   std::vector<std::string> protected_absent_;
+  std::set<std::string> absent_pointers_;
   std::string root_, upper_root_;
   int layer_ = 0;
   std::size_t entries_ = 0;

@@ -1,8 +1,9 @@
 // `paddock run` against an agent that works the policy's seams: an allow that a deny covers, a
 // deny of a path that does not exist yet, a second write root, a project whose name reads as a
 // glob, a hard link into a protected file made in an earlier session, a condition the agent can
-// switch off, and the kernel files a root caller's agent could read in /proc. The real CLI,
-// engine, helper and kernel, as root and as uid 65534; each case failed before its fix.
+// switch off, the kernel files a root caller's agent could read in /proc, and absent and protected
+// paths inside a review root's overlay. The real CLI, engine, helper and kernel, as root and as
+// uid 65534; each case failed before its fix.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -168,6 +169,52 @@ class RunBoundaryTest : public QObject {
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
     auto lint = cli({"lint"});
     QVERIFY2(lint.out.find("R8") != std::string::npos && lint.out.find("the agent writes") != std::string::npos, dump(lint));
+  }
+
+  // Review mode holds the agent's writes in an overlay, and what the policy protects stays
+  // protected there: an absent denied or write-protected file (and git's absent commondir) cannot
+  // be created, by name or by renaming its parent away and making a new one, a protected file
+  // cannot be rewritten, and the placeholders that hold the absent names are Paddock's, never a
+  // change to review or apply: after `paddock apply` of everything, the host has none of them.
+  void protections_hold_inside_a_review_root_data() { add_uid_rows(); }
+  void protections_hold_inside_a_review_root() {
+    setup_row();
+    auto init = run_process({"git", "init", "-q", h_.project});
+    QVERIFY2(init.exit_code == 0, dump(init));
+    fs::create_directories(h_.project + "/vault");
+    put(h_.project + "/vault/readme.txt", "vault\n");
+    put(h_.project + "/kept.txt", "ORIGINAL\n");
+    put(h_.project + "/present-secret.txt", "SECRET-PRESENT\n");
+    user_policy("version: 1\nfilesystem:\n  deny: [\"$PROJECT/secret.txt\", \"$PROJECT/vault/key\", "
+                "\"$PROJECT/present-secret.txt\"]\n  deny_write: [\"$PROJECT/protected.txt\", \"$PROJECT/kept.txt\"]\n");
+    h_.chown_all();
+    const std::string config_before = slurp(h_.project + "/.git/config");
+    auto r = run_sh("echo x > secret.txt && echo made-secret; echo x > protected.txt && echo made-protected; "
+                    "echo x > vault/key && echo made-key; "
+                    "mv vault vault-moved && echo moved-vault; mkdir -p vault && echo x > vault/key && echo made-key-2; "
+                    "echo evil > kept.txt && echo rewrote-kept; cat present-secret.txt 2>/dev/null; "
+                    "echo . > .git/commondir && echo made-commondir; git config core.fsmonitor evil && echo made-config; "
+                    "mv .git dotgit && echo moved-git; "
+                    "echo ok > other.txt && echo wrote; true",
+                    {"--review"});
+    QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
+    for (const char* word : {"made-", "rewrote", "SECRET", "moved-git"})
+      QVERIFY2(r.out.find(word) == std::string::npos, (std::string(word) + "\n" + dump(r).toStdString()).c_str());
+
+    std::string id;
+    for (const auto& e : fs::directory_iterator(h_.sessions_dir())) id = e.path().filename().string();
+    auto review = cli({"review", id, "--json"});
+    QVERIFY2(review.exit_code == 0 && review.out.find("other.txt") != std::string::npos, dump(review));
+    for (const char* held : {"secret.txt", "protected.txt", "vault/key", "kept.txt", "commondir", ".git/config"})
+      QVERIFY2(review.out.find(held) == std::string::npos, (std::string(held) + "\n" + dump(review).toStdString()).c_str());
+    // What the change set holds is all that apply can bring to the host.
+    auto apply = cli({"apply", id});
+    QVERIFY2(apply.exit_code == 0, dump(apply));
+    QCOMPARE(slurp(h_.project + "/other.txt"), std::string("ok\n"));
+    for (const char* gone : {"/secret.txt", "/protected.txt", "/vault/key", "/.git/commondir", "/dotgit"})
+      QVERIFY2(!fs::exists(fs::symlink_status(h_.project + gone)), (h_.project + gone).c_str());
+    QCOMPARE(slurp(h_.project + "/kept.txt"), std::string("ORIGINAL\n"));
+    QCOMPARE(slurp(h_.project + "/.git/config"), config_before);
   }
 
   // /proc is the sandbox's own, but the kernel's files in it are the host's: those only root may
