@@ -144,6 +144,7 @@ PADDOCK_SETTER(ExtraDomains, extra_domains_)
 PADDOCK_SETTER(Limits, limits_)
 PADDOCK_SETTER(Timeout, timeout_)
 PADDOCK_SETTER(Publish, publish_)
+PADDOCK_SETTER(HostPorts, host_ports_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 
@@ -163,6 +164,7 @@ QStringList Launcher::cliArguments() const {
   if (!timeout_.trimmed().isEmpty()) a << "--timeout" << timeout_.trimmed();
   // Passed as typed: the CLI refuses a bad port in one line, which the panel then shows.
   for (const QString& p : split_words(publish_)) a << "--publish" << p;
+  for (const QString& p : split_words(host_ports_)) a << "--host-port" << p;
   if (review_) a << "--review";
   a << "--";
   a << splitCommandLine(command_);
@@ -305,6 +307,10 @@ Inputs Launcher::engineInputs() const {
   for (const QString& p : split_words(publish_)) {
     bool ok = false;
     if (const int port = p.toInt(&ok); ok) in.publish.push_back(port);
+  }
+  for (const QString& p : split_words(host_ports_)) {
+    bool ok = false;
+    if (const int port = p.toInt(&ok); ok) in.host_ports.push_back(port);
   }
   in.review = review_;
   in.environment = AppPaths::environment();
