@@ -100,6 +100,28 @@ class PolicyComposerTest : public QObject {
     QVERIFY(c.irHash().startsWith("sha256:"));
   }
 
+  // Home's "Review changes before they reach the project" reaches the summary: the launch it
+  // describes holds the agent's writes, and the summary says so in plain words; off, it does not.
+  void the_summary_says_changes_are_held_for_review_when_the_launch_reviews_them() {
+    PolicyComposer c;
+    c.setProject(QFileInfo(project_->path()).canonicalFilePath());
+    c.setAgent("claude-code");
+    c.setReview(true);
+    QVERIFY(wait_evaluated(c));
+    QVERIFY2(c.status() == ModelStatus::Ready, qPrintable(c.errorString()));
+    const auto held = [&] {
+      for (const auto& l : c.summary()->lines())
+        if (l.label == "Its changes") return QString::fromStdString(l.text);
+      return QString();
+    };
+    QVERIFY2(held().startsWith("held for review: nothing it writes reaches your files until you apply it"),
+             qPrintable(held()));
+    QVERIFY2(c.irJson().contains("review_roots"), qPrintable(c.irJson()));
+    c.setReview(false);
+    QVERIFY(wait_evaluated(c));
+    QCOMPARE(held(), QString());
+  }
+
   void tightening_a_path_in_the_editor_changes_ir_diff_and_hash_before_saving() {
     PolicyComposer c;
     LayerDocument doc;
