@@ -514,6 +514,8 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (host_ports_) host_ports_->stop();
   relay_.stop();
   credentials_.stop();
+  // Once the control socket is gone the session looks abandoned: the audit lock says it is not.
+  if (o_.audit) o_.audit->hold_lock(o_.session_dir);
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.

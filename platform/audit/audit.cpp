@@ -402,6 +402,12 @@ LoadedAudit load_audit(const std::string& session_dir) {
   return out;
 }
 
+UniqueFd try_lock_audit(const std::string& session_dir) {
+  UniqueFd lock(::open(session::audit_lock_file(session_dir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return UniqueFd();
+  return lock;
+}
+
 Result<bool> audit_if_abandoned(const session::Layout& layout, const std::string& id, const std::string& resources_dir,
                                 const std::string& by) {
   const std::string dir = layout.session_dir(id);
@@ -411,8 +417,8 @@ Result<bool> audit_if_abandoned(const session::Layout& layout, const std::string
   const session::SessionSummary summary = read_session_summary(layout, id);
   if (summary.state != session::SessionState::kAbandoned) return false;
   // One front end audits it; another that comes meanwhile leaves it to the first.
-  UniqueFd lock(::open((session::audit_dir(dir) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return false;
+  UniqueFd lock = try_lock_audit(dir);
+  if (!lock.valid()) return false;
   if (::lstat(session::audit_file(dir).c_str(), &st) == 0) return false;
   LoadedAudit loaded = load_audit(dir);
   session::AuditRecord failed;

@@ -14,6 +14,7 @@ namespace {
 
 struct Looked {
   int pending = 0;
+  bool audited = false;      // its audit.json exists
   bool audited_now = false;  // the session had ended without its helper and was audited here
 };
 
@@ -25,7 +26,9 @@ Looked look(const QString& dir) {
     auto r = platform::audit_if_abandoned(*layout, id, AppPaths::resourcesDir().toStdString(), "Paddock app");
     out.audited_now = r.ok() && *r;
   }
-  out.pending = static_cast<int>(platform::load_audit(dir.toStdString()).pending());
+  const platform::LoadedAudit loaded = platform::load_audit(dir.toStdString());
+  out.audited = loaded.record.has_value();
+  out.pending = static_cast<int>(loaded.pending());
   return out;
 }
 
@@ -142,6 +145,12 @@ void AuditInbox::count_dir(const QString& dir, bool announce) {
     auto it = counts_.find(dir);
     if (it == counts_.end()) return;  // the session went away meanwhile
     const Looked l = watcher->result();
+    if (!l.audited && !again_.count(dir)) {
+      // Its helper is still writing the audit (or a front end audits it): looked at again when
+      // the sessions list next changes (its report appears).
+      counts_.erase(it);
+      return;
+    }
     it->second.pending = l.pending;
     ++revision_;
     emit changed();
