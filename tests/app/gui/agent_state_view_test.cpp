@@ -21,27 +21,13 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
+using paddock::gui::test::put;
+using paddock::gui::test::qt_warnings;
+using paddock::gui::test::slurp;
+
 using paddock::gui::ReviewModel;
 
 namespace {
-
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
-
-QString slurp(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-void put(const QString& path, const QByteArray& bytes) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  f.write(bytes);
-}
 
 int row_of(const ReviewModel& m, const QString& rel) {
   for (int i = 0; i < m.rowCount(); ++i)
@@ -121,7 +107,7 @@ class AgentStateViewTest : public QObject {
   }
 
   void the_settings_page_shows_the_view_without_a_warning() {
-    g_previous = qInstallMessageHandler(capture);
+    paddock::gui::test::capture_warnings();
     {
       QQmlApplicationEngine engine;
       engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
@@ -140,8 +126,7 @@ class AgentStateViewTest : public QObject {
       QVERIFY(!model->summary().isEmpty());
       QTest::qWait(200);
     }
-    qInstallMessageHandler(g_previous);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 };
 

@@ -26,31 +26,13 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
+using paddock::gui::test::put;
+using paddock::gui::test::qt_warnings;
+using paddock::gui::test::slurp;
+
 using paddock::gui::AuditInbox;
 using paddock::gui::AuditModel;
 using paddock::gui::SessionsModel;
-
-namespace {
-
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
-
-QString slurp(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-void put(const QString& path, const QByteArray& bytes) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  f.write(bytes);
-}
-
-}  // namespace
 
 class AuditTabTest : public QObject {
   Q_OBJECT
@@ -216,7 +198,7 @@ class AuditTabTest : public QObject {
   void the_window_shows_the_audit_tab_the_badge_and_homes_line_without_a_warning() {
     const QString dir = finished("echo 'echo hi' > .envrc");
     QVERIFY(!dir.isEmpty());
-    g_previous = qInstallMessageHandler(capture);
+    paddock::gui::test::capture_warnings();
     {
       QQmlApplicationEngine engine;
       engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
@@ -254,8 +236,7 @@ class AuditTabTest : public QObject {
       QTRY_COMPARE(line->property("text").toString(), QString());
       QTest::qWait(200);
     }
-    qInstallMessageHandler(g_previous);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 };
 

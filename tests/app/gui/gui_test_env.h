@@ -2,7 +2,9 @@
 // tests never read or write the user's files, and the app's lookups pointed at the build tree.
 #pragma once
 
+#include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 
 namespace paddock::gui::test {
@@ -17,5 +19,16 @@ class GuiTestEnv {
  private:
   QTemporaryDir root_;
 };
+
+// From the first call on, Qt's warnings (anything above info: a QML binding that broke, a
+// binding loop) are kept in qt_warnings(), each still passed on to the handler installed before.
+// The tests that load QML check that none came.
+void capture_warnings();
+QStringList& qt_warnings();
+
+// A file's text ("" when it cannot be read), and a file written whole (the test stops when it
+// cannot be).
+QString slurp(const QString& path);
+void put(const QString& path, const QByteArray& bytes);
 
 }  // namespace paddock::gui::test

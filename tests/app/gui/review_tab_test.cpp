@@ -24,31 +24,13 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
+using paddock::gui::test::put;
+using paddock::gui::test::qt_warnings;
+using paddock::gui::test::slurp;
+
 using paddock::gui::ReviewInbox;
 using paddock::gui::ReviewModel;
 using paddock::gui::SessionsModel;
-
-namespace {
-
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
-
-QString slurp(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-void put(const QString& path, const QByteArray& bytes) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-  f.write(bytes);
-}
-
-}  // namespace
 
 class ReviewTabTest : public QObject {
   Q_OBJECT
@@ -176,7 +158,7 @@ class ReviewTabTest : public QObject {
     QVERIFY(run->waitForStarted());
     QTRY_VERIFY_WITH_TIMEOUT(run->state() == QProcess::NotRunning, 30000);
     const QString dir = newest_session();
-    g_previous = qInstallMessageHandler(capture);
+    paddock::gui::test::capture_warnings();
     {
       QQmlApplicationEngine engine;
       engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
@@ -197,8 +179,7 @@ class ReviewTabTest : public QObject {
       QTRY_VERIFY(window->findChild<QObject*>("reviewTabButton")->property("text").toString().contains("(1)"));
       QTest::qWait(200);
     }
-    qInstallMessageHandler(g_previous);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 };
 

@@ -19,14 +19,9 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
-namespace {
+using paddock::gui::test::qt_warnings;
 
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
+namespace {
 
 // The launcher's State enum, by value (launcher.h).
 constexpr int kEnded = 3;
@@ -54,7 +49,7 @@ class SessionEndTest : public QObject {
  private slots:
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
-    g_previous = qInstallMessageHandler(capture);
+    paddock::gui::test::capture_warnings();
     engine_.load(QUrl("qrc:/Paddock/qml/Main.qml"));
     QCOMPARE(engine_.rootObjects().size(), 1);
     window_ = qobject_cast<QQuickWindow*>(engine_.rootObjects().first());
@@ -153,7 +148,7 @@ class SessionEndTest : public QObject {
     QVERIFY(window_->isVisible());
     // QML warnings name the binding that broke; a monitor used after it was deleted crashes
     // before here (or, under AddressSanitizer, stops the test with the report).
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 
  private:
