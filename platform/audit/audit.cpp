@@ -12,6 +12,7 @@
 
 #include "engine/builtin_lists.h"
 #include "engine/json_text.h"
+#include "engine/lexical_path.h"
 #include "engine/review/classify.h"
 #include "engine/review/git_config.h"
 #include "engine/review/git_index.h"
@@ -93,21 +94,7 @@ std::string gitdir_of(const std::string& gitfile) {
   while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
   if (line.empty()) return "";
   if (line[0] != '/') line = parent_of(gitfile) + "/" + line;
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i <= line.size();) {
-    std::size_t j = line.find('/', i);
-    if (j == std::string::npos) j = line.size();
-    const std::string seg = line.substr(i, j - i);
-    if (seg == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!seg.empty() && seg != ".") {
-      parts.push_back(seg);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
+  return lexically_normal(line);
 }
 
 // What the repository at `repo` (a work tree's ".git", a directory or a file) runs: "" or words.
