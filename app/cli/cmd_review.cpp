@@ -124,7 +124,7 @@ int act(const std::string& id, const std::vector<std::string>& raw, bool apply, 
   platform::ReviewSelection sel;
   sel.paths = absolute_paths(raw);
   if (auto s = check_named(o->review.changes, sel.paths, id); !s.ok()) return fail(s.error());
-  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel)
+  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel, nullptr, platform::LayerUse::kOnce)
                        : platform::discard_changes(o->review.session, o->review.changes, sel);
   if (!outcome.ok()) return fail(outcome.error());
   if (as_json) {
