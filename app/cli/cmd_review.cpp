@@ -62,15 +62,22 @@ int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector
     return false;
   };
   if (as_json) {
-    // One change per line, streamed: a set of ten thousand changes never becomes one document in
-    // memory first.
-    std::string head = review::to_json(set, /*with_changes=*/false).dump(-1, ' ', false, json::error_handler_t::replace);
-    head.pop_back();  // its closing brace
-    std::string out = head + ",\"changes\":[";
-    for (std::size_t i = 0; i < set.changes.size(); ++i)
-      out += (i ? ",\n" : "\n") + review::to_json(set.changes[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+    // One change per line, streamed in one pass: a set of ten thousand changes never becomes one
+    // document (nor ten thousand JSON values) in memory first.
+    std::string out = review::to_json(set, /*with_changes=*/false).dump(-1, ' ', false, json::error_handler_t::replace);
+    out.pop_back();  // its closing brace
+    out += ",\"changes\":[";
+    out.reserve(std::size_t{1} << 17);
+    for (std::size_t i = 0; i < set.changes.size(); ++i) {
+      out += i ? ",\n" : "\n";
+      review::append_json(set.changes[i], out);
+      if (out.size() >= (std::size_t{1} << 16)) {
+        std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
+        out.clear();
+      }
+    }
     out += "\n]}\n";
-    std::cout << out;
+    std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
     return 0;
   }
   if (diff) {
@@ -117,7 +124,7 @@ int act(const std::string& id, const std::vector<std::string>& raw, bool apply, 
   platform::ReviewSelection sel;
   sel.paths = absolute_paths(raw);
   if (auto s = check_named(o->review.changes, sel.paths, id); !s.ok()) return fail(s.error());
-  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel)
+  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel, nullptr, platform::LayerUse::kOnce)
                        : platform::discard_changes(o->review.session, o->review.changes, sel);
   if (!outcome.ok()) return fail(outcome.error());
   if (as_json) {

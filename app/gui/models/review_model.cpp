@@ -363,7 +363,7 @@ bool ReviewModel::act(bool apply, std::vector<std::string> paths, bool all_safe)
     if (!l.review) return l.error.isEmpty() ? tr("This session has nothing to review.") : l.error;
     platform::ReviewSelection sel;
     sel.paths = paths;
-    auto outcome = apply ? platform::apply_changes(l.review->session, l.review->changes, sel)
+    auto outcome = apply ? platform::apply_changes(l.review->session, l.review->changes, sel, nullptr, platform::LayerUse::kOnce)
                          : platform::discard_changes(l.review->session, l.review->changes, sel);
     if (!outcome.ok()) return q(outcome.error().message);
     QString text = apply ? tr("Applied %n change(s).", "", static_cast<int>(outcome->done.size()))
