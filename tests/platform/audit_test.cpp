@@ -5,11 +5,13 @@
 // that is replaced during the session and says when one written in place is gone; the
 // pending-findings marker names the project until every finding is decided; a session whose
 // audit lock is held is left to its holder.
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/session/audit_record.h"
@@ -76,9 +78,16 @@ class AuditPlatformTest : public QObject {
     put(p + "/old/deep/a", "a");
     put(p + "/old/b", "b");
     fs::create_symlink("/etc", p + "/link");
-    // What was written before the start has an older ctime (the coarse clock has moved on), and
-    // what is written after it a newer one.
-    wait_past(now_ns());
+    // What was written before the start has an older ctime, and what is written after it a newer
+    // one. A file's ctime can be ahead of CLOCK_REALTIME_COARSE (the kernel hands out fine-grained
+    // stamps to files whose times were looked at): the start waits past the newest old ctime.
+    std::int64_t newest = now_ns();
+    for (const std::string& old : {p, p + "/old", p + "/old/deep", p + "/old/deep/a", p + "/old/b", p + "/link"}) {
+      struct stat st {};
+      QVERIFY(::lstat(old.c_str(), &st) == 0);
+      newest = std::max<std::int64_t>(newest, static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec);
+    }
+    wait_past(newest);
     const std::int64_t start = now_ns();
     wait_past(start);
     put(p + "/old/deep/new", "n");
