@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QTimer>
 #include <QtConcurrent>
 
 #include "../app_paths.h"
@@ -33,6 +34,12 @@ Looked look(const QString& dir) {
 }
 
 bool ended(const QString& state) { return state != "running" && state != "unreadable"; }
+
+// A session whose audit is not written yet is looked at again this often, this many times: its
+// helper (or a front end) writes it under the audit lock, and nothing in the sessions list need
+// change once it has (its report may have appeared while the first look ran).
+constexpr int kRetryMs = 1000;
+constexpr int kMaxRetries = 600;
 
 }  // namespace
 
@@ -126,6 +133,7 @@ void AuditInbox::scan() {
     }
   }
   for (auto it = plain_.begin(); it != plain_.end();) it = present.count(*it) ? std::next(it) : plain_.erase(it);
+  for (auto it = retries_.begin(); it != retries_.end();) it = present.count(it->first) ? std::next(it) : retries_.erase(it);
   if (removed) {
     ++revision_;
     emit changed();
@@ -146,11 +154,12 @@ void AuditInbox::count_dir(const QString& dir, bool announce) {
     if (it == counts_.end()) return;  // the session went away meanwhile
     const Looked l = watcher->result();
     if (!l.audited && !again_.count(dir)) {
-      // Its helper is still writing the audit (or a front end audits it): looked at again when
-      // the sessions list next changes (its report appears).
+      // Its helper is still writing the audit (or a front end audits it): looked at again.
       counts_.erase(it);
+      if (++retries_[dir] <= kMaxRetries) QTimer::singleShot(kRetryMs, this, &AuditInbox::scan);
       return;
     }
+    retries_.erase(dir);
     it->second.pending = l.pending;
     ++revision_;
     emit changed();

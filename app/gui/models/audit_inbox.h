@@ -3,7 +3,7 @@
 // when a direct-mode session ends leaving something for a tool on this machine to run. A session
 // that ended without its helper is audited here the first time the app sees it, as `paddock
 // sessions` does. Loading and auditing run on a worker thread; a session is looked at again when
-// it ends and when its Audit tab decided something.
+// it ends, until its audit is written, and when its Audit tab decided something.
 #pragma once
 
 #include <map>
@@ -68,6 +68,7 @@ class AuditInbox : public QObject {
   std::set<QString> counting_;  // looks under way
   std::set<QString> again_;     // a look due once the one under way ends
   std::set<QString> plain_;     // ended sessions with nothing to audit: never looked at again
+  std::map<QString, int> retries_;  // looks that found the audit not written yet, by directory
   int revision_ = 0;
 };
 

@@ -21,6 +21,7 @@
 #include "audit_inbox.h"
 #include "audit_model.h"
 #include "gui_test_env.h"
+#include "platform/audit/audit.h"
 #include "sessions_model.h"
 #include "tests/support/test_paths.h"
 
@@ -193,6 +194,32 @@ class AuditTabTest : public QObject {
     again.setSessions(&sessions);
     QTRY_VERIFY_WITH_TIMEOUT(again.pendingOf(dir) == 1, 20000);
     QCOMPARE(ready_again.size(), 0);
+  }
+
+  // The helper writes its audit under the audit lock after its control socket has gone; its report
+  // can appear while the inbox's first look runs, and then nothing in the sessions list changes
+  // again. The inbox keeps looking until the audit is there.
+  void a_session_whose_audit_is_written_after_the_inbox_looked_is_counted_without_the_list_changing() {
+    const QString dir = finished("echo 'echo hi' > .envrc");
+    QVERIFY(!dir.isEmpty());
+    const QString audit = dir + "/audit/audit.json";
+    QVERIFY(QFile::exists(audit));
+    paddock::platform::UniqueFd lock = paddock::platform::try_lock_audit(dir.toStdString());
+    QVERIFY(lock.valid());
+    QVERIFY(QFile::rename(audit, audit + ".held"));
+
+    SessionsModel sessions;
+    sessions.setDirectory(env_->state() + "/paddock/sessions");
+    AuditInbox inbox;
+    inbox.setSessions(&sessions);
+    QTest::qWait(3000);  // its first look finds the audit not written
+    QCOMPARE(inbox.pendingOf(dir), 0);
+    QVERIFY(!QFile::exists(audit));  // the app did not audit a session whose helper holds the lock
+
+    QVERIFY(QFile::rename(audit + ".held", audit));
+    lock.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(inbox.pendingOf(dir) == 1, 10000);
+    QVERIFY2(inbox.projectLine(project_).contains("1 file(s) here"), qPrintable(inbox.projectLine(project_)));
   }
 
   void the_window_shows_the_audit_tab_the_badge_and_homes_line_without_a_warning() {
