@@ -59,15 +59,14 @@ class AgentStateViewTest : public QObject {
     put(home_ + "/.claude/settings.json", kUserSettings);
     const QString project = home_ + "/proj";
     QVERIFY(QDir().mkpath(project));
-    QProcess run;
-    run.setWorkingDirectory(project);
-    run.start(QString::fromStdString(paddock::test::build_bin()) + "/paddock",
-              {"run", "--agent", "claude-code", "--project", project, "--", "/bin/sh", "-c",
-               "set -e; cd ~/.claude; echo notes > notes.md; "
-               "echo '{\"model\": \"the-users-model\", \"statusLine\": {\"type\": \"command\", \"command\": \"~/.claude/s.sh\"}}'"
-               " > settings.json"});
-    QVERIFY(run.waitForFinished(60000));
-    QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
+    QProcess* run = paddock::gui::test::start_run(
+        this, *env_, project, {"--agent", "claude-code"},
+        {"/bin/sh", "-c",
+         "set -e; cd ~/.claude; echo notes > notes.md; "
+         "echo '{\"model\": \"the-users-model\", \"statusLine\": {\"type\": \"command\", \"command\": \"~/.claude/s.sh\"}}'"
+         " > settings.json"});
+    QVERIFY(run->waitForFinished(60000));
+    QVERIFY2(run->exitCode() == 0, run->readAllStandardError().constData());
   }
 
   void the_view_lists_the_agents_changes_applies_the_safe_one_and_drops_the_rest() {
@@ -110,10 +109,8 @@ class AgentStateViewTest : public QObject {
     paddock::gui::test::capture_warnings();
     {
       QQmlApplicationEngine engine;
-      engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-      QCOMPARE(engine.rootObjects().size(), 1);
-      auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
-      QVERIFY(QTest::qWaitForWindowExposed(window));
+      auto* window = paddock::gui::test::main_window(engine);
+      QVERIFY(window);
       window->findChild<QObject*>("nav")->setProperty("currentIndex", 3);
       auto* view = window->findChild<QQuickItem*>("agentStateView");
       QVERIFY(view);

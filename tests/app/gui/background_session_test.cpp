@@ -35,11 +35,8 @@ class BackgroundSessionTest : public QObject {
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
     paddock::gui::test::capture_warnings();
-    engine_.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine_.rootObjects().size(), 1);
-    window_ = qobject_cast<QQuickWindow*>(engine_.rootObjects().first());
+    window_ = paddock::gui::test::main_window(engine_);
     QVERIFY(window_);
-    QVERIFY(QTest::qWaitForWindowExposed(window_));
     nav_ = window_->findChild<QObject*>("nav");
     launcher_ = window_->findChild<QObject*>("launcher");
     page_ = window_->findChild<QQuickItem*>("sessionsPage");

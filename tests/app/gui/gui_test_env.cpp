@@ -3,9 +3,14 @@
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QTest>
 #include <QtGlobal>
 
 #include <utility>
+
+#include "tests/support/test_paths.h"
 
 namespace paddock::gui::test {
 
@@ -48,6 +53,35 @@ void put(const QString& path, const QByteArray& bytes) {
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size() || !f.flush())
     qFatal("cannot write %s: %s", qPrintable(path), qPrintable(f.errorString()));
+}
+
+QQuickWindow* main_window(QQmlApplicationEngine& engine) {
+  engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
+  if (engine.rootObjects().size() != 1) return nullptr;
+  auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+  return window && QTest::qWaitForWindowExposed(window) ? window : nullptr;
+}
+
+QProcess* start_run(QObject* parent, const GuiTestEnv& env, const QString& project, const QStringList& options,
+                    const QStringList& command) {
+  auto* run = new QProcess(parent);
+  run->setWorkingDirectory(project);
+  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+  e.insert("HOME", env.root() + "/home");
+  run->setProcessEnvironment(e);
+  run->start(QString::fromStdString(paddock::test::build_bin()) + "/paddock",
+             QStringList{"run"} + options + QStringList{"--project", project, "--"} + command);
+  return run;
+}
+
+QStringList session_ids(const GuiTestEnv& env) {
+  return QDir(env.state() + "/paddock/sessions").entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+QString new_session(const GuiTestEnv& env, const QStringList& before) {
+  for (const QString& id : session_ids(env))
+    if (!before.contains(id)) return env.state() + "/paddock/sessions/" + id;
+  return {};
 }
 
 }  // namespace paddock::gui::test

@@ -3,9 +3,13 @@
 #pragma once
 
 #include <QByteArray>
+#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
+
+class QQmlApplicationEngine;
+class QQuickWindow;
 
 namespace paddock::gui::test {
 
@@ -30,5 +34,18 @@ QStringList& qt_warnings();
 // cannot be).
 QString slurp(const QString& path);
 void put(const QString& path, const QByteArray& bytes);
+
+// The app's whole window, loaded into `engine` and shown: nullptr when it does not load.
+QQuickWindow* main_window(QQmlApplicationEngine& engine);
+
+// `paddock run OPTIONS --project PROJECT -- COMMAND` from the build tree, in PROJECT, with the
+// test's HOME, started in the background as the app launches it (owned by `parent`).
+QProcess* start_run(QObject* parent, const GuiTestEnv& env, const QString& project, const QStringList& options,
+                    const QStringList& command);
+
+// The test's session directories by id, and the one that came after `before` (ids sort by second
+// only: of two sessions started in one second, either can sort first).
+QStringList session_ids(const GuiTestEnv& env);
+QString new_session(const GuiTestEnv& env, const QStringList& before);
 
 }  // namespace paddock::gui::test

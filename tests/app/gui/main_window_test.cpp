@@ -72,10 +72,8 @@ class MainWindowTest : public QObject {
     const QString out = qEnvironmentVariableIsSet("PADDOCK_SCREENSHOT_DIR")
                             ? qEnvironmentVariable("PADDOCK_SCREENSHOT_DIR") : tmp.path();
     QQmlApplicationEngine engine;
-    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine.rootObjects().size(), 1);
-    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
-    QVERIFY(QTest::qWaitForWindowExposed(window));
+    auto* window = paddock::gui::test::main_window(engine);
+    QVERIFY(window);
     auto* nav = window->findChild<QObject*>("nav");
     const QStringList pages = {"home", "sessions", "customize", "settings"};
     for (int i = 0; i < pages.size(); ++i) {

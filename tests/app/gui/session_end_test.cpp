@@ -50,11 +50,8 @@ class SessionEndTest : public QObject {
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
     paddock::gui::test::capture_warnings();
-    engine_.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine_.rootObjects().size(), 1);
-    window_ = qobject_cast<QQuickWindow*>(engine_.rootObjects().first());
+    window_ = paddock::gui::test::main_window(engine_);
     QVERIFY(window_);
-    QVERIFY(QTest::qWaitForWindowExposed(window_));
     // Every page is made once, so that each page's bindings to the sessions are alive.
     nav_ = window_->findChild<QObject*>("nav");
     QVERIFY(nav_);
