@@ -105,7 +105,8 @@ void AuditInbox::recount(const QString& dir) {
 }
 
 // An ended session that wrote a root directly is looked at once when first seen (announced if
-// this inbox saw it run, or if it is audited only now); one without start.json never again.
+// this inbox saw it run, or if it is audited only now); one that ended without start.json never
+// again.
 void AuditInbox::scan() {
   if (!sessions_) return;
   std::set<QString> present;
@@ -117,7 +118,10 @@ void AuditInbox::scan() {
     }
     if (!ended(r.state) || plain_.count(r.dir) || counts_.count(r.dir)) continue;
     if (!QFileInfo::exists(QString::fromStdString(session::audit_start_file(r.dir.toStdString())))) {
-      plain_.insert(r.dir);  // review mode, or an agent that never started: nothing written directly
+      // Review mode, or an agent that never started: nothing written directly. A session still
+      // starting looks abandoned until its control socket listens, and its helper writes
+      // audit/start.json only after that: not judged until it has a report.
+      if (r.state != "abandoned" && r.state != "ending") plain_.insert(r.dir);
       continue;
     }
     counts_[r.dir] = Count{0, r.project, r.started};

@@ -47,26 +47,10 @@ class AuditTabTest : public QObject {
 
   // `paddock run` in direct mode, in the background, as the app launches it.
   QProcess* start(const QString& script) {
-    auto* run = new QProcess(this);
-    run->setWorkingDirectory(project_);
-    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-    e.insert("HOME", env_->root() + "/home");
-    run->setProcessEnvironment(e);
-    run->start(QString::fromStdString(paddock::test::build_bin()) + "/paddock",
-               {"run", "--project", project_, "--", "/bin/sh", "-c", script});
-    return run;
+    return paddock::gui::test::start_run(this, *env_, project_, {}, {"/bin/sh", "-c", script});
   }
-
-  QStringList session_ids() {
-    return QDir(env_->state() + "/paddock/sessions").entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-  }
-
-  // The session a run made (ids sort by second only: two runs in one second sort at random).
-  QString new_session(const QStringList& before) {
-    for (const QString& id : session_ids())
-      if (!before.contains(id)) return env_->state() + "/paddock/sessions/" + id;
-    return {};
-  }
+  QStringList session_ids() { return paddock::gui::test::session_ids(*env_); }
+  QString new_session(const QStringList& before) { return paddock::gui::test::new_session(*env_, before); }
 
   // Runs the agent's script to its end; the session it made.
   QString finished(const QString& script) {
@@ -222,16 +206,38 @@ class AuditTabTest : public QObject {
     QVERIFY2(inbox.projectLine(project_).contains("1 file(s) here"), qPrintable(inbox.projectLine(project_)));
   }
 
+  // Until its control socket listens a starting session looks abandoned, and its helper writes
+  // audit/start.json only after that: a session first seen then is still looked at when it ends.
+  void a_session_first_seen_while_it_started_is_looked_at_when_it_ends() {
+    const QString dir = finished("echo 'echo hi' > .envrc");
+    QVERIFY(!dir.isEmpty());
+    QVERIFY(QDir().rename(dir, dir + ".whole"));
+    QVERIFY(QDir().mkdir(dir));  // as the helper has made it, before anything else
+
+    SessionsModel sessions;
+    sessions.setDirectory(env_->state() + "/paddock/sessions");
+    AuditInbox inbox;
+    inbox.setSessions(&sessions);
+    auto state_of = [&] {
+      for (const auto& r : sessions.records())
+        if (r.dir == dir) return r.state;
+      return QString();
+    };
+    QTRY_COMPARE(state_of(), QString("abandoned"));
+
+    QVERIFY(QDir().rmdir(dir));
+    QVERIFY(QDir().rename(dir + ".whole", dir));
+    QTRY_VERIFY_WITH_TIMEOUT((sessions.reload(), inbox.pendingOf(dir) == 1), 10000);
+  }
+
   void the_window_shows_the_audit_tab_the_badge_and_homes_line_without_a_warning() {
     const QString dir = finished("echo 'echo hi' > .envrc");
     QVERIFY(!dir.isEmpty());
     paddock::gui::test::capture_warnings();
     {
       QQmlApplicationEngine engine;
-      engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-      QCOMPARE(engine.rootObjects().size(), 1);
-      auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
-      QVERIFY(QTest::qWaitForWindowExposed(window));
+      auto* window = paddock::gui::test::main_window(engine);
+      QVERIFY(window);
       auto* inbox = window->findChild<AuditInbox*>("auditInbox");
       QVERIFY(inbox);
       QTRY_VERIFY_WITH_TIMEOUT(inbox->pendingOf(dir) == 1, 20000);
