@@ -43,21 +43,7 @@ constexpr int kMaxRetries = 600;
 
 }  // namespace
 
-AuditInbox::AuditInbox(QObject* parent) : QObject(parent) {}
-
-void AuditInbox::setSessions(SessionsModel* s) {
-  if (s == sessions_) return;
-  if (sessions_) sessions_->disconnect(this);
-  sessions_ = s;
-  if (sessions_) {
-    connect(sessions_, &QAbstractItemModel::modelReset, this, &AuditInbox::scan);
-    connect(sessions_, &QAbstractItemModel::rowsInserted, this, &AuditInbox::scan);
-    connect(sessions_, &QAbstractItemModel::rowsRemoved, this, &AuditInbox::scan);
-    connect(sessions_, &QAbstractItemModel::dataChanged, this, &AuditInbox::scan);
-  }
-  emit sessionsChanged();
-  scan();
-}
+AuditInbox::AuditInbox(QObject* parent) : SessionsFollower(parent) {}
 
 int AuditInbox::count() const {
   int n = 0;
@@ -108,9 +94,9 @@ void AuditInbox::recount(const QString& dir) {
 // this inbox saw it run, or if it is audited only now); one that ended without start.json never
 // again.
 void AuditInbox::scan() {
-  if (!sessions_) return;
+  if (!sessions()) return;
   std::set<QString> present;
-  for (const auto& r : sessions_->records()) {
+  for (const auto& r : sessions()->records()) {
     present.insert(r.dir);
     if (r.state == "running") {
       seen_running_.insert(r.dir);

@@ -10,18 +10,16 @@
 #include <set>
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
 #include <QtQml/qqmlregistration.h>
 
-#include "sessions_model.h"
+#include "sessions_follower.h"
 
 namespace paddock::gui {
 
-class AuditInbox : public QObject {
+class AuditInbox : public SessionsFollower {
   Q_OBJECT
   QML_ELEMENT
-  Q_PROPERTY(paddock::gui::SessionsModel* sessions READ sessions WRITE setSessions NOTIFY sessionsChanged)
   // Findings waiting for a decision, in all, and the sessions they belong to.
   Q_PROPERTY(int count READ count NOTIFY changed)
   Q_PROPERTY(int sessionCount READ sessionCount NOTIFY changed)
@@ -31,8 +29,6 @@ class AuditInbox : public QObject {
  public:
   explicit AuditInbox(QObject* parent = nullptr);
 
-  SessionsModel* sessions() const { return sessions_; }
-  void setSessions(SessionsModel* s);
   int count() const;
   int sessionCount() const;
   int revision() const { return revision_; }
@@ -47,7 +43,6 @@ class AuditInbox : public QObject {
   Q_INVOKABLE void recount(const QString& dir);
 
  signals:
-  void sessionsChanged();
   void changed();
   // A direct-mode session ended (or was found ended without its helper and audited now) leaving
   // `pending` findings for a tool on this machine to run.
@@ -59,10 +54,9 @@ class AuditInbox : public QObject {
     QString project;
     QString started;
   };
-  void scan();
+  void scan() override;
   void count_dir(const QString& dir, bool announce);
 
-  QPointer<SessionsModel> sessions_;
   std::map<QString, Count> counts_;  // ended sessions that wrote a root directly, by directory
   std::set<QString> seen_running_;
   std::set<QString> counting_;  // looks under way
