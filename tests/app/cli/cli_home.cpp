@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tests/support/test_util.h"
@@ -33,5 +34,30 @@ bool CliHome::create(uid_t for_uid, const std::string& name, const std::vector<s
 }
 
 void CliHome::chown_all() const { chown_tree(root, uid); }
+
+ProcessResult CliHome::paddock(std::vector<std::string> args) const {
+  args.insert(args.begin(), paddock_bin());
+  RunOptions o = opts;
+  o.timeout_ms = 120000;
+  return run_process(args, o);
+}
+
+std::vector<std::string> CliHome::session_ids() const {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(sessions_dir(), ec)) ids.push_back(e.path().filename().string());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::string CliHome::new_session(const std::vector<std::string>& before) const {
+  std::string made;
+  for (const auto& id : session_ids())
+    if (std::find(before.begin(), before.end(), id) == before.end()) {
+      if (!made.empty()) return {};
+      made = id;
+    }
+  return made;
+}
 
 }  // namespace paddock::test

@@ -27,6 +27,14 @@ struct CliHome {
   // Hands the tree to the uid under test (after the test wrote its files).
   void chown_all() const;
   std::string sessions_dir() const { return root + "/state/paddock/sessions"; }
+
+  // The real `paddock` CLI with `args`, run in this world (two minutes at most).
+  ProcessResult paddock(std::vector<std::string> args) const;
+  // The ids in the sessions directory, sorted; and the one session made since `before` ("" when
+  // none or several were: ids of sessions started in the same second do not sort by their start,
+  // so the greatest id is not always the newest).
+  std::vector<std::string> session_ids() const;
+  std::string new_session(const std::vector<std::string>& before) const;
 };
 
 }  // namespace paddock::test
