@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "engine/review/git_index.h"
 #include "engine/review/text_diff.h"
 #include "platform/read_file.h"
+#include "platform/review/review_facts_cache.h"
 #include "platform/review/review_git.h"
 #include "platform/unique_fd.h"
 
@@ -118,13 +120,18 @@ bool same_bytes(const std::string& a, const std::string& b) {
   }
 }
 
-// The file `name` in the directory dirfd: one path component to look up, not the whole path.
-bool binary_file_at(int dirfd, const std::string& name) {
+// The file `name` in the directory dirfd (one path component to look up, not the whole path):
+// bit 0 set when binary, bit 1 when not to be cached (unreadable, or no longer the file the walk
+// saw: its key would name other bytes).
+char binary_file_at(int dirfd, const std::string& name, const FileKey& key) {
   UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (!fd.valid()) return false;
+  if (!fd.valid()) return 2;
   char buf[8000];
   const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-  return n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n)));
+  struct stat st {};
+  if (n < 0) return 2;
+  const char binary = n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n))) ? 1 : 0;
+  return ::fstat(fd.get(), &st) == 0 && FileKey::of(st) == key ? binary : static_cast<char>(binary | 2);
 }
 
 class Walker {
@@ -153,27 +160,38 @@ class Walker {
 
   bool over_budget() const { return entries_ > o_.max_entries; }
 
-  // Which changes' content is binary, read once the walk is done, on up to four threads: one
-  // open and one read of each changed file is most of what a listing costs. The files are taken
-  // in runs of one directory, opened relative to it.
+  // Which changes' content is binary. One open and one read of each changed file was most of what
+  // a listing cost, so what an earlier listing read is kept in the session's facts cache, keyed by
+  // each file's stat (review_facts_cache.h). The files the cache does not know are read once the
+  // walk is done, on up to four threads, in runs of one directory, opened relative to it.
   void mark_binary() {
-    const std::size_t n = binary_jobs_.size();
-    if (n == 0) return;
+    const std::size_t total = binary_jobs_.size();
+    const std::string cache_file = session::review_facts_cache_file(s_.dir);
+    const ReviewFactsCache cached = ReviewFactsCache::load(cache_file);
+    std::vector<char> result(total, 0);
+    std::vector<std::size_t> misses;
+    for (std::size_t i = 0; i < total; ++i) {
+      if (const auto b = cached.binary(binary_jobs_[i].key))
+        result[i] = *b ? 1 : 0;
+      else
+        misses.push_back(i);
+    }
+    const std::size_t n = misses.size();
     const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), (n + 255) / 256});
-    std::vector<char> result(n, 0);
     std::atomic<std::size_t> next{0};
     constexpr std::size_t kRun = 64;
     const auto work = [&] {
       UniqueFd dir;
       std::size_t dir_index = SIZE_MAX;
       for (std::size_t start; (start = next.fetch_add(kRun)) < n;)
-        for (std::size_t i = start; i < std::min(n, start + kRun); ++i) {
+        for (std::size_t m = start; m < std::min(n, start + kRun); ++m) {
+          const std::size_t i = misses[m];
           const BinaryJob& job = binary_jobs_[i];
           if (job.dir != dir_index) {
             dir.reset(::open(binary_dirs_[job.dir].c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
             dir_index = job.dir;
           }
-          result[i] = dir.valid() && binary_file_at(dir.get(), job.name) ? 1 : 0;
+          result[i] = dir.valid() ? binary_file_at(dir.get(), job.name, job.key) : 2;
         }
     };
     std::vector<std::thread> pool;
@@ -184,9 +202,21 @@ class Walker {
         break;  // no thread to spare: this one does it all
       }
     }
-    work();
+    if (n) work();
     for (auto& t : pool) t.join();
-    for (std::size_t i = 0; i < n; ++i) out_.changes[binary_jobs_[i].change].binary = result[i] != 0;
+    std::vector<std::pair<FileKey, bool>> facts;
+    facts.reserve(total);
+    for (std::size_t i = 0; i < total; ++i) {
+      out_.changes[binary_jobs_[i].change].binary = (result[i] & 1) != 0;
+      // A file that was not the one stat saw when it was read (binary_file_at) is not kept.
+      if (!(result[i] & 2)) facts.emplace_back(binary_jobs_[i].key, result[i] == 1);
+    }
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    // Exactly the files of this listing: what the session no longer has leaves the cache. A cache
+    // that cannot be written costs the next listing its reads, nothing else.
+    auto fresh = ReviewFactsCache::of(std::move(facts), static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec);
+    if (!(fresh == cached)) (void)fresh.save(cache_file);
   }
 
  private:
@@ -219,10 +249,10 @@ class Walker {
     out_.changes.push_back(std::move(c));
   }
 
-  // The next change added reads dir/name to tell whether it is binary (mark_binary).
-  void binary_later(const std::string& dir, const std::string& name) {
+  // The next change added reads dir/name, whose stat is st, to tell whether it is binary (mark_binary).
+  void binary_later(const std::string& dir, const std::string& name, const struct stat& st) {
     if (binary_dirs_.empty() || binary_dirs_.back() != dir) binary_dirs_.push_back(dir);
-    binary_jobs_.push_back({out_.changes.size(), binary_dirs_.size() - 1, name});
+    binary_jobs_.push_back({out_.changes.size(), binary_dirs_.size() - 1, name, FileKey::of(st)});
   }
 
   void conflict_check(Change& c, const struct stat& host) {
@@ -252,7 +282,7 @@ class Walker {
     c.before = state_of(host, st);
     c.upper_stamp = upper;
     conflict_check(c, st);
-    if (c.before.type == EntryType::kFile) binary_later(host_dir, name);
+    if (c.before.type == EntryType::kFile) binary_later(host_dir, name, st);
     add(std::move(c));
   }
 
@@ -324,7 +354,7 @@ class Walker {
         // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
         // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
         // the host's directory after the session started.
-        if (c.after.type == EntryType::kFile) binary_later(up_dir, name);
+        if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
         if (lower && has_xattr(up, "user.overlay.origin")) {
           struct stat pst {};
           const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
@@ -348,7 +378,7 @@ class Walker {
       }
       if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
         c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
-      if (c.after.type == EntryType::kFile) binary_later(up_dir, name);
+      if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
       conflict_check(c, lst);
       add(std::move(c));
     }
@@ -375,6 +405,7 @@ class Walker {
     std::size_t change;  // its index in the change set
     std::size_t dir;     // in binary_dirs_
     std::string name;
+    FileKey key;  // its stat in the walk
   };
   std::vector<std::string> binary_dirs_;
   std::vector<BinaryJob> binary_jobs_;
