@@ -86,7 +86,7 @@ class ReviewFactsCacheTest : public QObject {
   }
   void cleanup() { fs::remove_all(base_); }
 
-  void aListingKeepsWhatItReadAndTheNextListingTakesItFromTheCache() {
+  void a_listing_keeps_what_it_read_and_the_next_listing_takes_it_from_the_cache() {
     age();
     QVERIFY(!binary_of("text.txt"));
     QVERIFY(binary_of("blob.bin"));
@@ -98,7 +98,7 @@ class ReviewFactsCacheTest : public QObject {
     QVERIFY(binary_of("blob.bin"));  // not in the planted cache: read again
   }
 
-  void aFileRewrittenWithTheSameSizeAfterCachingIsReadAgain() {
+  void a_file_rewritten_with_the_same_size_after_caching_is_read_again() {
     age();
     QVERIFY(plant_lie("text.txt", true));
     QVERIFY(binary_of("text.txt"));
@@ -111,7 +111,7 @@ class ReviewFactsCacheTest : public QObject {
     QVERIFY(!binary_of("text.txt"));
   }
 
-  void aFileReplacedByRenameAfterCachingIsReadAgain() {
+  void a_file_replaced_by_rename_after_caching_is_read_again() {
     age();
     QVERIFY(plant_lie("blob.bin", false));
     QVERIFY(!binary_of("blob.bin"));
@@ -124,7 +124,7 @@ class ReviewFactsCacheTest : public QObject {
     QVERIFY(binary_of("blob.bin"));
   }
 
-  void aCorruptCacheFileIsIgnoredAndRebuilt() {
+  void a_corrupt_cache_file_is_ignored_and_rebuilt() {
     age();
     QVERIFY(plant_lie("text.txt", true));
     std::string bytes;
@@ -143,7 +143,7 @@ class ReviewFactsCacheTest : public QObject {
     QVERIFY(binary_of("blob.bin"));
   }
 
-  void aFileChangedLessThanASecondAgoIsNotCached() {
+  void a_file_changed_less_than_a_second_ago_is_not_cached() {
     QVERIFY(binary_of("blob.bin"));  // written just now by init()
     QCOMPARE(ReviewFactsCache::load(cache_).size(), std::size_t{0});
     QVERIFY(!fs::exists(cache_));
