@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "engine/glob.h"
 #include "engine/session/layout.h"
 
 namespace paddock {
@@ -73,15 +74,19 @@ Result<EvalContext> make_context(const Inputs& in) {
   return c;
 }
 
-Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label) {
+Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label,
+                                bool pattern) {
+  auto value = [&](const std::string& v) { return pattern ? glob_escape(v) : v; };
   struct Var {
     const char* name;
     const std::string* value;
   };
   const Var vars[] = {{"$PROJECT", &ctx.project}, {"$HOME", &ctx.home}, {"$AGENT", &ctx.agent_dir}, {"$TMP", &ctx.tmp}};
   std::string out;
+  std::size_t rest = 0;  // where the text written in the layer (after its variable) starts
   if (text == "~" || text.rfind("~/", 0) == 0) {
-    out = ctx.home + text.substr(1);
+    out = value(ctx.home) + text.substr(1);
+    rest = 1;
   } else if (text[0] == '$') {
     bool found = false;
     for (const auto& v : vars) {
@@ -89,7 +94,8 @@ Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx,
       if (text.compare(0, n.size(), n) == 0 && (text.size() == n.size() || text[n.size()] == '/')) {
         if (v.value->empty())
           return bad_input(label + ": " + n + " is used but no agent is selected (pass --agent NAME)");
-        out = *v.value + text.substr(n.size());
+        out = value(*v.value) + text.substr(n.size());
+        rest = n.size();
         found = true;
         break;
       }
@@ -100,7 +106,8 @@ Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx,
   } else {
     return bad_input(label + ": '" + text + "' is relative (start it with /, ~/, $PROJECT, $HOME, $AGENT or $TMP)");
   }
-  if (out.find('$') != std::string::npos)
+  // On the layer's own text: a value ($HOME, the project) may hold a '$' of its own.
+  if (text.find('$', rest) != std::string::npos)
     return bad_input(label + ": '" + text + "' has a variable in the middle (variables may only start a path)");
   // Lexical normalisation only; symlinks are resolved after glob expansion. Most paths (every
   // built-in list's, hundreds per evaluation) are normal already: checked on the string, since
@@ -116,6 +123,13 @@ Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx,
   std::string norm = fs::path(out).lexically_normal().string();
   while (norm.size() > 1 && norm.back() == '/') norm.pop_back();
   return norm;
+}
+
+Result<std::string> expand_base(const std::string& text, const EvalContext& ctx, const std::string& label) {
+  if (!has_glob(text)) return expand_vars(glob_unescape(text), ctx, label);
+  auto pattern = expand_vars(text, ctx, label, /*pattern=*/true);
+  if (!pattern.ok()) return pattern;
+  return glob_base(*pattern);
 }
 
 }  // namespace paddock

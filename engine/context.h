@@ -30,8 +30,9 @@ struct EvalContext {
   const std::map<std::string, std::string>* env = nullptr;
   // This evaluation's memo of stat/canonical answers (shared by copies of the context).
   std::shared_ptr<PathCache> paths = std::make_shared<PathCache>();
-  // How the glob walks list directories: Inputs::lister (or the portable one), behind a filter
-  // that leaves out Inputs::placeholders when there are any.
+  // How the glob walks list directories and the small files someone else may have arranged are
+  // read: Inputs::lister (or the portable one), behind a filter that leaves out (and reads as
+  // absent) Inputs::placeholders when there are any.
   std::shared_ptr<const DirectoryLister> lister;
 
   std::string getenv(const std::string& name) const {
@@ -55,7 +56,13 @@ std::string unreadable_project_message(const std::string& dir, std::error_code w
 bool path_within(const std::string& path, const std::string& root);
 
 // "$PROJECT/x", "~/x", "$HOME", "$AGENT/y", "$TMP" -> absolute lexical path. Relative paths and
-// unknown variables are errors (the label names file:line:col and key).
-Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label);
+// unknown variables are errors (the label names file:line:col and key). For a glob (`pattern`),
+// the variable's value is escaped (glob_escape), so that it matches only itself: a project in
+// "/home/u/[WIP] app" is that directory, not a character class.
+Result<std::string> expand_vars(const std::string& text, const EvalContext& ctx, const std::string& label,
+                                bool pattern = false);
+// A layer's path entry as a path: a literal one expanded (its escapes removed, glob_unescape), a
+// glob's the directory its walk starts from (glob_base).
+Result<std::string> expand_base(const std::string& text, const EvalContext& ctx, const std::string& label);
 
 }  // namespace paddock

@@ -1,6 +1,7 @@
 #include "engine/dir_lister.h"
 
 #include <filesystem>
+#include <fstream>
 
 namespace paddock {
 namespace {
@@ -32,9 +33,40 @@ class PortableLister final : public DirectoryLister {
 
 }  // namespace
 
+Result<std::optional<std::string>> DirectoryLister::read_regular(const std::string& path, std::size_t max, bool prefix,
+                                                                 bool follow) const {
+  std::error_code ec;
+  const auto st = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
+  if (st.type() == fs::file_type::not_found) return std::optional<std::string>();
+  if (ec) return bad_input("cannot read " + path + ": " + ec.message());
+  if (st.type() == fs::file_type::symlink) return bad_input("cannot read " + path + ": it is a symlink");
+  if (st.type() != fs::file_type::regular) return bad_input("cannot read " + path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad_input("cannot read " + path);
+  std::string text(max + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max) {
+    if (!prefix) return bad_input("cannot read " + path + ": more than " + std::to_string(max) + " bytes");
+    text.resize(max);
+  }
+  return std::optional<std::string>(std::move(text));
+}
+
+Result<std::optional<std::string>> read_regular(const DirectoryLister* lister, const std::string& path, std::size_t max,
+                                                bool prefix, bool follow) {
+  return (lister ? *lister : portable_lister()).read_regular(path, max, prefix, follow);
+}
+
 const DirectoryLister& portable_lister() {
   static const PortableLister lister;
   return lister;
+}
+
+Result<std::optional<std::string>> HidingLister::read_regular(const std::string& path, std::size_t max, bool prefix,
+                                                             bool follow) const {
+  if (hidden_.count(path)) return std::optional<std::string>();
+  return inner_.read_regular(path, max, prefix, follow);
 }
 
 }  // namespace paddock

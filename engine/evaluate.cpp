@@ -2,6 +2,7 @@
 // provenance, the tier stack as the GUI shows it, and lint.
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "engine/approvals.h"
@@ -84,11 +85,14 @@ Result<Evaluation> evaluate(const Inputs& in) {
     parsed.emplace_back(std::move(*l));
   }
   const Layer* system = (!sources.empty() && sources[0].tier == kTierSystem && parsed[0]) ? &*parsed[0] : nullptr;
+  std::optional<Layer> system_restrictions;
   if (system) {
-    // The system layer's lockdown and signing rule hold only when the layer itself applies.
+    // The system layer's lockdown and signing rule hold only when the layer itself applies; a
+    // condition that reads the project never lifts them (the agent writes the project).
     auto cond = evaluate_when(system->when, ctx);
     if (!cond.ok()) return cond.error();
-    if (!cond->holds) system = nullptr;
+    if (!cond->host_facts_hold) system = nullptr;
+    else if (!cond->holds) system = &system_restrictions.emplace(restrictions_of(*system));
   }
   const bool require_signed = system && system->require_signed.value_or(false);
 
@@ -133,7 +137,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
     }
     const Layer& l = *parsed[i];
     if (!is_builtin(s.tier)) {
-      info.signature = signature_state(s.bytes, s.fs_path + ".sig", keys);
+      info.signature = signature_state(s.bytes, s.fs_path + ".sig", keys, in.lister);
       if (info.signature == SignatureState::kFailed)
         return blocked(s.file + ".sig: signature of tier " + s.tier + " does not verify with any trusted key "
                        "(file modified or signature malformed); re-sign it with 'paddock sign " + s.file + "'");
@@ -146,20 +150,28 @@ Result<Evaluation> evaluate(const Inputs& in) {
     if (!cond.ok()) return cond.error();
     info.condition = cond->description;
     info.applies = cond->holds;
+    // A condition on the project is the agent's to change: when it does not hold, the layer's
+    // restrictions apply all the same, and only its grants wait for it (docs/policy-layers.md,
+    // "Conditions").
+    std::optional<Layer> restricted;
+    if (!cond->holds && cond->host_facts_hold && cond->reads_project) {
+      restricted.emplace(restrictions_of(l));
+      info.condition += "; its restrictions apply all the same: the condition reads the project, which the agent can change";
+    }
     if (is_repository_side(s.tier))
       info.approval = is_approved(*approved, s.file, s.tier, s.sha256) ? ApprovalState::kApproved : ApprovalState::kUnapproved;
-    if (!info.applies) { ev.layers.push_back(std::move(info)); continue; }
+    if (!info.applies && !restricted) { ev.layers.push_back(std::move(info)); continue; }
     if (info.approval == ApprovalState::kUnapproved) {
       const std::string fix = "run 'paddock approve --project " + ctx.project + "' after reviewing it";
       if (in.require_approvals)
         return blocked(s.file + ": tier " + s.tier + " layer " + s.sha256 + " is not approved; " + fix);
       b.warn("unapproved " + s.tier + " layer " + s.file + " (" + s.sha256 + "); " + fix);
     }
-    if (s.tier == kTierAgent) {
+    if (s.tier == kTierAgent && !restricted) {
       b.set_agent(l);
       for (const auto& c : l.agent.credential_env) ev.agent_credential_env.push_back(c.text);
     }
-    if (auto st = b.add_layer(l); !st.ok()) return st.error();
+    if (auto st = b.add_layer(restricted ? *restricted : l); !st.ok()) return st.error();
     b.add_source(SourceLayer{s.tier, s.file, s.sha256});
     ev.layers.push_back(std::move(info));
   }
@@ -170,7 +182,7 @@ Result<Evaluation> evaluate(const Inputs& in) {
   if (!built.ok()) return built.error();
   ev.withheld_credentials = b.withheld_credentials();
   for (auto& info : ev.layers)
-    if (auto it = b.adds().find(info.file); it != b.adds().end() && info.applies) info.adds = it->second;
+    if (auto it = b.adds().find(info.file); it != b.adds().end()) info.adds = it->second;
   ev.ir = std::move(built->ir);
   ev.ir_bytes = canonical_bytes(ev.ir);
   ev.ir_hash = sha256_hex(ev.ir_bytes);
@@ -178,6 +190,14 @@ Result<Evaluation> evaluate(const Inputs& in) {
     auto secrets = load_builtin_list(in.resources_dir, "project-secrets");
     if (!secrets.ok()) return secrets.error();
     ev.lint = lint_ir(ev.ir, built->provenance, ctx, LintInputs{b.unprotects(), &*secrets});
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      if (parsed[i] && (parsed[i]->when.branch || parsed[i]->when.file_exists || parsed[i]->when.project_contains))
+        ev.lint.push_back({"R8",
+                           sources[i].file + ": the condition (when: branch, file_exists or project_contains) reads the "
+                                             "project, which the agent writes: it may make the condition hold or not. Its "
+                                             "restrictions apply either way; its grants apply when it holds, which the "
+                                             "agent can arrange",
+                           sources[i].tier, sources[i].file});
     ev.provenance = built->provenance.to_json();
   }
   return ev;

@@ -39,6 +39,7 @@ struct Compiled {
   bool has_globstar = false;
   bool tail_only = false;          // "**/<seg>": only the last name matters
   bool literal_tail = false;       // tail_only and <seg> has no wildcard: one name, looked up
+  std::string tail_name{};         // that name, unescaped
   // The characters a matching path's last name can end with, when the last segment ends in a
   // literal or a class: most names are rejected by one table lookup before any matching.
   bool last_char_known = false;
@@ -48,6 +49,7 @@ struct Compiled {
 // What the last character of a name matching `seg` can be; false when anything can.
 bool last_chars_of(const std::string& seg, std::array<bool, 256>& out) {
   if (seg.empty() || seg.back() == '*' || seg.back() == '?') return false;
+  if (seg.find('\\') != std::string::npos) return false;  // escapes: not worth reading here
   auto mark = [&](char c) { out[static_cast<unsigned char>(c)] = true; };
   if (seg.back() != ']') {
     mark(seg.back());
@@ -123,7 +125,7 @@ class Walk {
     // "**/name" patterns (the profiles' lists hold dozens) are matched by one lookup of each
     // entry's name instead of one comparison per pattern; they stay active everywhere below.
     for (Compiled* c : group_)
-      if (c->literal_tail) by_name_[c->segs[1]].push_back(c);
+      if (c->literal_tail) by_name_[c->tail_name].push_back(c);
   }
 
   Status run(const fs::path& base_path) {
@@ -353,7 +355,53 @@ class Walk {
 
 }  // namespace
 
-bool has_glob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+namespace {
+
+constexpr std::string_view kSpecial = "[]*?{}\\";
+
+bool is_special(char c) { return kSpecial.find(c) != std::string_view::npos; }
+
+// A `\` at i escapes the character after it when that one is special.
+bool escapes(std::string_view s, std::size_t i) { return s[i] == '\\' && i + 1 < s.size() && is_special(s[i + 1]); }
+
+}  // namespace
+
+bool has_glob(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (escapes(s, i)) ++i;
+    else if (s[i] == '*' || s[i] == '?' || s[i] == '[') return true;
+  }
+  return false;
+}
+
+std::string glob_escape(std::string_view literal) {
+  std::string out;
+  out.reserve(literal.size());
+  for (char c : literal) {
+    if (is_special(c)) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string glob_unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (escapes(s, i)) ++i;
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+std::string glob_base(std::string_view pattern) {
+  std::string base;
+  for (const std::string& seg : split(pattern)) {
+    if (has_glob(seg)) break;
+    base += "/" + glob_unescape(seg);
+  }
+  return base.empty() ? "/" : base;
+}
 
 std::vector<std::string> glob_split(std::string_view pattern) { return split(pattern); }
 
@@ -385,10 +433,13 @@ bool match_component(std::string_view p, std::string_view n, bool ci) {
       bool found = false;
       const std::size_t first = j;
       while (j < p.size() && (p[j] != ']' || j == first)) {
+        if (escapes(p, j)) ++j;  // "\]" inside a class is that character
         char lo = p[j], hi = p[j];
         if (j + 2 < p.size() && p[j + 1] == '-' && p[j + 2] != ']') {
-          hi = p[j + 2];
-          j += 2;
+          std::size_t h = j + 2;
+          if (escapes(p, h)) ++h;
+          hi = p[h];
+          j = h;
         }
         char c = n[ni];
         if (ci) {
@@ -399,6 +450,12 @@ bool match_component(std::string_view p, std::string_view n, bool ci) {
       }
       if (j < p.size() && found != negate) {
         pi = j + 1;
+        ++ni;
+        continue;
+      }
+    } else if (pi < p.size() && escapes(p, pi)) {
+      if (p[pi + 1] == n[ni] || (ci && lower(p[pi + 1]) == lower(n[ni]))) {
+        pi += 2;
         ++ni;
         continue;
       }
@@ -427,11 +484,12 @@ Status expand_globs(std::vector<GlobJob>& jobs, PathCache* paths, const Director
     std::size_t lit = 0;
     while (lit < segs.size() && !has_glob(segs[lit])) ++lit;
     std::string base = "/";
-    for (std::size_t i = 0; i < lit; ++i) base += (i ? "/" : "") + segs[i];
+    for (std::size_t i = 0; i < lit; ++i) base += (i ? "/" : "") + glob_unescape(segs[i]);
     Compiled c{&j, compiled.size(), std::vector<std::string>(segs.begin() + static_cast<long>(lit), segs.end())};
     c.has_globstar = std::find(c.segs.begin(), c.segs.end(), "**") != c.segs.end();
     c.tail_only = c.segs.size() == 2 && c.segs[0] == "**" && c.segs[1] != "**";
     c.literal_tail = c.tail_only && !has_glob(c.segs[1]);
+    if (c.literal_tail) c.tail_name = glob_unescape(c.segs[1]);
     if (!c.segs.empty() && c.segs.back() != "**") c.last_char_known = last_chars_of(c.segs.back(), c.last_char);
     compiled.push_back(std::move(c));
     bases.push_back(base);

@@ -1,6 +1,7 @@
 // Glob patterns over the real file system (docs/policy-layers.md): `*`, `?`, `[..]` within one path
-// component, `**` across components. Whether an entry is a glob is decided once, at parse time
-// (has_glob); expansion never follows symlinked directories, and over-budget is an error.
+// component, `**` across components, and `\` before any of `[ ] * ? { } \` for that character
+// itself. Whether an entry is a glob is decided once, at parse time (has_glob); expansion never
+// follows symlinked directories, and over-budget is an error.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,20 @@ inline constexpr std::size_t kGlobMatchBudget = 50000;
 // Entries visited per walk; keeps a pattern such as "/**/x" from scanning the whole disk.
 inline constexpr std::size_t kGlobWalkBudget = 2000000;
 
+// Does s hold a `*`, `?` or `[` that is not escaped?
 bool has_glob(std::string_view s);
-// One component: `*` and `?` match any character (dots included), `[a-z]`, `[!x]`.
+// The characters that mean something in a pattern, each written with a `\` before it: a literal
+// path (the project's, the home directory's, a grant's) that becomes part of a pattern is passed
+// through this first, so that a project in "[WIP] app" stays that one directory.
+std::string glob_escape(std::string_view literal);
+// The reverse, for a path written without wildcards: `\x` becomes x for each special x above; a
+// `\` before any other character stays (a Linux name may hold one).
+std::string glob_unescape(std::string_view s);
+// The directory a pattern's walk starts from: its leading components without wildcards,
+// unescaped ("/" when the first component has one).
+std::string glob_base(std::string_view pattern);
+// One component: `*` and `?` match any character (dots included), `[a-z]`, `[!x]`, `\x` the
+// character x.
 bool match_component(std::string_view pattern, std::string_view name, bool case_insensitive = false);
 
 // A whole path against a whole pattern, by name only (nothing is read from the file system):

@@ -39,8 +39,14 @@ struct IrMeta {
 
 // What was at the path when the IR was frozen. kAbsentDir: absent, and its layer names a
 // directory (a trailing "/"), so a placeholder kept in its place is a directory.
-enum class PathKind { kDir, kFile, kAbsent, kAbsentDir };
-inline bool is_absent(PathKind k) { return k == PathKind::kAbsent || k == PathKind::kAbsentDir; }
+// kAbsentPointer: absent, and it names a file that points at a directory relative to its own
+// (git's `commondir`, which git reads as an error when it is empty): a placeholder kept in its
+// place points at its own directory ("."), which is what its absence means. kSymlink: a symlink,
+// the name itself (what it points to is an entry of its own).
+enum class PathKind { kDir, kFile, kAbsent, kAbsentDir, kAbsentPointer, kSymlink };
+inline bool is_absent(PathKind k) {
+  return k == PathKind::kAbsent || k == PathKind::kAbsentDir || k == PathKind::kAbsentPointer;
+}
 
 struct DenyEntry {
   std::string path;
@@ -277,10 +283,12 @@ struct paddock::schema::EnumNames<paddock::NetMode> {
 
 template <>
 struct paddock::schema::EnumNames<paddock::PathKind> {
-  static constexpr NameTable<PathKind, 4> values{{{PathKind::kDir, "dir"},
+  static constexpr NameTable<PathKind, 6> values{{{PathKind::kDir, "dir"},
                                                   {PathKind::kFile, "file"},
                                                   {PathKind::kAbsent, "absent"},
-                                                  {PathKind::kAbsentDir, "absent_dir"}}};
+                                                  {PathKind::kAbsentDir, "absent_dir"},
+                                                  {PathKind::kAbsentPointer, "absent_pointer"},
+                                                  {PathKind::kSymlink, "symlink"}}};
 };
 
 template <>

@@ -57,6 +57,7 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& i : l.deny) paths_.push_back({i, PathUse::kDeny, {}, {}, false, {}});
   for (const auto& i : l.deny_write) paths_.push_back({i, PathUse::kDenyWrite, {}, {}, false, {}});
   for (const auto& i : l.unix_sockets_allow) paths_.push_back({i, PathUse::kSocketAllow, {}, {}, false, {}});
+  // Positional, in PathRequest's order: item, use, resolved, list, files_only, agent, agent_state.
   for (const auto& i : l.agent.state_dirs) paths_.push_back({i, PathUse::kWrite, {}, {}, false, {}, true});
   if (l.loopback_bind && !*l.loopback_bind && !loopback_forbidden_) loopback_forbidden_ = l.loopback_bind_at;
   publish_.insert(publish_.end(), l.publish.begin(), l.publish.end());
@@ -212,7 +213,7 @@ Status IrBuilder::apply_list_rules() {
     const std::string label = u.at.where() + ": key '" + u.at.key + "'";
     if (has_glob(u.text))
       return error_at(ErrorCode::kBadInput, u.at.pos(), "unprotect paths are literal (no globs); name the file or directory");
-    auto abs = expand_vars(u.text, ctx_, label);
+    auto abs = expand_vars(glob_unescape(u.text), ctx_, label);
     if (!abs.ok()) return with_origin(abs.error(), u.at.pos());
     std::error_code ec;
     const auto c = ctx_.paths->weakly_canonical(*abs, ec);
@@ -264,11 +265,9 @@ Status IrBuilder::check_repository_escapes() {
     // lying inside a dangerous directory only, since the glob grants what it matches, not the base.
     std::vector<std::pair<std::string, bool>> candidates;
     for (const auto& p : r.resolved) candidates.emplace_back(p, true);
-    if (auto abs = expand_vars(r.item.text, ctx_, ""); abs.ok()) {
-      std::string lit = *abs;
+    if (auto abs = expand_base(r.item.text, ctx_, ""); abs.ok()) {
+      const std::string& lit = *abs;
       const bool glob = has_glob(r.item.text);
-      if (auto g = lit.find_first_of("*?["); g != std::string::npos) lit = lit.substr(0, lit.rfind('/', g));
-      if (lit.empty()) lit = "/";
       std::error_code ec;
       const auto c = ctx_.paths->weakly_canonical(lit, ec);
       candidates.emplace_back(ec ? lit : c.string(), !glob);
@@ -343,7 +342,8 @@ Status IrBuilder::add_cli_flags() {
   if (auto s = add_layer(l); !s.ok()) return s;  // add_layer applies the lockdown check to the flags too
   if (!locked_)
     for (const auto& p : in_.launch_reads)
-      paths_.push_back({Item{p, Origin{kTierLaunchCommand, "launch-command", "command", 0, 0}}, PathUse::kRead, {}, {}, false, {}});
+      paths_.push_back({Item{glob_escape(p), Origin{kTierLaunchCommand, "launch-command", "command", 0, 0}}, PathUse::kRead,
+                        {}, {}, false, {}});
   return {};
 }
 
@@ -389,6 +389,7 @@ Result<Built> IrBuilder::finish() {
   ir_.meta.os = ctx_.os;
   // The schema this engine reads and writes; a change of IR shape changes the hash.
   ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
+  add_worktree_grants();
   if (auto s = resolve_paths(); !s.ok()) return s.error();
   if (auto s = apply_list_rules(); !s.ok()) return s.error();
   if (auto s = check_repository_writes(); !s.ok()) return s.error();
@@ -399,6 +400,11 @@ Result<Built> IrBuilder::finish() {
   add_paddock_dirs();
   if (auto s = add_hardlinks(); !s.ok()) return s.error();
   if (auto s = add_agent_state(); !s.ok()) return s.error();
+  apply_deny_precedence();
+  // An agent state root that deny took away is no longer a write root: its overlay goes with it.
+  std::erase_if(ir_.fs.agent_state, [&](const AgentStateRoot& r) {
+    return std::find(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(), r.path) == ir_.fs.write_roots.end();
+  });
   if (auto s = add_watched_configs(); !s.ok()) return s.error();
   if (auto s = add_review_roots(); !s.ok()) return s.error();
   if (auto s = build_egress(); !s.ok()) return s.error();

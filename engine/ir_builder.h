@@ -29,8 +29,17 @@ struct PathRequest {
   bool files_only = false;            // the list entry matches files, not directories
   std::string agent;                  // the list entry is this agent's own login ("" = none)
   bool agent_state = false;           // one of the agent preset's agent.state_dirs
+  std::vector<std::string> links{};   // deny, deny_write: symlinks as named, whose targets are in resolved
 };
 
+
+// How the builder turns a path into an IR entry (ir_builder_fs.cpp).
+namespace ir_paths {
+// The path the kernel reaches (symlinks resolved), or the path itself where it cannot be resolved.
+std::string canonical(PathCache& cache, const std::string& p);
+// What is at p itself (a symlink is kSymlink), kAbsent when nothing is.
+PathKind kind_of(PathCache& cache, const std::string& p);
+}  // namespace ir_paths
 
 struct Built {
   FrozenIr ir;
@@ -85,8 +94,19 @@ class IrBuilder {
   // Repository-side write grants into the shared /tmp or a directory on the launch PATH.
   Status check_repository_escapes();
   Status resolve_paths();
+  void resolve_one(PathRequest& r, const std::string& lexical);
+  std::vector<std::string> other_workspaces() const;
   void build_fs();
   void add_git_metadata();
+  // The project as a linked worktree: its common repository's parts git writes (ir_builder_git.cpp).
+  void add_worktree_grants();
+  struct Physical {
+    std::string path;                // where the path leads (its absent rest as written)
+    bool exists = false;
+    bool loop = false;               // too many symlinks, or one that cannot be read
+    std::vector<std::string> links;  // every symlink followed on the way, in order
+  };
+  Physical resolve_physical(const std::string& path) const;
   // Socket scan jobs for the literal grants, walked with the deny globs of the same base.
   void add_socket_jobs(std::vector<GlobJob>& jobs);
   void plan_socket_scan(std::vector<std::string> roots, std::vector<GlobJob>& jobs);
@@ -95,6 +115,7 @@ class IrBuilder {
   Status take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first);
   void add_paddock_dirs();
   Status add_hardlinks();
+  void apply_deny_precedence();
   Status build_egress();
   Status build_env();
   Status build_credentials();  // credential_policy.cpp
@@ -119,7 +140,10 @@ class IrBuilder {
   std::vector<std::string> sockets_found_;
   std::vector<Unprotect> unprotects_;
   std::vector<std::string> withheld_;
-  std::vector<std::string> nested_git_;  // ".git" entries anywhere in the project
+  std::vector<std::string> nested_git_;  // ".git" entries anywhere in the write roots
+  // The project and the other write roots a user's tier granted (other_workspaces()): the lists'
+  // project entries apply to each, and none may be given a repository at its top.
+  std::vector<std::string> workspace_roots_;
   std::vector<Item> domains_, cidrs_;
   std::map<std::string, std::vector<std::pair<int, Origin>>> ports_;
   std::map<std::string, std::pair<std::int64_t, Origin>> quotas_;

@@ -105,20 +105,17 @@ Status IrBuilder::add_agent_state() {
     if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) return s;
     for (const auto& j : jobs) hidden.insert(hidden.end(), j.matches.begin(), j.matches.end());
   }
-  // Deny_write entries of the agent-config list inside the agent's own directories protect
-  // nothing there (the user's files below are never written) and would leave placeholders in the
-  // agent's state; they go.
-  std::set<std::string> agent_config;
-  for (const auto& r : paths_)
-    if (r.list == "agent-config") agent_config.insert(r.resolved.begin(), r.resolved.end());
+  // Deny_write entries inside the agent's own directories protect nothing there (the user's files
+  // below are never written) and would leave placeholders in the agent's state; they go.
   for (const auto& [dir, at] : dirs) {
     const std::string& d = dir;  // lambdas below capture it: clang 14 cannot capture a structured binding
     AgentStateRoot r;
     r.path = d;
     for (const auto& h : hidden)
       if (path_within(h, d) && h != d) r.hidden.push_back(h);
-    std::erase_if(ir_.fs.deny_write,
-                  [&](const DenyEntry& e) { return agent_config.count(e.path) && path_within(e.path, d); });
+    // Whichever list made them: the agent-config list, or the project's lists where the project
+    // holds the agent's directory (a project at ~ matches ~/.codex as a project's .codex).
+    std::erase_if(ir_.fs.deny_write, [&](const DenyEntry& e) { return path_within(e.path, d); });
     // The user's stored logins, whichever agent's: the sandbox never gets the user's own refresh
     // token, so a token the agent refreshes inside never invalidates the login outside. A login
     // made inside is the agent's own, kept in its state (docs/credentials.md).

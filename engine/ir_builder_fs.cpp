@@ -2,7 +2,6 @@
 // the never-reachable unix sockets and hard links to masked files.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
 #include <system_error>
@@ -12,6 +11,8 @@
 
 namespace paddock {
 namespace fs = std::filesystem;
+using ir_paths::canonical;
+using ir_paths::kind_of;
 namespace {
 
 const char* use_key(PathUse u) {
@@ -25,19 +26,6 @@ const char* use_key(PathUse u) {
   return "";
 }
 
-std::string canonical(PathCache& cache, const std::string& p) {
-  std::error_code ec;
-  auto c = cache.weakly_canonical(p, ec);
-  return ec ? p : c.string();
-}
-
-PathKind kind_of(PathCache& cache, const std::string& p) {
-  std::error_code ec;
-  const auto st = cache.symlink_status(p, ec);
-  if (ec || st.type() == fs::file_type::not_found) return PathKind::kAbsent;
-  return st.type() == fs::file_type::directory ? PathKind::kDir : PathKind::kFile;
-}
-
 bool exists(PathCache& cache, const std::string& p) {
   std::error_code ec;
   return fs::exists(cache.status(p, ec));
@@ -45,33 +33,129 @@ bool exists(PathCache& cache, const std::string& p) {
 
 }  // namespace
 
+namespace ir_paths {
+
+std::string canonical(PathCache& cache, const std::string& p) {
+  std::error_code ec;
+  auto c = cache.weakly_canonical(p, ec);
+  return ec ? p : c.string();
+}
+
+// A symlink is what is left where its target cannot be reached (a loop, a target canonical()
+// could not resolve): it is then protected as the name it is, never mistaken for a file.
+PathKind kind_of(PathCache& cache, const std::string& p) {
+  std::error_code ec;
+  const auto st = cache.symlink_status(p, ec);
+  if (ec || st.type() == fs::file_type::not_found) return PathKind::kAbsent;
+  if (st.type() == fs::file_type::symlink) return PathKind::kSymlink;
+  return st.type() == fs::file_type::directory ? PathKind::kDir : PathKind::kFile;
+}
+
+}  // namespace ir_paths
+
 // Is `path` equal to `root` or below it (component-wise)?
 bool path_within(const std::string& path, const std::string& root) {
   if (root == "/") return true;
   return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
+// The write roots a list entry written for the project applies to as well (every directory
+// the session can write holds files the user's tools run and secrets as the project does): each
+// write grant of a user's tier or a launch option that is a directory, but not one inside the
+// project (its entries cover it), nor the home directory or one above it (the agent's data
+// directory is there, with lists of its own: R1 warns about such a grant), nor one in or around
+// the agent's data directory.
+std::vector<std::string> IrBuilder::other_workspaces() const {
+  std::vector<std::string> out;
+  for (const auto& r : paths_) {
+    // Not Paddock's own grants either (a linked worktree's objects and refs).
+    if (r.use != PathUse::kWrite || is_builtin(r.item.at.tier) || r.item.at.tier == "invariant") continue;
+    for (const auto& p : r.resolved) {
+      std::error_code ec;
+      if (path_within(p, ctx_.project) || path_within(ctx_.home, p) ||
+          (!ctx_.agent_dir.empty() && (path_within(p, ctx_.agent_dir) || path_within(ctx_.agent_dir, p))) ||
+          ctx_.paths->symlink_status(p, ec).type() != fs::file_type::directory)
+        continue;
+      out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Status IrBuilder::resolve_paths() {
   std::vector<GlobJob> jobs;
   std::vector<std::size_t> job_owner;
-  for (std::size_t i = 0; i < paths_.size(); ++i) {
+  // A literal path or a glob's expansion, for request i: literal escapes are taken out, and the
+  // variables' values put into a pattern are escaped (docs/policy-layers.md, "Paths and globs").
+  auto add = [&](std::size_t i, const std::string& text) -> Status {
     auto& r = paths_[i];
     const std::string label = r.item.at.where() + ": key '" + r.item.at.key + "'";
-    auto abs = expand_vars(r.item.text, ctx_, label);
+    const bool glob = has_glob(text);
+    auto abs = glob ? expand_vars(text, ctx_, label, /*pattern=*/true) : expand_vars(glob_unescape(text), ctx_, label);
     if (!abs.ok()) return with_origin(abs.error(), r.item.at.pos());
-    if (has_glob(r.item.text)) {
+    if (glob) {
       if (r.use == PathUse::kSocketAllow) return error_at(ErrorCode::kBadInput, r.item.at.pos(), "socket paths are literal (no globs)");
       jobs.emplace_back(*abs, label, /*fail_closed=*/r.use == PathUse::kDeny || r.use == PathUse::kDenyWrite);
       job_owner.push_back(i);
     } else {
-      r.resolved.push_back(canonical(*ctx_.paths, *abs));
+      resolve_one(r, *abs);
+    }
+    return {};
+  };
+  // Write grants first: the lists' project entries apply to every write root too.
+  for (std::size_t i = 0; i < paths_.size(); ++i)
+    if (paths_[i].use == PathUse::kWrite)
+      if (auto s = add(i, paths_[i].item.text); !s.ok()) return s;
+  if (!jobs.empty()) {
+    if (auto s = expand_globs(jobs, ctx_.paths.get(), in_.lister); !s.ok()) return s;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
+    jobs.clear();
+    job_owner.clear();
+  }
+  const std::vector<std::string> others = other_workspaces();
+  workspace_roots_ = others;
+  const std::string project_var = "$PROJECT";
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    if (paths_[i].use == PathUse::kWrite) continue;
+    const std::string text = paths_[i].item.text;
+    if (auto s = add(i, text); !s.ok()) return s;
+    if (paths_[i].list.empty() || text.rfind(project_var, 0) != 0 ||
+        (text.size() > project_var.size() && text[project_var.size()] != '/'))
+      continue;
+    const std::string rest = text.substr(project_var.size());
+    for (const auto& w : others) {
+      // The same entry with the write root in the project's place: as a pattern (escaped) or a
+      // literal path (the rest's escapes removed by add()).
+      if (has_glob(rest)) {
+        GlobJob job(glob_escape(w) + rest, paths_[i].item.at.where() + ": key '" + paths_[i].item.at.key + "' in " + w,
+                    /*fail_closed=*/true);
+        jobs.push_back(std::move(job));
+        job_owner.push_back(i);
+      } else {
+        resolve_one(paths_[i], w + glob_unescape(rest));
+      }
     }
   }
-  // Repositories nested in the project (vendored clones, submodule work trees with a ".git"
-  // file) carry their own git metadata: found by the same walk as the project's deny globs, and
-  // so are the sockets under every literal grant.
+  // Repositories in a write root (vendored clones, submodule work trees with a ".git" file,
+  // plugin clones in an agent's directory) carry their own git metadata: found by the same walk
+  // as the deny globs of the same directory, and so are the sockets under every literal grant.
   const std::size_t deny_jobs = jobs.size();
-  jobs.emplace_back(ctx_.project + "/**/.git", "builtin:git-metadata");
+  std::vector<std::string> roots;
+  for (const auto& r : paths_)
+    if (r.use == PathUse::kWrite) roots.insert(roots.end(), r.resolved.begin(), r.resolved.end());
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::vector<std::string> git_roots;
+  for (const auto& w : roots)
+    if (git_roots.empty() || !path_within(w, git_roots.back())) git_roots.push_back(w);
+  if (std::find(git_roots.begin(), git_roots.end(), ctx_.project) == git_roots.end() &&
+      std::none_of(git_roots.begin(), git_roots.end(), [&](const std::string& w) { return path_within(ctx_.project, w); }))
+    git_roots.push_back(ctx_.project);
+  for (const auto& w : git_roots) jobs.emplace_back(glob_escape(w) + "/**/.git", "builtin:git-metadata");
+  const std::size_t socket_jobs = jobs.size();
   add_socket_jobs(jobs);
   if (auto s = expand_globs(jobs, ctx_.paths.get(), ctx_.lister.get()); !s.ok()) {
     // The message starts with the failing job's label; keep that job's origin as data too.
@@ -80,13 +164,26 @@ Status IrBuilder::resolve_paths() {
         return with_origin(s.error(), paths_[job_owner[j]].item.at.pos());
     return s;
   }
-  nested_git_ = std::move(jobs[deny_jobs].matches);
+  nested_git_.clear();
+  for (std::size_t j = deny_jobs; j < socket_jobs; ++j)
+    nested_git_.insert(nested_git_.end(), jobs[j].matches.begin(), jobs[j].matches.end());
   for (std::size_t j = 0; j < deny_jobs; ++j) {
-    for (const auto& m : jobs[j].matches) paths_[job_owner[j]].resolved.push_back(canonical(*ctx_.paths, m));
+    for (const auto& m : jobs[j].matches) resolve_one(paths_[job_owner[j]], m);
     for (const auto& w : jobs[j].widened) warn(w);
   }
-  if (auto s = take_socket_matches(jobs, deny_jobs + 1); !s.ok()) return s;
+  if (auto s = take_socket_matches(jobs, socket_jobs); !s.ok()) return s;
   return {};
+}
+
+// A path as written (or matched) to the path the kernel reaches. A deny or write protection of a
+// symlink covers its target, and the link itself where it could be replaced: in a write root an
+// agent could point the name your tools open (~/.ssh, .envrc) somewhere else.
+void IrBuilder::resolve_one(PathRequest& r, const std::string& lexical) {
+  const std::string c = canonical(*ctx_.paths, lexical);
+  r.resolved.push_back(c);
+  if (c == lexical || (r.use != PathUse::kDeny && r.use != PathUse::kDenyWrite)) return;
+  std::error_code ec;
+  if (ctx_.paths->symlink_status(lexical, ec).type() == fs::file_type::symlink) r.links.push_back(lexical);
 }
 
 Status IrBuilder::check_repository_writes() {
@@ -113,10 +210,8 @@ Status IrBuilder::check_repository_writes() {
       return "";
     };
     std::vector<std::string> candidates = r.resolved;
-    if (auto abs = expand_vars(r.item.text, ctx_, ""); abs.ok()) {
-      std::string lit = *abs;
-      if (auto g = lit.find_first_of("*?["); g != std::string::npos) lit = lit.substr(0, lit.rfind('/', g));
-      if (lit.empty()) lit = "/";
+    if (auto abs = expand_base(r.item.text, ctx_, ""); abs.ok()) {
+      const std::string& lit = *abs;
       if (has_glob(r.item.text) && (lit == ctx_.home || lit == "/")) candidates.push_back(lit);
       if (!has_glob(r.item.text)) candidates.push_back(lit);
     }
@@ -168,6 +263,12 @@ void IrBuilder::build_fs() {
       }
       prov_.add(key + ":" + p, r.item.at, "added", r.item.text);
     }
+    // The symlink a deny or protection named (its target is in `resolved`): kept as it is, so
+    // that the name keeps leading where it led.
+    for (const auto& l : r.links) {
+      ir_.fs.deny_write.push_back({l, PathKind::kSymlink});
+      prov_.add(prov_key<&IrFs::deny_write>(l), r.item.at, "added", r.item.text + " (the symlink itself)");
+    }
   }
   normalize(ir_);
   // Drop roots already covered: a read root inside a write or read root, a write root inside
@@ -213,26 +314,6 @@ void IrBuilder::build_fs() {
 
 namespace {
 
-// The first line of a ".git" file: "gitdir: <path>", relative to the file's directory.
-std::string gitdir_of(const std::string& gitfile, const std::string& text) {
-  const std::string key = "gitdir:";
-  if (text.compare(0, key.size(), key) != 0) return "";
-  std::string v = text.substr(key.size(), text.find('\n') - key.size());
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
-  while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
-  if (v.empty()) return "";
-  if (v[0] != '/') v = fs::path(gitfile).parent_path().string() + "/" + v;
-  return fs::path(v).lexically_normal().string();
-}
-
-std::string read_small(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(512, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
-
 // Trees the socket scan does not enter: the distribution's package and configuration trees
 // (root-owned, so only root can create a socket there, and no package or daemon keeps one there;
 // /usr alone is some 170,000 entries on a desktop, and walking /etc was most of a launch's engine
@@ -258,76 +339,6 @@ std::vector<std::string> scan_roots(std::vector<std::string> roots) {
 }
 
 }  // namespace
-
-void IrBuilder::add_git_metadata() {
-  // What git on the host runs from a repository: its config (core.fsmonitor, core.hooksPath,
-  // filters, pagers, credential helpers...), per-worktree config and hooks. The agent may write
-  // objects, refs and the index, never these; the directories above them are pinned by the
-  // view, so that a renamed .git cannot be replaced by a planted one (docs/trust-posture.md).
-  auto writable = [&](const std::string& p) {
-    return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
-                       [&](const std::string& w) { return path_within(p, w) && p != w; });
-  };
-  auto protect = [&](const std::string& p, PathKind kind, const std::string& why) {
-    if (!writable(p)) return;
-    ir_.fs.deny_write.push_back({p, kind});
-    prov_.add_raw(prov_key<&IrFs::deny_write>(p), Contribution{"invariant", "builtin:git-metadata", "added", why});
-  };
-  std::set<std::string> seen;
-  std::function<void(const std::string&, int)> git_dir = [&](const std::string& g, int depth) {
-    if (depth > 8 || !seen.insert(g).second || kind_of(*ctx_.paths, g) != PathKind::kDir) return;
-    const PathKind config = kind_of(*ctx_.paths, g + "/config");
-    protect(g + "/config", config, "git config of " + g);
-    const PathKind hooks = kind_of(*ctx_.paths, g + "/hooks");
-    protect(g + "/hooks", hooks == PathKind::kAbsent ? PathKind::kAbsentDir : hooks, "git hooks of " + g);
-    if (kind_of(*ctx_.paths, g + "/config.worktree") != PathKind::kAbsent)
-      protect(g + "/config.worktree", kind_of(*ctx_.paths, g + "/config.worktree"), "git worktree config of " + g);
-    // A linked worktree's git dir names the repository's common dir, whose config applies too.
-    if (kind_of(*ctx_.paths, g + "/commondir") == PathKind::kFile) {
-      protect(g + "/commondir", PathKind::kFile, "git common dir pointer of " + g);
-      std::string c = read_small(g + "/commondir");
-      c = c.substr(0, c.find('\n'));
-      if (!c.empty()) git_dir(fs::path(c[0] == '/' ? c : g + "/" + c).lexically_normal().string(), depth + 1);
-    }
-    // Submodules keep their git dirs under modules/ (names may contain '/'), and linked
-    // worktrees theirs under worktrees/.
-    for (const char* sub : {"/modules", "/worktrees"}) {
-      std::error_code ec;
-      for (fs::recursive_directory_iterator it(g + sub, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it.depth() > 6) { it.disable_recursion_pending(); continue; }
-        std::error_code e2;
-        if (!it->is_directory(e2) || it->is_symlink(e2)) continue;
-        if (fs::exists(it->path() / "HEAD", e2)) {
-          git_dir(it->path().string(), depth + 1);
-          it.disable_recursion_pending();
-        }
-      }
-    }
-  };
-  std::vector<std::string> entries = nested_git_;
-  for (const auto& w : ir_.fs.write_roots) entries.push_back(w + "/.git");
-  std::sort(entries.begin(), entries.end());
-  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  for (const auto& e : entries) {
-    switch (kind_of(*ctx_.paths, e)) {
-      case PathKind::kDir: git_dir(e, 0); break;
-      case PathKind::kFile: {
-        // A worktree's or submodule's ".git" file: rewritten, it would point git at a planted dir.
-        protect(e, PathKind::kFile, "git file of a worktree or submodule");
-        const std::string target = gitdir_of(e, read_small(e));
-        if (!target.empty()) git_dir(canonical(*ctx_.paths, target), 0);
-        break;
-      }
-      case PathKind::kAbsent:
-      case PathKind::kAbsentDir:
-        // No repository at the project's root: the agent may not make one there, as git on the
-        // host would run its config from then on (a placeholder keeps the name for the session).
-        if (e == ctx_.project + "/.git")
-          protect(e, PathKind::kAbsentDir, "no repository at the project root: the agent may not create one");
-        break;
-    }
-  }
-}
 
 // Every grant is scanned for unix sockets with a walk bounded like a glob's (over budget: the
 // launch is refused): connecting to a named socket is not a file access the kernel lets the
@@ -355,7 +366,7 @@ void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<Glo
     for (const auto& t : unscanned_trees()) holds_unscanned = holds_unscanned || (t != root && path_within(t, root));
     if (!holds_unscanned) {
       // Fail closed like a deny: a directory the walk cannot read is masked whole.
-      GlobJob job(root == "/" ? "/**" : root + "/**", "socket scan of the grant " + root, /*fail_closed=*/true);
+      GlobJob job(root == "/" ? "/**" : glob_escape(root) + "/**", "socket scan of the grant " + root, /*fail_closed=*/true);
       job.sockets_only = true;
       jobs.push_back(std::move(job));
       continue;
@@ -376,8 +387,7 @@ void IrBuilder::plan_socket_scan(std::vector<std::string> queue, std::vector<Glo
 // is what a fail-closed job turns into past its budget): the grant would vanish from the view.
 Status IrBuilder::take_socket_matches(std::vector<GlobJob>& jobs, std::size_t first) {
   for (std::size_t j = first; j < jobs.size(); ++j) {
-    const std::string& pattern = jobs[j].pattern;
-    const std::string base = pattern == "/**" ? "/" : pattern.substr(0, pattern.size() - 3);
+    const std::string base = glob_base(jobs[j].pattern);
     if (std::find(jobs[j].matches.begin(), jobs[j].matches.end(), base) != jobs[j].matches.end()) {
       // The walk matches its base whole for two reasons: the base itself cannot be read, or it
       // holds too many entries. Each is said in its own words.
@@ -531,61 +541,145 @@ Status IrBuilder::add_watched_configs() {
   return {};
 }
 
-Status IrBuilder::add_hardlinks() {
-  // A hard link shares the inode of a masked file: masking one name and granting another would
-  // leak it. Only files with more than one link can have such twins: they are looked for among
-  // the single-file denies and inside the denied directories of the user's own (a key in a
-  // denied ~/.ssh, linked into the project before the run), then their twins among the files
-  // the grants reach. A denied directory too big to check in full is not trusted to hold no
-  // such file: then every file with several links that the grants reach is masked.
-  std::vector<std::pair<std::string, std::string>> linked;  // (path, deny key)
-  std::size_t scanned = 0;
-  std::string unchecked;  // a denied directory past the budget
-  for (const auto& d : ir_.fs.deny) {
-    std::error_code ec;
-    if (d.kind == PathKind::kFile) {
-      if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
-        linked.emplace_back(d.path, prov_key<&IrFs::deny>(d.path));
+// Deny beats every allow (docs/policy-layers.md, "Merging"): a grant at or below a denied path
+// is no grant at all, and a write grant at or below a write-protected path is a read grant. The
+// IR lists only what the sandbox gives, so that explain, the summary, the plan and the helper
+// read the same thing: a mask inside a grant is a mount over part of it, but a grant that is
+// itself denied has nothing to mount over it, and Landlock would grant what its rule names.
+void IrBuilder::apply_deny_precedence() {
+  auto covering = [](const std::string& p, const std::vector<DenyEntry>& v) -> const DenyEntry* {
+    const DenyEntry* best = nullptr;
+    for (const auto& d : v)
+      if (path_within(p, d.path) && (!best || d.path.size() < best->path.size())) best = &d;
+    return best;
+  };
+  auto move_provenance = [&](const std::string& from, const std::string& to, const std::string& why) {
+    if (auto* c = prov_.find(from)) {
+      const auto contributions = *c;
+      for (auto contribution : contributions) {
+        contribution.rule += " (" + why + ")";
+        if (!to.empty()) prov_.add_raw(to, contribution);
+        contribution.action = "removed";
+        prov_.add_raw(from, contribution);
+      }
+    }
+  };
+  const char* write_key = prov_key<&IrFs::write_roots>().c_str();
+  const char* read_key = prov_key<&IrFs::read_roots>().c_str();
+  std::vector<std::string> writes;
+  for (const auto& w : ir_.fs.write_roots) {
+    if (const DenyEntry* d = covering(w, ir_.fs.deny)) {
+      move_provenance(std::string(write_key) + ":" + w, "", "inside the denied " + d->path + ": deny beats every allow");
       continue;
     }
-    // Directories denied outside the home and the write roots (/root, /etc/sudoers.d) hold
-    // other users' files: with fs.protected_hardlinks, the kernel's default, nobody who cannot
-    // read a file can link it, so only their owner could have made such a link.
-    if (d.kind != PathKind::kDir || !unchecked.empty()) continue;
-    const bool users_own = path_within(d.path, ctx_.home) ||
-                           std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
-                                       [&](const std::string& w) { return path_within(d.path, w); });
-    if (!users_own) continue;
-    for (fs::recursive_directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
-      if (++scanned > kHardLinkScanBudget) {
-        unchecked = d.path;
-        break;
-      }
-      std::error_code e2;
-      if (it->is_symlink(e2) || !it->is_regular_file(e2)) continue;
-      if (it->hard_link_count(e2) > 1 && !e2) linked.emplace_back(it->path().string(), prov_key<&IrFs::deny>(d.path));
+    if (const DenyEntry* d = covering(w, ir_.fs.deny_write)) {
+      move_provenance(std::string(write_key) + ":" + w, std::string(read_key) + ":" + w,
+                      "read only: inside the write-protected " + d->path);
+      ir_.fs.read_roots.push_back(w);
+      continue;
     }
-    if (ec && ec != std::errc::no_such_file_or_directory)
-      warn("fs.deny: " + d.path + " cannot be read by Paddock (" + ec.message() +
-           "); a hard link to a file inside it would not be found");
+    writes.push_back(w);
   }
-  if (linked.empty() && unchecked.empty()) return {};
-  if (!unchecked.empty())
-    warn("fs.deny: " + unchecked + " holds more than " + std::to_string(kHardLinkScanBudget) +
-         " entries to check for hard links; every file with several hard links in the grants is masked");
+  ir_.fs.write_roots = std::move(writes);
+  std::vector<std::string> reads;
+  for (const auto& r : ir_.fs.read_roots) {
+    if (const DenyEntry* d = covering(r, ir_.fs.deny)) {
+      move_provenance(std::string(read_key) + ":" + r, "", "inside the denied " + d->path + ": deny beats every allow");
+      continue;
+    }
+    reads.push_back(r);
+  }
+  ir_.fs.read_roots = std::move(reads);
+  std::vector<std::string> sockets;
+  for (const auto& s : ir_.egress.unix_socket_files) {
+    if (const DenyEntry* d = covering(s, ir_.fs.deny)) {
+      move_provenance(prov_key<&IrEgress::unix_socket_files>(s), "", "inside the denied " + d->path + ": deny beats every allow");
+      continue;
+    }
+    sockets.push_back(s);
+  }
+  ir_.egress.unix_socket_files = std::move(sockets);
+  normalize(ir_);
+}
+
+Status IrBuilder::add_hardlinks() {
+  // A hard link shares the inode of a masked or write-protected file: masking or protecting one
+  // name and granting another would leak it, or let the agent rewrite it (a link made in an
+  // earlier session, where the file was not yet protected, to a settings file or a file the
+  // user's tools run). Only files with more than one link can have such twins: they are looked
+  // for among the single-file entries and inside the denied or protected directories of the
+  // user's own, then their twins among the files the grants reach (for a protection, the write
+  // roots). A directory too big to check in full is not trusted to hold no such file: then every
+  // file with several links that the grants reach is masked, or write-protected.
+  struct Linked {
+    std::string path, key;
+  };
+  struct Kind {
+    std::vector<DenyEntry>* list;
+    const char* field;  // "fs.deny" | "fs.deny_write", for warnings
+    bool protect;
+    std::vector<Linked> linked;
+    std::string unchecked;  // a directory past the budget
+  };
+  Kind kinds[] = {{&ir_.fs.deny, "fs.deny", false, {}, {}}, {&ir_.fs.deny_write, "fs.deny_write", true, {}, {}}};
+  auto key_of = [](const Kind& k, const std::string& p) {
+    return k.protect ? prov_key<&IrFs::deny_write>(p) : prov_key<&IrFs::deny>(p);
+  };
+  std::size_t scanned = 0;
+  for (auto& k : kinds) {
+    for (const auto& d : *k.list) {
+      std::error_code ec;
+      if (d.kind == PathKind::kFile) {
+        if (fs::is_regular_file(fs::symlink_status(d.path, ec)) && fs::hard_link_count(d.path, ec) > 1 && !ec)
+          k.linked.push_back({d.path, key_of(k, d.path)});
+        continue;
+      }
+      // Directories outside the home and the write roots (/root, /etc/sudoers.d) hold other
+      // users' files: with fs.protected_hardlinks, the kernel's default, nobody who cannot read
+      // a file can link it, so only their owner could have made such a link.
+      if (d.kind != PathKind::kDir || !k.unchecked.empty()) continue;
+      const bool users_own = path_within(d.path, ctx_.home) ||
+                             std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                                         [&](const std::string& w) { return path_within(d.path, w); });
+      if (!users_own) continue;
+      for (fs::recursive_directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
+        if (++scanned > kHardLinkScanBudget) {
+          k.unchecked = d.path;
+          break;
+        }
+        std::error_code e2;
+        if (it->is_symlink(e2) || !it->is_regular_file(e2)) continue;
+        if (it->hard_link_count(e2) > 1 && !e2) k.linked.push_back({it->path().string(), key_of(k, d.path)});
+      }
+      if (ec && ec != std::errc::no_such_file_or_directory)
+        warn(std::string(k.field) + ": " + d.path + " cannot be read by Paddock (" + ec.message() +
+             "); a hard link to a file inside it would not be found");
+    }
+    if (!k.unchecked.empty())
+      warn(std::string(k.field) + ": " + k.unchecked + " holds more than " + std::to_string(kHardLinkScanBudget) +
+           " entries to check for hard links; every file with several hard links in the grants is " +
+           (k.protect ? "write-protected" : "masked"));
+  }
+  const bool any = std::any_of(std::begin(kinds), std::end(kinds),
+                               [](const Kind& k) { return !k.linked.empty() || !k.unchecked.empty(); });
+  if (!any) return {};
   std::vector<std::string> roots = ir_.fs.write_roots;
   for (const auto& r : ir_.fs.read_roots)
     if (path_within(r, ctx_.home)) roots.push_back(r);
-  std::size_t visited = 0;
-  std::set<std::string> masked;
-  for (const auto& d : ir_.fs.deny) masked.insert(d.path);
-  auto is_masked = [&](const std::string& p) {
-    if (masked.count(p)) return true;
-    for (const auto& d : ir_.fs.deny)
-      if (d.kind == PathKind::kDir && path_within(p, d.path)) return true;
+  auto writable = [&](const std::string& p) {
+    return std::any_of(ir_.fs.write_roots.begin(), ir_.fs.write_roots.end(),
+                       [&](const std::string& w) { return path_within(p, w); });
+  };
+  // A name already masked (or, for a protection, masked or protected) needs nothing more.
+  auto covered = [&](const std::string& p, bool protect) {
+    for (const auto* list : {&ir_.fs.deny, &ir_.fs.deny_write}) {
+      if (list == &ir_.fs.deny_write && !protect) continue;
+      for (const auto& d : *list)
+        if (d.path == p || (d.kind == PathKind::kDir && path_within(p, d.path))) return true;
+    }
     return false;
   };
-  std::vector<DenyEntry> extra;
+  std::size_t visited = 0;
   for (const auto& root : roots) {
     std::error_code ec;
     for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
@@ -596,29 +690,30 @@ Status IrBuilder::add_hardlinks() {
       if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
       if (it->hard_link_count(ec) < 2) continue;
       const std::string p = it->path().string();
-      if (is_masked(p)) continue;
-      std::string twin_of, key;
-      if (!unchecked.empty()) {
-        twin_of = unchecked;
-        key = prov_key<&IrFs::deny>(unchecked);
+      for (auto& k : kinds) {
+        if ((k.protect && !writable(p)) || covered(p, k.protect)) continue;
+        std::string twin_of, key;
+        if (!k.unchecked.empty()) {
+          twin_of = k.unchecked;
+          key = key_of(k, k.unchecked);
+        }
+        for (const auto& l : k.linked)
+          if (fs::equivalent(it->path(), l.path, ec)) {
+            twin_of = l.path;
+            key = l.key;
+            break;
+          }
+        if (twin_of.empty()) continue;
+        k.list->push_back({p, PathKind::kFile});
+        if (auto* c = prov_.find(key))
+          for (auto contribution : *c) {
+            contribution.rule += " (hard link of " + twin_of + ")";
+            prov_.add_raw(key_of(k, p), contribution);
+          }
+        break;  // masked: a protection of the same name adds nothing
       }
-      for (const auto& [m, k] : linked)
-        if (fs::equivalent(it->path(), m, ec)) {
-          twin_of = m;
-          key = k;
-          break;
-        }
-      if (twin_of.empty()) continue;
-      extra.push_back({p, PathKind::kFile});
-      masked.insert(p);
-      if (auto* c = prov_.find(key))
-        for (auto contribution : *c) {
-          contribution.rule += " (hard link of " + twin_of + ")";
-          prov_.add_raw(prov_key<&IrFs::deny>(p), contribution);
-        }
     }
   }
-  for (auto& e : extra) ir_.fs.deny.push_back(std::move(e));
   return {};
 }
 

@@ -186,6 +186,11 @@ struct Layer {
   bool operator==(const Layer&) const = default;
 };
 
+// Every layer's bounds, checked before and while YAML reads it (docs/policy-layers.md, "Limits"):
+// a repository's layer comes with the code, and the app evaluates it as you type.
+inline constexpr std::size_t kLayerFileMax = std::size_t{1} << 20;  // bytes
+inline constexpr std::size_t kLayerNodeMax = 100000;                // YAML nodes visited, aliases counted each time
+
 // Parses one layer's bytes. Errors: kBadInput "file:line:col: key 'a.b': <what is allowed>".
 Result<Layer> parse_layer(const std::string& text, const std::string& tier, const std::string& file);
 

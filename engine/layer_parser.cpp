@@ -7,7 +7,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "engine/json_text.h"
 #include "engine/layer.h"
@@ -469,13 +471,46 @@ bool is_builtin(const std::string& tier) {
   return tier == kTierProfile || tier == kTierPreset || tier == kTierAgent;
 }
 
+namespace {
+
+// The number of nodes a walk of the document visits (an alias once per use: what a reader that
+// follows them would visit), stopping at the budget; the first node past it is named.
+std::optional<YAML::Mark> over_node_budget(const YAML::Node& root) {
+  std::vector<YAML::Node> todo{root};
+  std::size_t seen = 0;
+  while (!todo.empty()) {
+    YAML::Node n = todo.back();
+    todo.pop_back();
+    if (++seen > kLayerNodeMax) return n.Mark();
+    if (n.IsSequence())
+      for (const auto& c : n) todo.push_back(c);
+    else if (n.IsMap())
+      for (const auto& kv : n) {
+        todo.push_back(kv.first);
+        todo.push_back(kv.second);
+      }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Layer> parse_layer(const std::string& text, const std::string& tier, const std::string& file) {
+  if (text.size() > kLayerFileMax) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(kLayerFileMax), '\n'));
+    return error_at(ErrorCode::kBadInput, {file, line, 1, ""},
+                    "the layer is larger than 1 MiB, where this line reaches it; a policy layer is a short list of rules");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return error_at(ErrorCode::kBadInput, {file, e.mark.line + 1, e.mark.column + 1, ""}, "YAML syntax error: " + e.msg);
   }
+  if (auto at = over_node_budget(root))
+    return error_at(ErrorCode::kBadInput, {file, at->line + 1, at->column + 1, ""},
+                    "the layer has more than " + std::to_string(kLayerNodeMax) +
+                        " YAML nodes (aliases counted each time they are used); a policy layer is a short list of rules");
   try {
     return Parser(tier, file).parse(root);
   } catch (const YAML::Exception& e) {

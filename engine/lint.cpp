@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
@@ -37,12 +36,11 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+// Files in the project are the agent's: read bounded, and never waited on (a FIFO is skipped).
+// The lint's own walks run without the front end's reader, so the portable one checks first.
 std::string read_head(const std::string& path, std::size_t max) {
-  std::ifstream f(path, std::ios::binary);
-  std::string buf(max, '\0');
-  f.read(buf.data(), static_cast<std::streamsize>(max));
-  buf.resize(static_cast<std::size_t>(f.gcount()));
-  return buf;
+  auto text = read_regular(nullptr, path, max);
+  return text.ok() && *text ? **text : std::string();
 }
 
 // A service-account key has no fixed file name; its first bytes say what it is (Google's key
@@ -92,8 +90,9 @@ std::string first_line(const std::string& path) {
 }
 
 void lint_git_file(const std::string& path, const std::string& shown, std::vector<LintFinding>& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return;
+  auto text = read_regular(nullptr, path, std::size_t{1} << 20);
+  if (!text.ok() || !*text) return;
+  std::istringstream f(**text);
   std::string line, section, subsection;
   int n = 0;
   while (std::getline(f, line)) {
@@ -231,6 +230,12 @@ std::vector<LintFinding> lint_ir(const FrozenIr& ir, const Provenance& prov, con
     // Shipped profiles deny defensively (e.g. /root); only user-written denies are linted.
     auto [tier, file] = origin_of(prov, prov_key<&IrFs::deny>(d.path));
     if (tier.empty() || is_builtin(tier) || tier == "invariant") continue;
+    // A deny that took a grant away (deny beats every allow) changed that grant.
+    const std::string marker = "inside the denied " + d.path + ":";
+    bool took_a_grant = false;
+    for (const auto& [key, contributions] : prov.entries())
+      for (const auto& c : contributions) took_a_grant = took_a_grant || (c.action == "removed" && c.rule.find(marker) != std::string::npos);
+    if (took_a_grant) continue;
     add("R3", "deny " + d.path + " is outside every grant, so it changes nothing", prov_key<&IrFs::deny>(d.path));
   }
   // R4: walk the grants that hold user data (project, home), bounded. Names come from the

@@ -32,6 +32,7 @@ class Provenance {
   // Only keys accepted by `keep` (entries that exist in the IR, plus removals).
   nlohmann::json to_json() const;
   std::map<std::string, std::vector<Contribution>>& entries() { return entries_; }
+  const std::map<std::string, std::vector<Contribution>>& entries() const { return entries_; }
   // A disabled record keeps nothing (`paddock run` asks for the IR only: no explain, no lint).
   void set_enabled(bool on) { enabled_ = on; }
 

@@ -135,12 +135,12 @@ Status verify_file_signature(const std::string& file, const std::vector<std::str
   return {};
 }
 
-SignatureState signature_state(const std::string& bytes, const std::string& sig_path, const std::vector<std::string>& keys) {
+SignatureState signature_state(const std::string& bytes, const std::string& sig_path, const std::vector<std::string>& keys,
+                               const DirectoryLister* lister) {
   std::error_code ec;
-  if (!fs::exists(sig_path, ec)) return SignatureState::kUnsigned;
-  bool ok = false;
-  const std::string sig = slurp(sig_path, ok);
-  return ok && verify_bytes(bytes, sig, keys) ? SignatureState::kVerified : SignatureState::kFailed;
+  if (fs::symlink_status(sig_path, ec).type() == fs::file_type::not_found) return SignatureState::kUnsigned;
+  auto sig = read_regular(lister, sig_path, 4096, /*prefix=*/false);
+  return sig.ok() && *sig && verify_bytes(bytes, **sig, keys) ? SignatureState::kVerified : SignatureState::kFailed;
 }
 
 }  // namespace paddock

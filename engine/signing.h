@@ -34,6 +34,8 @@ Status sign_file(const std::string& file, const std::string& config_dir, const F
 Status verify_file_signature(const std::string& file, const std::vector<std::string>& keys);
 
 // The state of FILE given its bytes (overlay or disk) and FILE.sig on disk.
-SignatureState signature_state(const std::string& bytes, const std::string& sig_path, const std::vector<std::string>& keys);
+// FILE.sig is read as a small regular file (never waited on; dir_lister.h read_regular).
+SignatureState signature_state(const std::string& bytes, const std::string& sig_path, const std::vector<std::string>& keys,
+                               const DirectoryLister* lister = nullptr);
 
 }  // namespace paddock

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "engine/layer.h"
@@ -37,7 +35,7 @@ Status load(LayerSource& s, const Inputs& in, bool refuse_symlink) {
     std::error_code ec;
     const auto st = fs::symlink_status(s.fs_path, ec);
     if (ec || st.type() == fs::file_type::not_found) return {};
-    auto r = read_policy_file(s.fs_path, refuse_symlink);
+    auto r = read_policy_file(s.fs_path, refuse_symlink, in.lister);
     if (!r.ok()) return r.error();
     s.exists = true;
     s.bytes = std::move(*r);
@@ -74,18 +72,18 @@ const std::vector<std::string>& agent_preset_names() {
   return names;
 }
 
-Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink) {
+Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink, const DirectoryLister* lister) {
   std::error_code ec;
   const auto st = fs::symlink_status(path, ec);
   if (refuse_symlink && st.type() == fs::file_type::symlink)
     return bad_input(path + ":1:1: a policy file must not be a symlink (copy the file instead)");
   if (ec || !fs::is_regular_file(fs::status(path, ec)))
     return bad_input(path + ":1:1: not a regular file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return bad_input(path + ":1:1: cannot be read");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  // One byte past the cap is read, so that parse_layer names the line where the cap is crossed.
+  auto text = read_regular(lister, path, kLayerFileMax + 1, /*prefix=*/true, /*follow=*/!refuse_symlink);
+  if (!text.ok()) return bad_input(path + ":1:1: " + text.error().message);
+  if (!*text) return bad_input(path + ":1:1: not a regular file");
+  return std::move(**text);
 }
 
 Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalContext& ctx) {

@@ -21,7 +21,9 @@ struct LayerSource {
 
 Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalContext& ctx);
 
-// Reads a whole file; a symlinked policy file is an error (kBadInput).
-Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink);
+// Reads a whole policy file, at most kLayerFileMax bytes (a larger one is an error naming the line
+// at the limit), never waiting on it (a FIFO is not a regular file); a symlinked policy file is an
+// error (kBadInput). `lister`: how the file is read (platform's in the front ends).
+Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink, const DirectoryLister* lister = nullptr);
 
 }  // namespace paddock

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "engine/builtin_lists.h"
+#include "engine/engine.h"
 #include "engine/glob.h"
 #include "engine/review/classify.h"
 #include "engine/session/agent_state_layout.h"
@@ -51,6 +52,21 @@ bool is_agent_own_path(const FrozenIr& ir, const std::string& path) {
     for (const auto& h : r.hidden)
       if (within(path, h)) return true;
   return false;
+}
+
+Result<FrozenIr> agent_state_ir(const std::string& agent, const std::string& profile,
+                                const std::map<std::string, std::string>& environment, const std::string& resources_dir) {
+  Inputs in;
+  in.agent = agent;
+  in.profile = profile;
+  in.environment = environment;
+  in.resources_dir = resources_dir;
+  in.with_report = false;
+  auto home = environment.find("HOME");
+  in.project = home == environment.end() || home->second.empty() ? "/" : home->second;
+  auto ev = evaluate(in);
+  if (!ev.ok()) return ev.error();
+  return std::move(ev->ir);
 }
 
 Result<AgentStateView> load_agent_state(const FrozenIr& ir, const std::string& resources_dir, bool include_own) {

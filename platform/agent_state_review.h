@@ -6,6 +6,7 @@
 // from the state's layers.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,12 @@ struct AgentStateView {
   bool running = false;
   FileLock lock;  // the state's lock: exclusive when not running, shared otherwise
 };
+
+// The agent's IR as its next session would have it under `profile`: which directories are its own,
+// what of the user's copy it never sees, where its state is kept. The project does not matter to
+// any of it; the home directory stands in. `paddock agent-state` and the app's view read it.
+Result<FrozenIr> agent_state_ir(const std::string& agent, const std::string& profile,
+                                const std::map<std::string, std::string>& environment, const std::string& resources_dir);
 
 // `ir`: the agent's IR as its next session would have it (fs.agent_state_dir and its roots).
 // Commits what ended sessions left first, when no session of the agent runs. kNotFound when the

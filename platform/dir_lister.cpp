@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "platform/read_file.h"
 #include "platform/unique_fd.h"
 
 namespace paddock::platform {
@@ -34,6 +35,15 @@ EntryKind kind_of(unsigned char type) {
 
 class GetdentsLister final : public DirectoryLister {
  public:
+  Result<std::optional<std::string>> read_regular(const std::string& path, std::size_t max, bool prefix,
+                                                  bool follow) const override {
+    ReadOptions o;
+    o.max_bytes = max;
+    o.prefix = prefix;
+    o.no_follow = !follow;
+    return read_file_if_exists(path, o);
+  }
+
   std::error_code list(const std::string& dir, Visitor& visitor) const override {
     UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) return {errno == ELOOP ? ENOTDIR : errno, std::generic_category()};

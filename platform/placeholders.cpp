@@ -13,6 +13,17 @@
 namespace paddock::platform {
 namespace {
 
+}  // namespace
+
+bool holds_only(const std::string& path, const struct stat& st, const std::string& content) {
+  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) != content.size()) return false;
+  if (content.empty()) return true;
+  auto text = read_file(path, ReadOptions{session::kMaxPlaceholderContent, false, true, false, false});
+  return text.ok() && *text == content;
+}
+
+namespace {
+
 bool still_as_made(const session::PlaceholderRecord& p) {
   struct stat st {};
   if (::lstat(p.path.c_str(), &st) != 0 || st.st_dev != p.dev || st.st_ino != p.ino) return false;
@@ -20,7 +31,7 @@ bool still_as_made(const session::PlaceholderRecord& p) {
   // (A directory's moves with its entries; an empty one is all a placeholder directory can be.)
   const std::int64_t ctime = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   if (!p.dir && p.ctime_ns != 0 && ctime != p.ctime_ns) return false;
-  if (!p.dir) return S_ISREG(st.st_mode) && st.st_size == 0;
+  if (!p.dir) return holds_only(p.path, st, p.content);
   if (!S_ISDIR(st.st_mode)) return false;
   DIR* d = ::opendir(p.path.c_str());
   if (!d) return false;

@@ -68,6 +68,17 @@ ApplicationWindow {
                         : qsTr("Session %1 held its changes: apply them from its Review tab.").arg(id))
     }
 
+    // What direct-mode sessions left for a tool on this machine to run; a notification when one
+    // ends leaving some, or when one that ended without its helper is audited (docs/audit.md).
+    AuditInbox {
+        id: auditInbox
+        objectName: "auditInbox"
+        sessions: sessionsModel
+        onFindingsReady: (id, dir, n) => tray.notify(
+            qsTr("Paddock: %n file(s) a tool on your machine would run", "", n),
+            qsTr("Session %1 left them in the project. Quarantine or keep them from its Audit tab.").arg(id))
+    }
+
     // Old session records go when the app starts (the Settings page's retention).
     SessionRetention {
         Component.onCompleted: pruneNow()
@@ -110,13 +121,14 @@ ApplicationWindow {
         id: tray
         menu: trayMenu
         keepRunning: workspace.closeToTray
-        state: askInbox.count > 0 || sessionsModel.failedCount > 0 ? TrayIcon.NeedsAttention
+        state: askInbox.count > 0 || sessionsModel.failedCount > 0 || auditInbox.count > 0 ? TrayIcon.NeedsAttention
              : sessionsModel.runningCount > 0 ? TrayIcon.Running : TrayIcon.Idle
         detail: {
             let parts = []
             if (sessionsModel.runningCount > 0) parts.push(qsTr("%n session(s) running", "", sessionsModel.runningCount))
             if (askInbox.count > 0) parts.push(qsTr("%n ask(s) waiting", "", askInbox.count))
             if (sessionsModel.failedCount > 0) parts.push(qsTr("%n failed", "", sessionsModel.failedCount))
+            if (auditInbox.count > 0) parts.push(qsTr("%n audit finding(s) to decide", "", auditInbox.count))
             return parts.join(", ")
         }
         onShowRequested: window.showAndRaise()
@@ -230,6 +242,7 @@ ApplicationWindow {
             runningCount: sessionsModel.runningCount
             attentionCount: askInbox.count
             reviewCount: reviewInbox.count
+            auditCount: auditInbox.count
         }
 
         StackLayout {
@@ -249,6 +262,7 @@ ApplicationWindow {
                 workspace: workspace
                 composer: composer
                 launcher: launcher
+                auditInbox: auditInbox
                 onAddProjectRequested: window.pickProject()
                 onCustomizeRequested: nav.currentIndex = 2
                 onOpenSessionRequested: (dir) => {
@@ -256,6 +270,11 @@ ApplicationWindow {
                     sessionsPage.selectedDir = dir
                 }
                 onApproveRequested: (file) => approveDialog.ask(composer.rowOfLayer(file))
+                onAuditRequested: (dir) => {
+                    nav.currentIndex = 1
+                    sessionsPage.selectedDir = dir
+                    sessionsPage.showAudit()
+                }
             }
             SessionsPage {
                 id: sessionsPage
@@ -263,6 +282,7 @@ ApplicationWindow {
                 model: sessionsModel
                 inbox: askInbox
                 reviewInbox: reviewInbox
+                auditInbox: auditInbox
             }
             ProfilesPage {
                 objectName: "profilesPage"

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <system_error>
 
+#include "engine/display_text.h"
+
 extern char** environ;
 
 namespace paddock::cli {
@@ -52,7 +54,8 @@ std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
-void print_error(const std::string& message) { std::cerr << "paddock: " << message << "\n"; }
+// One line, whatever the message holds: its paths may be names someone else chose.
+void print_error(const std::string& message) { std::cerr << "paddock: " << display_text(message) << "\n"; }
 
 int fail(const Error& e) {
   print_error(e.message);

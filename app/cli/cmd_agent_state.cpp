@@ -27,20 +27,8 @@ struct StateArgs {
   bool as_json = false, diff = false, all = false;
 };
 
-// The agent's IR as its next session would see it: which directories are its own, what of the
-// user's copy it never sees, where its state is kept. The project does not matter to any of it;
-// the state directory itself (it exists, and holds no policy) stands in.
 Result<FrozenIr> agent_ir(const StateArgs& a, CliContext& ctx) {
-  Inputs in;
-  in.agent = a.agent;
-  in.profile = a.profile;
-  in.environment = ctx.environment;
-  in.resources_dir = ctx.resources_dir().string();
-  in.with_report = false;
-  in.project = ctx.env("HOME", "/");
-  auto ev = evaluate(in);
-  if (!ev.ok()) return ev.error();
-  return std::move(ev->ir);
+  return platform::agent_state_ir(a.agent, a.profile, ctx.environment, ctx.resources_dir().string());
 }
 
 // Paths as typed: absolute, or relative to the working directory; "~/" from the home directory.

@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/inputs_options.h"
 #include "backends/backend.h"
+#include "engine/display_text.h"
 #include "platform/probe.h"
 
 namespace paddock::cli {
@@ -30,11 +31,15 @@ Result<json> probe_for(backends::BackendId b, CliContext& ctx) {
   return platform::run_probe(ctx.helper_path().string());
 }
 
+// A string of the plan as it may be shown: paths and names are chosen by whoever made the files
+// (engine/display_text.h).
+std::string str(const json& v) { return display_text(v.is_string() ? v.get<std::string>() : v.dump()); }
+
 std::string join(const json& list, const char* sep = " ") {
   std::string out;
   for (const auto& v : list) {
     if (!out.empty()) out += sep;
-    out += v.is_string() ? v.get<std::string>() : v.dump();
+    out += str(v);
   }
   return out;
 }
@@ -45,9 +50,8 @@ void print_step(std::ostream& o, int n, const json& step) {
   const json& v = step["value"];
   o << "  " << n << ". ";
   if (name == "mount") {
-    o << "mount " << v["op"].get<std::string>() << " " << v["target"].get<std::string>();
-    if (!v["source"].get<std::string>().empty() && v["source"] != v["target"])
-      o << " <- " << v["source"].get<std::string>();
+    o << "mount " << str(v["op"]) << " " << str(v["target"]);
+    if (!v["source"].get<std::string>().empty() && v["source"] != v["target"]) o << " <- " << str(v["source"]);
     o << "\n";
   } else if (name == "namespaces") {
     std::string on;
@@ -60,7 +64,7 @@ void print_step(std::ostream& o, int n, const json& step) {
     if (!v["scoped"].empty()) o << "; scoped " << join(v["scoped"]);
     o << "\n";
     for (const auto& r : v["path_rules"])
-      o << "       allow " << r["path"].get<std::string>() << ": " << join(r["access"]) << "\n";
+      o << "       allow " << str(r["path"]) << ": " << join(r["access"]) << "\n";
     for (const auto& r : v["net_rules"])
       o << "       allow port " << r["port"] << ": " << join(r["access"]) << "\n";
   } else if (name == "seccomp") {
@@ -79,22 +83,22 @@ void print_step(std::ostream& o, int n, const json& step) {
     o << "\n";
   } else if (name == "env") {
     o << "env: set";
-    for (auto it = v["set"].begin(); it != v["set"].end(); ++it) o << " " << it.key();
+    for (auto it = v["set"].begin(); it != v["set"].end(); ++it) o << " " << display_text(it.key());
     o << "; pass " << (v["pass"].empty() ? "(none)" : join(v["pass"])) << "\n";
   } else if (name == "seatbelt") {
     o << "seatbelt profile (" << v["profile"].get<std::string>().size() << " bytes), parameters:\n";
     for (auto it = v["params"].begin(); it != v["params"].end(); ++it)
-      o << "       " << it.key() << " = " << it.value().get<std::string>() << "\n";
+      o << "       " << display_text(it.key()) << " = " << str(it.value()) << "\n";
   } else if (name == "appcontainer") {
     o << "appcontainer " << v["container_name"].get<std::string>() << ", capabilities: "
       << (v["capabilities"].empty() ? "none (no network)" : join(v["capabilities"])) << "\n";
     for (const auto& g : v["grants"])
-      o << "       grant " << g["access"].get<std::string>() << " " << g["path"].get<std::string>() << "\n";
+      o << "       grant " << str(g["access"]) << " " << str(g["path"]) << "\n";
     for (const auto& d : v["denies"])
-      o << "       deny " << d["access"].get<std::string>() << " " << d["path"].get<std::string>() << "\n";
+      o << "       deny " << str(d["access"]) << " " << str(d["path"]) << "\n";
     o << "       job " << v["job"].dump() << "\n";
   } else {
-    o << name << " " << v.dump() << "\n";
+    o << display_text(name) << " " << str(v) << "\n";
   }
 }
 
@@ -115,9 +119,9 @@ void print_plan(std::ostream& o, const BackendPlan& plan, const Status& verdict)
   }
   o << "\nlosses:\n";
   if (plan.losses.empty()) o << "  none\n";
-  for (const auto& l : plan.losses) o << "  - " << l << "\n";
+  for (const auto& l : plan.losses) o << "  - " << display_text(l) << "\n";
   o << "\ntaint: " << (plan.taint.empty() ? "none" : join(json(plan.taint), ", ")) << "\n";
-  o << "check: " << (verdict.ok() ? "ok" : "refused: " + verdict.error().message) << "\n";
+  o << "check: " << (verdict.ok() ? "ok" : "refused: " + display_text(verdict.error().message)) << "\n";
 }
 
 int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext& ctx) {

@@ -7,6 +7,7 @@
 #include "app/cli/policy_output.h"
 #include "engine/approvals.h"
 #include "engine/context.h"
+#include "engine/display_text.h"
 #include "platform/engine_files.h"
 
 namespace paddock::cli {
@@ -55,7 +56,8 @@ int lint(const session::LaunchRequest& o, bool strict, CliContext& ctx) {
   auto ev = run_evaluate(o, ctx, false);
   if (!ev) return ctx.exit_code;
   for (const auto& f : ev->lint)
-    std::cout << f.rule << ": " << f.message << (f.tier.empty() ? "" : " [" + f.tier + " " + f.file + "]") << "\n";
+    std::cout << f.rule << ": " << display_text(f.message)
+              << (f.tier.empty() ? "" : " [" + display_text(f.tier) + " " + display_text(f.file) + "]") << "\n";
   if (ev->lint.empty()) std::cout << "no findings\n";
   return strict && !ev->lint.empty() ? 1 : 0;
 }
@@ -66,11 +68,11 @@ int approve(const session::LaunchRequest& o, CliContext& ctx) {
   int count = 0;
   for (const auto& l : ev->layers) {
     if (l.approval != ApprovalState::kUnapproved || !l.applies) continue;
-    std::cout << "approving " << l.tier << " " << l.file << " (" << l.sha256 << ")\n";
+    std::cout << "approving " << l.tier << " " << display_text(l.file) << " (" << l.sha256 << ")\n";
     print_adds(std::cout, l.adds);
     // What lint calls escape-equivalent is said again where the user decides about it.
     for (const auto& f : ev->lint)
-      if (f.rule == "ESC" && f.file == l.file) std::cout << "  ESCAPE-EQUIVALENT: " << f.message << "\n";
+      if (f.rule == "ESC" && f.file == l.file) std::cout << "  ESCAPE-EQUIVALENT: " << display_text(f.message) << "\n";
     ++count;
   }
   if (count == 0) {
@@ -84,7 +86,7 @@ int approve(const session::LaunchRequest& o, CliContext& ctx) {
     print_error(s.error().message);
     return s.error().exit_code();
   }
-  std::cout << "recorded in " << approvals_path(c->state_dir) << "\n";
+  std::cout << "recorded in " << display_text(approvals_path(c->state_dir)) << "\n";
   return 0;
 }
 

@@ -28,7 +28,7 @@ struct Opened {
   std::string project;
 };
 
-Result<Opened> open(const std::string& id, CliContext& ctx) {
+Result<Opened> open(const std::string& id, CliContext& ctx, bool binary_markers = true) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return s.error();
   auto layout = ctx.layout();
   if (!layout.ok()) return layout.error();
@@ -36,7 +36,9 @@ Result<Opened> open(const std::string& id, CliContext& ctx) {
   std::error_code ec;
   if (!std::filesystem::is_directory(store.session_dir(id), ec)) return bad_input("no session " + id + " (see 'paddock sessions')");
   const bool running = store.summary(id).state == session::SessionState::kRunning;
-  auto loaded = platform::load_review(store.session_dir(id), id, ctx.resources_dir().string(), running);
+  platform::ChangeWalkOptions walk;
+  walk.binary_markers = binary_markers;
+  auto loaded = platform::load_review(store.session_dir(id), id, ctx.resources_dir().string(), running, walk);
   if (!loaded.ok()) {
     if (loaded.error().code == ErrorCode::kNotFound)
       return bad_input("session " + id + " did not run in review mode: its changes went to the project directly");
@@ -60,15 +62,22 @@ int review_cmd(const std::string& id, bool as_json, bool diff, const std::vector
     return false;
   };
   if (as_json) {
-    // One change per line, streamed: a set of ten thousand changes never becomes one document in
-    // memory first.
-    std::string head = review::to_json(set, /*with_changes=*/false).dump(-1, ' ', false, json::error_handler_t::replace);
-    head.pop_back();  // its closing brace
-    std::string out = head + ",\"changes\":[";
-    for (std::size_t i = 0; i < set.changes.size(); ++i)
-      out += (i ? ",\n" : "\n") + review::to_json(set.changes[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+    // One change per line, streamed in one pass: a set of ten thousand changes never becomes one
+    // document (nor ten thousand JSON values) in memory first.
+    std::string out = review::to_json(set, /*with_changes=*/false).dump(-1, ' ', false, json::error_handler_t::replace);
+    out.pop_back();  // its closing brace
+    out += ",\"changes\":[";
+    out.reserve(std::size_t{1} << 17);
+    for (std::size_t i = 0; i < set.changes.size(); ++i) {
+      out += i ? ",\n" : "\n";
+      review::append_json(set.changes[i], out);
+      if (out.size() >= (std::size_t{1} << 16)) {
+        std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
+        out.clear();
+      }
+    }
     out += "\n]}\n";
-    std::cout << out;
+    std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
     return 0;
   }
   if (diff) {
@@ -110,12 +119,12 @@ Status check_named(const review::ChangeSet& set, const std::vector<std::string>&
 }
 
 int act(const std::string& id, const std::vector<std::string>& raw, bool apply, bool as_json, CliContext& ctx) {
-  auto o = open(id, ctx);
+  auto o = open(id, ctx, /*binary_markers=*/false);  // apply and discard show no content
   if (!o.ok()) return fail(o.error());
   platform::ReviewSelection sel;
   sel.paths = absolute_paths(raw);
   if (auto s = check_named(o->review.changes, sel.paths, id); !s.ok()) return fail(s.error());
-  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel)
+  auto outcome = apply ? platform::apply_changes(o->review.session, o->review.changes, sel, nullptr, platform::LayerUse::kOnce)
                        : platform::discard_changes(o->review.session, o->review.changes, sel);
   if (!outcome.ok()) return fail(outcome.error());
   if (as_json) {

@@ -26,11 +26,13 @@
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/context.h"
+#include "engine/display_text.h"
 #include "engine/engine.h"
 #include "engine/env_policy.h"
 #include "engine/plan.h"
 #include "engine/session/control.h"
 #include "engine/session/credential_records.h"
+#include "engine/session/event.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
 #include "platform/atomic_file.h"
@@ -195,9 +197,13 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
   std::vector<std::string> grants = ev->ir.fs.read_roots;
   grants.insert(grants.end(), ev->ir.fs.write_roots.begin(), ev->ir.fs.write_roots.end());
   if (!within_any(launch->found, grants)) command[0] = launch->executable;
+  // What the engine found in the project that only the user can put right (a symlink the agent
+  // made where git reads its hooks, say): the session runs, and the line says how to fix it.
+  for (const auto& w : ev->ir.warnings)
+    if (w.rfind("git metadata: ", 0) == 0) std::cerr << "paddock: warning: " << display_text(w) << "\n";
   if (!ev->withheld_credentials.empty()) {
     std::string what;
-    for (const auto& w : ev->withheld_credentials) what += (what.empty() ? "" : ", ") + w;
+    for (const auto& w : ev->withheld_credentials) what += (what.empty() ? "" : ", ") + display_text(w);
     std::cerr << "paddock: withheld " << ev->ir.meta.agent << "'s own credentials (" << what
               << "); to let its session use them, set environment.agent_credentials: true in "
               << user_policy_path(*in) << " or a --policy file (docs/agents.md)\n";
@@ -300,8 +306,53 @@ Result<std::vector<session::PendingAsk>> pending_asks(const session::Layout& lay
   return std::move(reply->asks);
 }
 
+// Host names come from the agent (what it asked the proxy for): shown escaped.
+std::string host_port(const std::string& host, int port) { return display_text(host) + ":" + std::to_string(port); }
+
 std::string ask_line(const session::PendingAsk& a) {
-  return a.id + "  " + a.host + ":" + std::to_string(a.port) + "  waiting since " + a.ts;
+  return display_text(a.id) + "  " + host_port(a.host, a.port) + "  waiting since " + display_text(a.ts);
+}
+
+// "2026-12-01T10:00:00.123Z" -> seconds since the epoch; nullopt for anything else.
+std::optional<time_t> utc_seconds(const std::string& ts) {
+  tm t{};
+  const char* end = ::strptime(ts.c_str(), "%Y-%m-%dT%H:%M:%S", &t);
+  if (!end) return std::nullopt;
+  return ::timegm(&t);
+}
+
+// The asks a session raised whose wait overlapped the last `window` seconds (raised later than
+// now - window - the session's ask timeout), from its events: each one the user may have seen
+// in the last moments. An error when the log cannot tell (unreadable, or too large to read).
+Result<std::vector<session::PendingAsk>> recent_asks(const session::Layout& layout, const std::string& id, int window) {
+  const std::string dir = layout.session_dir(id);
+  int timeout = 30;
+  if (auto ir_bytes = platform::read_file(dir + "/ir.json"); ir_bytes.ok()) {
+    const json j = json::parse(*ir_bytes, nullptr, false);
+    if (auto ir = j.is_discarded() ? Result<FrozenIr>(bad_input("")) : ir_from_json(j); ir.ok())
+      timeout = ir->egress.ask_timeout_secs;
+  }
+  auto text = platform::read_file(dir + "/events.jsonl");
+  if (!text.ok()) return text.error();
+  const time_t since = ::time(nullptr) - window - timeout;
+  std::vector<session::PendingAsk> out;
+  std::size_t start = 0;
+  while (start < text->size()) {
+    std::size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    auto e = session::decode_event(std::string_view(*text).substr(start, end - start));
+    start = end + 1;
+    if (!e.ok() || e->type != session::EventType::kAsk) continue;
+    const auto raised = utc_seconds(e->ts);
+    if (!raised || *raised < since) continue;
+    session::PendingAsk a;
+    a.id = e->fields.value("id", "");
+    a.host = e->fields.value("host", "");
+    a.port = e->fields.value("port", 0);
+    a.ts = e->ts;
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 // One line per session, oldest first; an unreadable session says which file and why, and the
@@ -366,13 +417,13 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     for (const auto& a : s.command) cmd += (cmd.empty() ? "" : " ") + a;
     std::cout << s.id << "  " << session::to_string(s.state) << "  "
               << (s.exit_code ? std::to_string(*s.exit_code) : std::string("-")) << "  "
-              << (s.problem.empty() ? cmd : s.problem) << "\n";
+              << display_text(s.problem.empty() ? cmd : s.problem) << "\n";
     if (auto it = asks.find(s.id); it != asks.end()) {
       if (!it->second.ok())
-        std::cout << "  ? pending asks unknown: " << it->second.error().message << "\n";
+        std::cout << "  ? pending asks unknown: " << display_text(it->second.error().message) << "\n";
       else
         for (const auto& a : *it->second)
-          std::cout << "  ? ask " << ask_line(a) << "  (paddock ask " << s.id << " " << a.id
+          std::cout << "  ? ask " << ask_line(a) << "  (paddock ask " << s.id << " " << display_text(a.id)
                     << " allow-once|allow-session|deny)\n";
     }
     if (review_state(store, s.id) == "held")
@@ -386,7 +437,7 @@ int sessions(bool as_json, bool do_prune, std::optional<int> older_than, CliCont
     // Said under the session each time it is listed: the change outlives the session.
     if (s.report)
       for (const auto& c : s.report->config_changes)
-        std::cout << "  ! " << c.file << ": " << c.key << " " << c.change
+        std::cout << "  ! " << display_text(c.file) << ": " << display_text(c.key) << " " << display_text(c.change)
                   << " by the agent; its CLI runs what this names on the host, outside Paddock: review it\n";
   }
   return 0;
@@ -418,6 +469,10 @@ std::optional<session::AskAnswer> parse_cli_answer(const std::string& word) {
 // paddock ask SESSION [ASK] allow-once|allow-session|deny: the same ask_reply the app sends.
 // Without ASK it answers the session's only pending ask; with several it lists them and asks
 // for one (exit 2).
+// Without an ask id, only the ask the user can have seen is answered: the one pending ask, and
+// only when no other ask was waiting in the last 30 seconds (one that expired just as the user
+// typed would otherwise leave its place to a new one, which the answer would then allow). Every
+// answer says which host and port it was for.
 int ask(const std::string& id, const std::vector<std::string>& words, CliContext& ctx) {
   if (auto s = SessionStore::validate_id(id); !s.ok()) return fail(s.error());
   auto layout = ctx.layout();
@@ -427,22 +482,49 @@ int ask(const std::string& id, const std::vector<std::string>& words, CliContext
   std::error_code ec;
   if (!std::filesystem::is_directory(layout->session_dir(id), ec))
     return fail(bad_input("no session " + id + " (see 'paddock sessions')"));
+  auto asks = pending_asks(*layout, id);
+  if (!asks.ok()) return fail(asks.error().code == ErrorCode::kBadInput ? not_running(id) : asks.error());
   std::string ask_id = words.size() == 2 ? words.front() : "";
-  if (ask_id.empty()) {
-    auto asks = pending_asks(*layout, id);
-    if (!asks.ok()) return fail(asks.error().code == ErrorCode::kBadInput ? not_running(id) : asks.error());
+  constexpr int kWindow = 30;
+  std::string target;  // "host:port" the answer is for
+  if (!ask_id.empty()) {
+    for (const auto& a : *asks)
+      if (a.id == ask_id) target = host_port(a.host, a.port);
+    // Not pending (any more, or not yet listed): the session's answer says why; its events say
+    // what it was for.
+    if (target.empty())
+      if (auto raised = recent_asks(*layout, id, 24 * 3600); raised.ok())
+        for (const auto& a : *raised)
+          if (a.id == ask_id) target = host_port(a.host, a.port);
+  } else {
     if (asks->empty()) return fail(bad_input("session " + id + " has no pending ask"));
+    const std::string name_one = "; name one: paddock ask " + id + " ASK " + words.back();
     if (asks->size() > 1) {
       for (const auto& a : *asks) std::cout << ask_line(a) << "\n";
-      return fail(bad_input("session " + id + " has " + std::to_string(asks->size()) +
-                            " pending asks; name one: paddock ask " + id + " ASK " + words.back()));
+      return fail(bad_input("session " + id + " has " + std::to_string(asks->size()) + " pending asks" + name_one));
+    }
+    auto recent = recent_asks(*layout, id, kWindow);
+    if (!recent.ok())
+      return fail(bad_input("session " + id + ": cannot tell which asks were raised (" + recent.error().message + ")" + name_one));
+    bool other = false;
+    for (const auto& r : *recent) other = other || r.id != asks->front().id;
+    if (other) {
+      for (const auto& r : *recent)
+        std::cout << display_text(r.id) << "  " << host_port(r.host, r.port) << "  raised " << display_text(r.ts)
+                  << (r.id == asks->front().id ? "  (pending)" : "  (no longer pending)") << "\n";
+      return fail(bad_input("session " + id + " raised more than one ask in the last " + std::to_string(kWindow) +
+                            " seconds, so the one pending (" + host_port(asks->front().host, asks->front().port) +
+                            ") may not be the one you saw" + name_one));
     }
     ask_id = asks->front().id;
+    target = host_port(asks->front().host, asks->front().port);
   }
+  if (target.empty()) target = "an ask this session never raised";
   auto reply = control_request(layout->control_socket(id), session::ask_reply_request(ask_id, *answer));
   if (!reply.ok()) return fail(reply.error().code == ErrorCode::kBadInput ? not_running(id) : reply.error());
   if (!reply->ok) return fail(bad_input("session " + id + ": " + reply->error));
-  std::cout << "answered " << ask_id << " of session " << id << ": " << words.back() << "\n";
+  std::cout << "answered " << words.back() << " to " << target << " (ask " << display_text(ask_id) << " of session " << id
+            << ")\n";
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "engine/display_text.h"
 #include "engine/ir_schema.h"
 
 namespace paddock::cli {
@@ -34,9 +35,9 @@ void print_explain(std::ostream& out, const Evaluation& e) {
       << "layers (weakest first):\n";
   for (const auto& l : e.layers) {
     if (!l.exists) continue;
-    out << "  " << (l.applies ? "[x] " : "[ ] ") << l.tier << "  " << l.file << approval(l.approval)
+    out << "  " << (l.applies ? "[x] " : "[ ] ") << l.tier << "  " << display_text(l.file) << approval(l.approval)
         << signature(l.signature) << (l.immutable ? ", IMMUTABLE" : "")
-        << (l.condition.empty() ? "" : "  when: " + l.condition) << "\n";
+        << (l.condition.empty() ? "" : "  when: " + display_text(l.condition)) << "\n";
   }
   // The IR field by field, as the schema declares it (engine/ir_schema.h): a field the IR gains
   // later is printed without a change here.
@@ -49,23 +50,24 @@ void print_explain(std::ostream& out, const Evaluation& e) {
     if constexpr (ir_schema::is_vector<T> || ir_schema::is_map<T>) {
       const auto entries = ir_schema::entries_of(v);
       out << path << ":" << (entries.empty() ? " (none)" : "") << "\n";
-      for (const auto& x : entries) out << "  " << x << "\n";
+      for (const auto& x : entries) out << "  " << display_text(x) << "\n";
     } else {
-      out << path << ": " << ir_schema::text_of(v) << "\n";
+      out << path << ": " << display_text(ir_schema::text_of(v)) << "\n";
     }
   });
   if (!e.lint.empty()) {
     out << "\nlint:\n";
-    for (const auto& f : e.lint) out << "  " << f.rule << ": " << f.message << "\n";
+    for (const auto& f : e.lint) out << "  " << f.rule << ": " << display_text(f.message) << "\n";
   }
 }
 
 void print_why(std::ostream& out, const WhyAnswer& w) {
-  out << w.subject << ": " << (w.allowed ? "ALLOWED" : "DENIED");
+  out << display_text(w.subject) << ": " << (w.allowed ? "ALLOWED" : "DENIED");
   if (w.kind == "path") out << " (access: " << w.access << ")";
-  out << "\n  " << w.reason << "\n";
-  if (!w.tier.empty()) out << "  decided by tier " << w.tier << (w.file.empty() ? "" : ", " + w.file) << "\n";
-  if (!w.rule.empty()) out << "  rule " << w.rule << "\n";
+  out << "\n  " << display_text(w.reason) << "\n";
+  if (!w.tier.empty())
+    out << "  decided by tier " << display_text(w.tier) << (w.file.empty() ? "" : ", " + display_text(w.file)) << "\n";
+  if (!w.rule.empty()) out << "  rule " << display_text(w.rule) << "\n";
 }
 
 void print_adds(std::ostream& out, const nlohmann::json& adds) {
@@ -73,7 +75,8 @@ void print_adds(std::ostream& out, const nlohmann::json& adds) {
     out << "  (adds nothing)\n";
     return;
   }
-  for (auto it = adds.begin(); it != adds.end(); ++it) out << "  " << it.key() << ": " << it.value().dump() << "\n";
+  // JSON text escapes C0 controls but keeps C1 controls and bidirectional overrides as they are.
+  for (auto it = adds.begin(); it != adds.end(); ++it) out << "  " << it.key() << ": " << display_text(it.value().dump()) << "\n";
 }
 
 }  // namespace paddock::cli

@@ -144,6 +144,7 @@ PADDOCK_SETTER(ExtraDomains, extra_domains_)
 PADDOCK_SETTER(Limits, limits_)
 PADDOCK_SETTER(Timeout, timeout_)
 PADDOCK_SETTER(Publish, publish_)
+PADDOCK_SETTER(HostPorts, host_ports_)
 PADDOCK_SETTER(Terminal, terminal_)
 #undef PADDOCK_SETTER
 

@@ -40,6 +40,9 @@ class Launcher : public QObject {
   Q_PROPERTY(QString timeout READ timeout WRITE setTimeout NOTIFY inputsChanged)
   // Host loopback ports forwarded into the sandbox (--publish), e.g. "1455" for a login callback.
   Q_PROPERTY(QString publish READ publish WRITE setPublish NOTIFY inputsChanged)
+  // Ports of this computer's loopback the sandbox reaches at its own 127.0.0.1 (--host-port), e.g.
+  // "11434" for a local model server (docs/agents.md).
+  Q_PROPERTY(QString hostPorts READ hostPorts WRITE setHostPorts NOTIFY inputsChanged)
   // Hold the agent's writes for review (--review; the project's choice, docs/review.md).
   Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
   // The terminal emulator to use ("" = the first one found on PATH, see knownTerminals()).
@@ -82,6 +85,8 @@ class Launcher : public QObject {
   void setTimeout(const QString& v);
   QString publish() const { return publish_; }
   void setPublish(const QString& v);
+  QString hostPorts() const { return host_ports_; }
+  void setHostPorts(const QString& v);
   QString terminal() const { return terminal_; }
   void setTerminal(const QString& v);
   bool review() const { return review_; }
@@ -161,7 +166,7 @@ class Launcher : public QObject {
  private:
 
   QString project_, agent_preset_, command_, profile_ = "default";
-  QString net_mode_, extra_domains_, limits_, timeout_, publish_, terminal_;
+  QString net_mode_, extra_domains_, limits_, timeout_, publish_, host_ports_, terminal_;
   bool review_ = false;
   State state_ = Idle;
   QString message_;

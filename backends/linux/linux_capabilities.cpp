@@ -115,8 +115,10 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
     return probe.pid_ns ? c : unsupported(c.field, no_pidns());
   };
   std::vector<FieldCapability> m;
-  m.push_back(fs(exact("fs.write_roots", "read-write bind mount + Landlock write rights")));
-  m.push_back(fs(exact("fs.read_roots", "read-only bind mount + Landlock read rights")));
+  m.push_back(fs(exact("fs.write_roots",
+                       "read-write bind mount + Landlock write rights; the IR holds no grant at or below a deny "
+                       "(deny beats every allow) and no write grant at or below a write protection")));
+  m.push_back(fs(exact("fs.read_roots", "read-only bind mount + Landlock read rights; none at or below a deny")));
   m.push_back(fs(exact("fs.deny.outside_grants",
                        "not mounted: the view is built on an empty root")));
   m.push_back(fs(exact("fs.deny.inside_read_root",
@@ -126,22 +128,25 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                        "mount mask (empty tmpfs or empty file), resolved without following symlinks; every "
                        "directory between it and the write root is pinned (a mount point), so it cannot be "
                        "renamed away; a target that changed since the policy walk is refused before the agent starts")));
-  m.push_back(fs(partial(
-      "fs.deny.absent_inside_write_root", "checked absent when the view is built",
-      "the path did not exist when the policy was resolved, so no mask can be mounted over it: "
-      "the agent can create it inside the write root and read back what it wrote there (if it "
-      "appears before the view is built, the launch is refused instead)")));
+  m.push_back(fs(exact(
+      "fs.deny.absent_inside_write_root",
+      "an empty placeholder (file or directory) made on disk at the first missing component with a "
+      "mask mounted over it, its parents pinned: nothing can be created there, and what someone "
+      "outside writes into it stays masked; removed, if still unchanged, once none of the user's "
+      "agents runs any more")));
   m.push_back(fs(exact("fs.deny_write.outside_write_roots",
                        "no write grant covers it (read-only bind, or not in the view)")));
   m.push_back(fs(exact("fs.deny_write.inside_write_root",
-                       "read-only bind mount of the path onto itself, resolved without following "
-                       "symlinks; every directory between it and the write root is pinned (a mount "
-                       "point), so neither it nor a parent can be renamed and replaced")));
+                       "read-only bind mount of the path onto itself (a symlink: the link itself, so it keeps "
+                       "leading where it led), resolved without following symlinks; every directory between "
+                       "it and the write root is pinned (a mount point), so neither it nor a parent can be "
+                       "renamed and replaced; hard links to it the grants reach are protected too")));
   m.push_back(fs(exact(
       "fs.deny_write.absent_inside_write_root",
-      "an empty placeholder (directory or file) made on disk at the first missing component while "
-      "the agent runs and bound read-only, its parents pinned; removed, if still empty, once none "
-      "of the user's agents runs any more")));
+      "an empty placeholder (directory or file, or for a name git reads such as commondir a symlink "
+      "that leads nowhere) made on disk at the first missing component while the agent runs and "
+      "bound read-only, its parents pinned; removed, if still unchanged, once none of the user's "
+      "agents runs any more")));
   m.push_back(fs(exact("fs.tmp_isolated",
                        "private tmpfs mounted at /tmp; /tmp and /dev/shm each hold at most half the "
                        "memory limit (one inode per 16 KiB), or the kernel's default without one")));

@@ -126,19 +126,32 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
     const Container c = container_of(d.path, fs);
     if (!c.writable || denied.count(d.path) || under_mask(d.path)) continue;
     MountOp op = MountOp::kProtectFile;
-    if (d.kind == PathKind::kDir) op = MountOp::kProtectDir;
-    if (d.kind == PathKind::kAbsent) op = MountOp::kProtectAbsentFile;
-    if (d.kind == PathKind::kAbsentDir) op = MountOp::kProtectAbsentDir;
+    switch (d.kind) {
+      case PathKind::kDir: op = MountOp::kProtectDir; break;
+      case PathKind::kFile: op = MountOp::kProtectFile; break;
+      case PathKind::kAbsent: op = MountOp::kProtectAbsentFile; break;
+      case PathKind::kAbsentDir: op = MountOp::kProtectAbsentDir; break;
+      case PathKind::kAbsentPointer: op = MountOp::kProtectAbsentPointer; break;
+      case PathKind::kSymlink: op = MountOp::kProtectLink; break;
+    }
     guards.push_back({d.path, 0, {op, "", d.path, c.root, true}});
   }
   // deny: masks over every path a grant would otherwise show. Outside every grant the path is
-  // already invisible. An absent path inside a grant must stay absent until the view is built.
+  // already invisible. An absent path inside a read-only grant must stay absent until the view is
+  // built (nothing in the sandbox can create it); inside a write root it is kept absent for the
+  // whole session, as a write-protected one is (a deny is at least a write protection).
   for (const DenyEntry& d : fs.deny) {
     const Container c = container_of(d.path, fs);
     if (c.root.empty() || under_mask(d.path)) continue;
     MountOp op = MountOp::kMaskFile;
-    if (d.kind == PathKind::kDir) op = MountOp::kMaskDir;
-    if (d.kind == PathKind::kAbsent || d.kind == PathKind::kAbsentDir) op = MountOp::kExpectAbsent;
+    switch (d.kind) {
+      case PathKind::kDir: op = MountOp::kMaskDir; break;
+      case PathKind::kFile: op = MountOp::kMaskFile; break;
+      case PathKind::kAbsent:
+      case PathKind::kAbsentDir:
+      case PathKind::kAbsentPointer: op = c.writable ? MountOp::kMaskAbsent : MountOp::kExpectAbsent; break;
+      case PathKind::kSymlink: op = MountOp::kProtectLink; break;  // its target is a deny of its own
+    }
     guards.push_back({d.path, 1, {op, "", d.path, c.root, c.writable && op != MountOp::kExpectAbsent}});
   }
   std::sort(guards.begin(), guards.end(), by_path);

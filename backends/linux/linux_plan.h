@@ -47,9 +47,16 @@ enum class MountOp {
   kProtectFile,        // deny_write on a non-directory that exists: read-only bind of itself
   kProtectAbsentDir,   // deny_write on an absent path: a placeholder (an empty directory, or an
   kProtectAbsentFile,  //   empty file) is made at its first missing component, bound read-only
+  kProtectLink,        // a symlink kept as it is (deny_write or deny on the name of a symlink):
+                       //   the link bound onto itself, so that it cannot be removed or replaced
+  kProtectAbsentPointer,  // deny_write of an absent pointer file (git's commondir, which git
+                          //   reads as an error when empty): as kProtectAbsentFile, the
+                          //   placeholder holding "." (its own directory: what absence means)
+  kMaskAbsent,         // deny on an absent path inside a write root: a placeholder as for
+                       //   kProtectAbsent*, with a mask mounted over it
   kMaskFile,           // deny on a non-directory: an empty read-only file over it
   kMaskDir,            // deny on a directory: an empty read-only tmpfs (mode 0000) over it
-  kExpectAbsent,       // deny on an absent path inside a grant: it must still be absent
+  kExpectAbsent,       // deny on an absent path inside a read-only grant: it must still be absent
   kTmpfs,              // fresh private tmpfs at target (mode 1777, sized), e.g. /tmp
   kProc,               // new procfs for the new PID namespace at target
   kDev,                // minimal /dev: null zero full random urandom tty, pts, shm (sized tmpfs)
@@ -312,7 +319,7 @@ using namespace paddock::linux_backend;
 
 template <>
 struct EnumNames<MountOp> {
-  static constexpr NameTable<MountOp, 14> values{{{MountOp::kBindRo, "bind_ro"},
+  static constexpr NameTable<MountOp, 17> values{{{MountOp::kBindRo, "bind_ro"},
                                                   {MountOp::kBindRw, "bind_rw"},
                                                   {MountOp::kOverlay, "overlay"},
                                                   {MountOp::kAgentState, "agent_state"},
@@ -320,6 +327,9 @@ struct EnumNames<MountOp> {
                                                   {MountOp::kProtectFile, "protect_file"},
                                                   {MountOp::kProtectAbsentDir, "protect_absent_dir"},
                                                   {MountOp::kProtectAbsentFile, "protect_absent_file"},
+                                                  {MountOp::kProtectLink, "protect_link"},
+                                                  {MountOp::kProtectAbsentPointer, "protect_absent_pointer"},
+                                                  {MountOp::kMaskAbsent, "mask_absent"},
                                                   {MountOp::kMaskFile, "mask_file"},
                                                   {MountOp::kMaskDir, "mask_dir"},
                                                   {MountOp::kExpectAbsent, "expect_absent"},

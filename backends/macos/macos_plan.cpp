@@ -12,7 +12,7 @@ using nlohmann::json;
 // SBPL filter for one deny entry: a file is matched literally, a directory or a path that did
 // not exist yet as a subpath (SBPL rules match paths, so they also cover what is created later).
 std::string deny_filter(const DenyEntry& d, const std::string& param) {
-  const char* kind = d.kind == PathKind::kFile ? "literal" : "subpath";
+  const char* kind = d.kind == PathKind::kFile || d.kind == PathKind::kSymlink ? "literal" : "subpath";
   return std::string("(") + kind + " (param \"" + param + "\"))";
 }
 

@@ -1,5 +1,8 @@
 #include "engine/review/change.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "engine/json_text.h"
 
 namespace paddock::review {
@@ -60,7 +63,97 @@ json state_json(const EntryState& s) {
   return j;
 }
 
+// The bytes nlohmann's compact dump() writes for a string: printable ASCII other than '"' and
+// '\\' as it is; anything else through the library itself, so that both always agree.
+void append_string(std::string_view s, std::string& out) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\'; });
+  if (!plain) {
+    out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out.append(s.data(), s.size());
+  out += '"';
+}
+
+// A path or other host text: encoded first as to_json does (encode_json_text).
+void append_text(std::string_view s, std::string& out) {
+  if (json_text_is_plain(s)) append_string(s, out);
+  else append_string(encode_json_text(s), out);
+}
+
+template <typename N>
+void append_number(N n, std::string& out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, r.ptr);
+}
+
+// Keys in the order nlohmann's objects keep them (sorted).
+void append_state(const EntryState& s, std::string& out) {
+  if (s.type == EntryType::kNone) {
+    out += "null";
+    return;
+  }
+  out += "{\"mode\":";
+  append_number(s.mode, out);
+  if (s.type == EntryType::kFile) {
+    out += ",\"size\":";
+    append_number(s.size, out);
+  }
+  if (s.type == EntryType::kSymlink) {
+    out += ",\"target\":";
+    append_text(s.target, out);
+  }
+  out += ",\"type\":";
+  append_string(to_string(s.type), out);
+  out += '}';
+}
+
 }  // namespace
+
+void append_json(const Change& c, std::string& out) {
+  out += "{\"after\":";
+  append_state(c.after, out);
+  out += ",\"before\":";
+  append_state(c.before, out);
+  out += c.binary ? ",\"binary\":true" : ",\"binary\":false";
+  out += ",\"conflict\":";
+  append_string(c.conflict, out);
+  if (c.kind == ChangeKind::kModified && c.before.type == EntryType::kFile && c.after.type == EntryType::kFile)
+    out += c.content_changed ? ",\"content_changed\":true" : ",\"content_changed\":false";
+  out += ",\"decision\":";
+  append_string(c.decision, out);
+  out += ",\"flags\":[";
+  for (std::size_t i = 0; i < c.flags.size(); ++i) {
+    const Flag& f = c.flags[i];
+    out += i ? ",{\"rule\":" : "{\"rule\":";
+    append_string(f.rule, out);
+    out += ",\"source\":";
+    append_text(f.source, out);
+    out += ",\"tool\":";
+    append_string(f.tool, out);
+    out += ",\"why\":";
+    append_string(f.why, out);
+    out += '}';
+  }
+  out += ']';
+  if (c.git != GitRole::kNone) {
+    out += ",\"git\":";
+    append_string(to_string(c.git), out);
+  }
+  out += ",\"kind\":";
+  append_string(to_string(c.kind), out);
+  out += ",\"path\":";
+  append_text(c.path, out);
+  if (!c.renamed_from.empty()) {
+    out += ",\"renamed_from\":";
+    append_text(c.renamed_from, out);
+  }
+  out += ",\"root\":";
+  append_text(c.root, out);
+  out += '}';
+}
 
 json to_json(const Change& c) {
   json flags = json::array();

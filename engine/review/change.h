@@ -114,6 +114,10 @@ struct ChangeSet {
 };
 
 nlohmann::json to_json(const Change& c);
+// Appends to_json(c).dump() (compact, invalid UTF-8 replaced) to out, byte for byte, without
+// building the JSON value: a listing of ten thousand changes spends most of its time otherwise
+// allocating and freeing the values' maps.
+void append_json(const Change& c, std::string& out);
 // with_changes = false leaves "changes" out (a caller that streams them one by one).
 nlohmann::json to_json(const ChangeSet& s, bool with_changes = true);
 

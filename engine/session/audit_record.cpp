@@ -62,6 +62,7 @@ std::string audit_start_file(const std::string& session_dir) { return audit_dir(
 std::string audit_file(const std::string& session_dir) { return audit_dir(session_dir) + "/audit.json"; }
 std::string audit_state_file(const std::string& session_dir) { return audit_dir(session_dir) + "/state.json"; }
 std::string audit_journal_file(const std::string& session_dir) { return audit_dir(session_dir) + "/journal.json"; }
+std::string audit_lock_file(const std::string& session_dir) { return audit_dir(session_dir) + "/lock"; }
 std::string audit_preserved_dir(const std::string& session_dir) { return audit_dir(session_dir) + "/preserved"; }
 std::string audit_quarantine_dir(const std::string& session_dir) { return audit_dir(session_dir) + "/quarantine"; }
 

@@ -11,6 +11,9 @@
 //   state.json      what the user decided for each finding: quarantined (and where to) or kept
 //   quarantine/<n>  what a quarantine moved out of the project
 //   journal.json    a quarantine in progress, finished by the next quarantine or keep
+//   lock            held (flock) by whoever audits the session: the helper from before its
+//                   control socket closes until its audit is written, or the one front end that
+//                   audits a session whose helper was killed
 //
 // One reader and one writer per file, here; the helper, `paddock sessions|audit|quarantine|keep`
 // and the app use them. Findings and decisions are data; their words are for people.
@@ -32,6 +35,7 @@ std::string audit_start_file(const std::string& session_dir);
 std::string audit_file(const std::string& session_dir);
 std::string audit_state_file(const std::string& session_dir);
 std::string audit_journal_file(const std::string& session_dir);
+std::string audit_lock_file(const std::string& session_dir);
 std::string audit_preserved_dir(const std::string& session_dir);
 std::string audit_quarantine_dir(const std::string& session_dir);
 

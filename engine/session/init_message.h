@@ -2,7 +2,7 @@
 // socket (SOCK_SEQPACKET: one message per packet, a JSON object with its "type"):
 //
 //   setup_failed {message}          setup failed before exec; the session fails with 125
-//   placeholders {list: [{path, dir, dev, ino, ctime_ns}]}
+//   placeholders {list: [{path, dir, dev, ino, ctime_ns, content}]}
 //                                   placeholders the view made on the host for absent protected
 //                                   paths (the helper records them for removal), also on failure
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
@@ -49,6 +49,7 @@ struct InitMessage {
     bool dir = false;
     std::uint64_t dev = 0, ino = 0;
     std::int64_t ctime_ns = 0;
+    std::string content{};  // what a file placeholder holds ("" for most, ".\n" for a pointer's)
     bool operator==(const Placeholder&) const = default;
   };
 
@@ -107,7 +108,7 @@ struct Schema<session::InitMessage::Placeholder> {
   using P = session::InitMessage::Placeholder;
   static constexpr auto fields =
       std::make_tuple(field("path", &P::path), field("dir", &P::dir), field("dev", &P::dev), field("ino", &P::ino),
-                      field("ctime_ns", &P::ctime_ns));
+                      field("ctime_ns", &P::ctime_ns), field("content", &P::content));
 };
 
 template <>

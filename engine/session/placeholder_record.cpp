@@ -11,9 +11,11 @@ using nlohmann::json;
 
 std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& list) {
   json out = json::array();
-  for (const PlaceholderRecord& p : list)
-    out.push_back(
-        {{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}, {"ctime_ns", p.ctime_ns}});
+  for (const PlaceholderRecord& p : list) {
+    json entry = {{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}, {"ctime_ns", p.ctime_ns}};
+    if (!p.content.empty()) entry["content"] = encode_json_text(p.content);
+    out.push_back(std::move(entry));
+  }
   return dump_record(out) + "\n";
 }
 
@@ -39,8 +41,15 @@ Result<std::vector<PlaceholderRecord>> decode_placeholder_records(const std::str
       if (!p["ctime_ns"].is_number_integer()) return Error{ErrorCode::kBadInput, "a placeholder's ctime_ns is not an integer"};
       ctime = p["ctime_ns"].get<std::int64_t>();
     }
-    out.push_back(
-        {std::move(*path), p["dir"].get<bool>(), p["dev"].get<std::uint64_t>(), p["ino"].get<std::uint64_t>(), ctime});
+    std::string content;  // most placeholders hold nothing, and older helpers' records say nothing
+    if (p.contains("content")) {
+      auto c = p["content"].is_string() ? decode_json_text(p["content"].get_ref<const std::string&>()) : std::nullopt;
+      if (!c || c->size() > kMaxPlaceholderContent || p["dir"].get<bool>())
+        return Error{ErrorCode::kBadInput, "a placeholder's content is not a short text of a file placeholder"};
+      content = std::move(*c);
+    }
+    out.push_back({std::move(*path), p["dir"].get<bool>(), p["dev"].get<std::uint64_t>(), p["ino"].get<std::uint64_t>(),
+                   ctime, std::move(content)});
   }
   return out;
 }

@@ -1,10 +1,11 @@
 // The record of the placeholders a session made on the host for absent protected paths (see
 // docs/architecture.md, "The mount view", step 4): one JSON file per session under
-// Layout::placeholders_dir(), a list of {path, dir, dev, ino}. The helper writes it and removes
+// Layout::placeholders_dir(), a list of {path, dir, dev, ino, ctime_ns[, content]}. The helper writes it and removes
 // what it lists once no session relies on it; the front ends read it so that the engine sees a
 // placeholder as the absent path it stands for (Inputs::placeholders), never as the user's file.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,7 +21,11 @@ struct PlaceholderRecord {
   // Its change time when made, in ns: an inode number is reused by the next file made there (the
   // user's own, after the placeholder was removed), a change time is not. 0 = not recorded.
   std::int64_t ctime_ns = 0;
+  // What a file placeholder holds: nothing, but for a git pointer's (".", its own directory, which
+  // git reads as no pointer; an empty one is an error to git). At most kMaxPlaceholderContent bytes.
+  std::string content{};
 };
+inline constexpr std::size_t kMaxPlaceholderContent = 64;
 
 std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& list);
 // A record file's bytes: the entries, or an error for a file that is not one (a record of a

@@ -41,6 +41,7 @@ std::string review_work(const std::string& session_dir, int index) { return revi
 std::string review_roots_file(const std::string& session_dir) { return review_dir(session_dir) + "/roots.json"; }
 std::string review_state_file(const std::string& session_dir) { return review_dir(session_dir) + "/state.json"; }
 std::string review_journal_file(const std::string& session_dir) { return review_dir(session_dir) + "/journal.json"; }
+std::string review_facts_cache_file(const std::string& session_dir) { return review_dir(session_dir) + "/facts.cache"; }
 
 std::string encode_review_roots(const ReviewRoots& r) {
   json roots = json::array();

@@ -31,6 +31,9 @@ std::string review_work(const std::string& session_dir, int index);       // rev
 std::string review_roots_file(const std::string& session_dir);
 std::string review_state_file(const std::string& session_dir);
 std::string review_journal_file(const std::string& session_dir);
+// What listings derived from each changed file (platform/review/review_facts_cache.h): a cache,
+// never a record; rebuilt whenever it is missing, corrupt or stale.
+std::string review_facts_cache_file(const std::string& session_dir);
 
 struct ReviewRoot {
   int index = 0;     // review/<index>

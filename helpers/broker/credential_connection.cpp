@@ -283,10 +283,12 @@ void CredentialConnection::connect_next() {
   if (closed_) return;
   if (next_endpoint_ >= endpoints_.size()) return fail_upstream(502, "no address of " + state_.spec.upstream + " accepted the connection");
   const auto ep = endpoints_[next_endpoint_++];
-  upstream_ = std::make_shared<TlsStream>(core_.io(), core_.tls());
-  SSL_set_tlsext_host_name(upstream_->native_handle(), state_.spec.upstream.c_str());
-  upstream_->set_verify_mode(asio::ssl::verify_peer);
-  upstream_->set_verify_callback(asio::ssl::host_name_verification(state_.spec.upstream));
+  upstream_ = std::make_shared<UpstreamTls>(core_.io(), core_.tls().native_handle());
+  // The certificate is verified against the system's store and the upstream's name, always.
+  if (!upstream_->set_peer(state_.spec.upstream)) {
+    upstream_.reset();
+    return fail_upstream(502, "TLS with " + state_.spec.upstream + ": OpenSSL refused the name to verify");
+  }
   connecting_ = true;
   timed_out_ = false;
   arm_timer(core_.options().connect_timeout);
@@ -313,7 +315,7 @@ std::string CredentialConnection::tls_failure(const asio::error_code& ec) const 
 }
 
 void CredentialConnection::handshake() {
-  upstream_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this(), up = upstream_, ex = exchange_](const asio::error_code& ec) {
+  upstream_->async_handshake([self = shared_from_this(), up = upstream_, ex = exchange_](const asio::error_code& ec) {
     if (self->closed_ || ex != self->exchange_ || up != self->upstream_) return;
     self->connecting_ = false;
     self->timer_.cancel();
@@ -325,7 +327,7 @@ void CredentialConnection::handshake() {
 
 void CredentialConnection::send_head() {
   auto head = std::make_shared<std::string>(upstream_head_);
-  asio::async_write(*upstream_, asio::buffer(*head), [self = shared_from_this(), up = upstream_, head, ex = exchange_](const asio::error_code& ec, std::size_t n) {
+  upstream_->async_write(asio::buffer(*head), [self = shared_from_this(), up = upstream_, head, ex = exchange_](const asio::error_code& ec, std::size_t n) {
     if (self->closed_ || ex != self->exchange_ || up != self->upstream_) return;
     if (ec) {
       // A kept-alive stream the upstream closed meanwhile: once more on a fresh one (nothing of
@@ -411,7 +413,7 @@ void CredentialConnection::request_body_from_buffer() {
 
 void CredentialConnection::write_request(std::string bytes, bool last) {
   auto data = std::make_shared<std::string>(std::move(bytes));
-  asio::async_write(*upstream_, asio::buffer(*data), [self = shared_from_this(), up = upstream_, data, last, ex = exchange_](const asio::error_code& ec, std::size_t n) {
+  upstream_->async_write(asio::buffer(*data), [self = shared_from_this(), up = upstream_, data, last, ex = exchange_](const asio::error_code& ec, std::size_t n) {
     if (self->closed_ || ex != self->exchange_ || up != self->upstream_) return;
     if (ec) {
       // The upstream stopped reading (it may have answered already): the response side decides.
@@ -454,24 +456,8 @@ void CredentialConnection::read_response() {
       return self->fail_upstream(502, "the connection to " + self->state_.spec.upstream + " ended early: " + ec.message());
     }
     self->resp_in_.append(self->upstream_buf_.data(), n);
-    self->drain_decrypted();
     self->on_response_bytes();
   });
-}
-
-// One read above returns one TLS record (16 KiB at most), but the socket's read may have brought
-// several into the TLS engine: decrypt those too, without touching the socket, so that a fast
-// stream goes on in large writes rather than one turn of the event loop per record. Only while
-// nothing is being written upstream (the engine is shared).
-void CredentialConnection::drain_decrypted() {
-  if (!request_done_ || !upstream_) return;
-  SSL* ssl = upstream_->native_handle();
-  while (resp_in_.size() < kDrainBytes) {
-    const int n = SSL_read(ssl, upstream_buf_.data(), static_cast<int>(upstream_buf_.size()));
-    if (n <= 0) break;
-    resp_in_.append(upstream_buf_.data(), static_cast<std::size_t>(n));
-  }
-  ERR_clear_error();
 }
 
 void CredentialConnection::continue_response() {
@@ -481,6 +467,7 @@ void CredentialConnection::continue_response() {
 
 void CredentialConnection::on_response_bytes() {
   if (closed_) return;
+  std::string out;  // what goes to the agent in this write
   if (!resp_head_done_) {
     ResponseHead head;
     std::string error;
@@ -519,13 +506,20 @@ void CredentialConnection::on_response_bytes() {
     if (resp_framing_.kind == BodyKind::kUntilClose) client_close_ = true;
     if (resp_framing_.kind == BodyKind::kLength) resp_left_ = resp_framing_.length;
     if (resp_framing_.kind == BodyKind::kChunked) resp_chunks_.emplace();
-    std::string out = client_response_head(resp_, client_close_);
-    scrubber_->feed(out);
-    out += scrubber_->flush();
-    const bool last = resp_framing_.kind == BodyKind::kNone;
-    return write_response(std::move(out), last);
+    std::string head_out = client_response_head(resp_, client_close_);
+    scrubber_->feed(head_out);
+    head_out += scrubber_->flush();
+    if (resp_framing_.kind == BodyKind::kNone) {
+      if (!resp_in_.empty()) upstream_close_ = true;  // bytes after the response: not reusable
+      return write_response(std::move(head_out), true);
+    }
+    // The body bytes that came with the head go out in the same write: a small answer wakes the
+    // agent once, not once for its head and again for its body.
+    if (resp_in_.empty()) return write_response(std::move(head_out), false);
+    out = std::move(head_out);
+  } else if (resp_in_.empty()) {
+    return read_response();
   }
-  if (resp_in_.empty()) return read_response();
   std::size_t take = resp_in_.size();
   bool last = false;
   switch (resp_framing_.kind) {
@@ -564,7 +558,12 @@ void CredentialConnection::on_response_bytes() {
   if (last && !resp_in_.empty()) upstream_close_ = true;  // bytes after the response: not reusable
   scrubber_->feed(chunk);
   if (last) chunk += scrubber_->flush();
-  write_response(std::move(chunk), last);
+  if (out.empty()) {
+    out = std::move(chunk);
+  } else {
+    out += chunk;
+  }
+  write_response(std::move(out), last);
 }
 
 void CredentialConnection::write_response(std::string bytes, bool last) {
@@ -618,7 +617,7 @@ void CredentialConnection::websocket_up() {
     in_.clear();
     if (req_body_ += static_cast<std::int64_t>(data->size()); req_body_ > state_.spec.max_request_bytes)
       return end_websocket("more than max_request (" + std::to_string(state_.spec.max_request_bytes) + " bytes) sent");
-    asio::async_write(*upstream_, asio::buffer(*data), [self = shared_from_this(), up = upstream_, data, ex = exchange_](const asio::error_code& ec, std::size_t n) {
+    upstream_->async_write(asio::buffer(*data), [self = shared_from_this(), up = upstream_, data, ex = exchange_](const asio::error_code& ec, std::size_t n) {
       if (self->closed_ || ex != self->exchange_ || up != self->upstream_) return;
       self->tx_ += static_cast<std::int64_t>(n);
       self->state_.bytes_tx += static_cast<std::int64_t>(n);

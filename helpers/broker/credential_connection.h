@@ -25,6 +25,7 @@
 
 #include "helpers/broker/credential_broker.h"
 #include "helpers/broker/http_message.h"
+#include "helpers/broker/upstream_tls.h"
 
 namespace paddock::broker {
 
@@ -90,8 +91,6 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   void close();
 
  private:
-  using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
-
   void read_head();
   void on_head();
   void refuse(int status, const std::string& rule, const std::string& reason);
@@ -114,8 +113,6 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   bool budget_refusal(std::string& rule, std::string& reason);
   void arm_timer(std::chrono::milliseconds after);
   void continue_response();
-  void drain_decrypted();
-  static constexpr std::size_t kDrainBytes = 256 * 1024;
   void maybe_done();
   void drain_then_close();
   // After a WebSocket upgrade's 101: the socket's bytes both ways, as they come.
@@ -130,10 +127,11 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   CredentialState& state_;
   asio::ip::tcp::socket client_;
   // Shared with the handlers of its pending operations, which reference it until they run.
-  std::shared_ptr<TlsStream> upstream_;
+  std::shared_ptr<UpstreamTls> upstream_;
   asio::steady_timer timer_;
   std::array<char, 64 * 1024> client_buf_{};
-  std::array<char, 64 * 1024> upstream_buf_{};
+  // Decrypted bytes from one read of the upstream: everything that has arrived, up to this.
+  std::array<char, 256 * 1024> upstream_buf_{};
   std::string in_;         // from the agent, not yet used (a head, body bytes, a pipelined request)
   std::string resp_in_;    // from the upstream, not yet used
   bool closed_ = false;

@@ -31,7 +31,8 @@ InitAction absorb_init_message(InitOutcome& out, const Result<session::InitMessa
     case InitMessageType::kHostPortListen: return InitAction::kAddHostPort;
     case InitMessageType::kAttestation: return out.attested ? InitAction::kNone : InitAction::kStoreAttestation;
     case InitMessageType::kPlaceholders:
-      for (const auto& p : m.placeholders) out.placeholders.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns});
+      for (const auto& p : m.placeholders)
+        out.placeholders.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns, p.content});
       return InitAction::kNone;
     case InitMessageType::kExecFailed:
       out.exec_error = m.message;

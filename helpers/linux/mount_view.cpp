@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/sys_error.h"
@@ -99,9 +100,9 @@ bool is_dir(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st) {
+Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st, std::string content = {}) {
   return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, std::move(content)};
 }
 
 bool is_empty_file(int fd) {
@@ -146,8 +147,9 @@ Status mkdir_staging(const std::string& path) {
 
 class ViewBuilder {
  public:
-  ViewBuilder(const TmpfsSize& size, const std::vector<OverlayDirs>& overlays, std::vector<Placeholder>& placeholders)
-      : size_(size), overlays_(overlays), placeholders_(placeholders) {}
+  ViewBuilder(const TmpfsSize& size, const std::vector<OverlayDirs>& overlays, std::vector<Placeholder>& placeholders,
+              bool mask_root_only_proc)
+      : size_(size), overlays_(overlays), placeholders_(placeholders), mask_root_only_proc_(mask_root_only_proc) {}
 
   Status prepare() {
     old_root_.reset(::open(kOld, O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -166,9 +168,12 @@ class ViewBuilder {
       case MountOp::kProtectFile:
       case MountOp::kMaskFile:
       case MountOp::kMaskDir:
+      case MountOp::kProtectLink:
       case MountOp::kExpectAbsent: return guard(step);
       case MountOp::kProtectAbsentDir:
-      case MountOp::kProtectAbsentFile: return protect_absent(step);
+      case MountOp::kProtectAbsentFile:
+      case MountOp::kProtectAbsentPointer:
+      case MountOp::kMaskAbsent: return protect_absent(step);
       case MountOp::kTmpfs: return tmpfs_at(step.target, "1777");
       case MountOp::kProc: return proc(step.target);
       case MountOp::kDev: return dev(step.target);
@@ -385,6 +390,12 @@ class ViewBuilder {
       return open_failed(step.target, "");
     }
     if (expect_absent) return changed(step.target, "(denied) appeared");
+    if (step.op == MountOp::kProtectLink) {
+      // The symlink itself, bound onto itself: it still leads where it led, and the name can be
+      // neither removed nor replaced (its target is protected or masked by a step of its own).
+      if (!is_symlink(target.get())) return changed(step.target, "is no longer a symlink");
+      return attach_clone(target.get(), target.get(), kReadOnly, step.target);
+    }
     if (is_symlink(target.get())) return changed(step.target, "became a symlink");
     const bool dir = is_dir(target.get());
     const bool want_dir = step.op == MountOp::kProtectDir || step.op == MountOp::kMaskDir;
@@ -413,19 +424,30 @@ class ViewBuilder {
       UniqueFd next(open_beneath(fd.get(), parts[i]));
       if (!next.valid() && errno == ENOENT) {
         const bool as_dir = !last || step.op == MountOp::kProtectAbsentDir;
+        const bool mask = step.op == MountOp::kMaskAbsent;
+        // A pointer's placeholder names its own directory: what the pointer's absence means.
+        const std::string content = last && step.op == MountOp::kProtectAbsentPointer ? ".\n" : "";
         const int made = as_dir ? ::mkdirat(fd.get(), parts[i].c_str(), 0755)
                                 : ::openat(fd.get(), parts[i].c_str(),
                                            O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (made < 0 && errno != EEXIST) return sys_error("create the placeholder", path);
-        if (!as_dir && made >= 0) ::close(made);
+        if (!as_dir && made >= 0) {
+          const bool written = ::write(made, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+          ::close(made);
+          if (!written) return sys_error("write the placeholder", path);
+        }
         next.reset(open_beneath(fd.get(), parts[i]));
         if (!next.valid()) return sys_error("open the placeholder", path);
         struct stat st {};
         // Inside a review root the placeholder is in the session's upper layer, not on the host:
         // nothing there is the registry's to remove. Git inside is told to ignore it all the same.
         if (made >= 0 && !overlay_roots_.count(step.within) && ::fstat(next.get(), &st) == 0)
-          placeholders_.push_back(made_placeholder(path, as_dir, st));
+          placeholders_.push_back(made_placeholder(path, as_dir, st, content));
         if (!as_dir) git_hidden_.push_back(path);  // an empty directory git never shows
+        // A denied path's placeholder is masked, not shown: what someone outside writes into it
+        // while the session runs stays out of the agent's view.
+        if (mask)
+          return attach_clone(as_dir ? empty_dir_.get() : empty_file_.get(), next.get(), kReadOnly | MOUNT_ATTR_NOEXEC, path);
         return attach_clone(next.get(), next.get(), kReadOnly, path);
       }
       if (!next.valid()) {
@@ -433,6 +455,9 @@ class ViewBuilder {
         return sys_error("open", path);
       }
       if (is_symlink(next.get())) return changed(path, "became a symlink");
+      // What is denied appeared since the policy was resolved (the next resolution sees it, and
+      // masks it).
+      if (last && step.op == MountOp::kMaskAbsent) return changed(path, "(denied) appeared");
       // The path exists up to here. At the end, or where a non-directory blocks the rest of the
       // path (nothing can be created below it while it stays), protect what is there. An empty
       // file where the policy found none is another session's placeholder (or made in the same
@@ -623,6 +648,44 @@ class ViewBuilder {
     if (auto s = mkdir_staging(at); !s) return s;
     if (::mount("proc", at.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
       return sys_error("mount proc", target);
+    return mask_root_only_proc_ ? mask_root_only(at, target, 0) : Status::Ok();
+  }
+
+  // The agent of a root caller is the host's uid 0 (without capabilities): the kernel's files
+  // that only root may read (/proc/slabinfo, timer_list, vmallocinfo, kpageflags, kmsg, 0600
+  // sysctls) would be readable to it by ownership alone. Each one, and each directory only root
+  // may enter, is masked like a denied path. The processes' own directories are the sandbox's.
+  Status mask_root_only(const std::string& dir, const std::string& shown, int depth) {
+    if (depth > 8) return Status::Ok();
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return sys_error("list", shown);
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == ".." || (depth == 0 && name.find_first_not_of("0123456789") == std::string::npos))
+        continue;
+      names.push_back(name);
+    }
+    ::closedir(d);
+    for (const std::string& name : names) {
+      const std::string path = dir + "/" + name, inside = shown + "/" + name;
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      const bool is_directory = S_ISDIR(st.st_mode);
+      const bool root_only = is_directory ? (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)
+                                          : (st.st_mode & S_IROTH) == 0;
+      if (!root_only) {
+        if (is_directory)
+          if (auto s = mask_root_only(path, inside, depth + 1); !s) return s;
+        continue;
+      }
+      UniqueFd fd(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      if (!fd.valid()) continue;  // gone (a process's entry), nothing to mask
+      if (auto s = attach_clone(is_directory ? empty_dir_.get() : empty_file_.get(), fd.get(), kReadOnly | MOUNT_ATTR_NOEXEC,
+                                inside);
+          !s)
+        return s;
+    }
     return Status::Ok();
   }
 
@@ -663,6 +726,7 @@ class ViewBuilder {
   std::size_t next_overlay_ = 0;
   std::set<std::string> overlay_roots_;  // targets of the overlays mounted so far
   std::vector<Placeholder>& placeholders_;
+  bool mask_root_only_proc_ = false;
   std::vector<std::string> git_hidden_;  // file placeholders in the view, to hide from git
   UniqueFd old_root_, new_root_, empty_file_, empty_dir_;
   std::set<std::string> pinned_;
@@ -705,7 +769,7 @@ Status copy_top_level_symlinks() {
 
 Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tmpfs_size,
                         const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
-                        std::vector<Placeholder>& placeholders) {
+                        std::vector<Placeholder>& placeholders, bool mask_root_only_proc) {
   // Nothing we mount may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return sys_error("make mounts private", "/");
@@ -721,7 +785,7 @@ Status build_mount_view(const std::vector<MountStep>& steps, const TmpfsSize& tm
   if (::mount("tmpfs", kNew, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_error("mount root tmpfs", kNew);
 
-  ViewBuilder view(tmpfs_size, overlays, placeholders);
+  ViewBuilder view(tmpfs_size, overlays, placeholders, mask_root_only_proc);
   if (auto s = view.make_mask_sources(); !s) return s;
   if (auto s = view.prepare(); !s) return s;
   for (std::size_t i = 0; i < steps.size(); ++i)

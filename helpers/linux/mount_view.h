@@ -42,10 +42,12 @@ struct OverlayDirs {
 // Landlock and seccomp. On success the process's root and cwd are the new view's "/".
 // `placeholders` receives every placeholder made on the host, also when a later step fails.
 // `prepared`: empty, or one descriptor per step (see idmapped_grants.h): a detached mount tree to
-// attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay or
-// kAgentState step, in plan order.
+  // attach for that grant instead of a clone of the host path. `overlays`: one per kOverlay or
+  // kAgentState step, in plan order.
+  // `mask_root_only_proc`: the agent is the host's uid 0 (a root caller,
+  // LinuxPlan::idmap_read_roots): every /proc entry only root may read is masked in the new /proc.
 Status build_mount_view(const std::vector<linux_backend::MountStep>& steps, const linux_backend::TmpfsSize& tmpfs_size,
                         const std::vector<int>& prepared, const std::vector<OverlayDirs>& overlays,
-                        std::vector<Placeholder>& placeholders);
+                        std::vector<Placeholder>& placeholders, bool mask_root_only_proc);
 
 }  // namespace paddock::helper

@@ -13,6 +13,7 @@
 #include "engine/ir.h"
 #include "engine/session/placeholder_record.h"
 #include "platform/atomic_file.h"
+#include "platform/placeholders.h"
 #include "platform/read_file.h"
 
 namespace paddock::helper {
@@ -168,12 +169,14 @@ std::vector<std::string> PlaceholderRegistry::sweep() {
     // what is added to it, which the emptiness test below sees.)
     const bool recreated = !e.made.dir && e.made.ctime_ns != 0 && ctime_ns(st) != e.made.ctime_ns;
     if (recreated && S_ISREG(st.st_mode) && st.st_size == 0) continue;
-    const bool still_empty =
-        e.made.dir ? S_ISDIR(st.st_mode) && empty_dir(path) : S_ISREG(st.st_mode) && st.st_size == 0 && !recreated;
+    // A file placeholder holds what was put there: nothing, or a git pointer's ".".
+    const bool still_empty = e.made.dir ? S_ISDIR(st.st_mode) && empty_dir(path)
+                                        : platform::holds_only(path, st, e.made.content) && !recreated;
     if (!still_empty) {
       // Something wrote into it: the user's (or an agent's) now, and never removed silently.
       const bool git = path.size() >= 5 && path.compare(path.size() - 5, 5, "/.git") == 0;
-      problems.push_back(path + ": the empty placeholder Paddock made here for the session was written to" +
+      problems.push_back(path + (e.made.content.empty() ? ": the empty" : ": the") +
+                         " placeholder Paddock made here for the session was written to" +
                          (git ? std::string(" (a repository was begun in it; git on this machine now reads it)") : "") +
                          ", so it was left as it is: look at it, and remove it if you did not make it");
       continue;
@@ -222,10 +225,16 @@ std::optional<std::string> git_exclude_pattern(const std::string& rel) {
   return out.substr(0, end) + tail;
 }
 
+bool makes_placeholder(linux_backend::MountOp op) {
+  using linux_backend::MountOp;
+  return op == MountOp::kProtectAbsentDir || op == MountOp::kProtectAbsentFile || op == MountOp::kProtectAbsentPointer ||
+         op == MountOp::kMaskAbsent;
+}
+
 std::vector<std::string> placeholder_candidates(const std::vector<linux_backend::MountStep>& steps) {
   std::vector<std::string> out;
   for (const auto& m : steps) {
-    if (m.op != linux_backend::MountOp::kProtectAbsentDir && m.op != linux_backend::MountOp::kProtectAbsentFile) continue;
+    if (!makes_placeholder(m.op)) continue;
     if (m.within.empty() || m.target.size() <= m.within.size() || m.target.compare(0, m.within.size(), m.within) != 0)
       continue;
     for (std::size_t pos = m.within == "/" ? 0 : m.within.size(); pos != std::string::npos;) {

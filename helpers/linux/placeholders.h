@@ -63,6 +63,9 @@ class PlaceholderRegistry {
 // spaces kept; nullopt for a name with a newline, which no pattern can hold.
 std::optional<std::string> git_exclude_pattern(const std::string& rel);
 
+// A step that makes a placeholder on the host where its path is absent.
+bool makes_placeholder(linux_backend::MountOp op);
+
 // Every path a plan's absent protected paths may make a placeholder at: for each such step,
 // each component from its grant down to its target (the first missing one is made).
 std::vector<std::string> placeholder_candidates(const std::vector<linux_backend::MountStep>& steps);

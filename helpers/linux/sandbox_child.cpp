@@ -402,14 +402,14 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // owner (root) would have kept from an unprivileged helper.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   std::vector<Placeholder> placeholders;
-  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, overlays, placeholders);
+  Status built = build_mount_view(plan.mounts, plan.tmpfs, prepared, overlays, placeholders, plan.idmap_read_roots);
   for (int fd : prepared)
     if (fd >= 0) ::close(fd);
 
   // The helper records what was made on the host, also when the view failed after making it.
   if (!placeholders.empty()) {
     std::vector<InitMessage::Placeholder> list;
-    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns});
+    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns, p.content});
     send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
   }
   if (!built) die_setup(report_fd, built.error());

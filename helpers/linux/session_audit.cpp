@@ -51,12 +51,17 @@ SessionAudit SessionAudit::prepare(const FrozenIr& ir) {
 
 std::string SessionAudit::start_record() const { return active_ ? session::encode_audit_start(start_) : std::string(); }
 
+void SessionAudit::hold_lock(const std::string& session_dir) {
+  if (active_ && !session_dir.empty()) lock_ = platform::try_lock_audit(session_dir);
+}
+
 void SessionAudit::finish(const Context& ctx, EventLog& events, const std::vector<session::ConfigChange>& config_changes,
                           bool agent_ran) {
   if (!active_ || ctx.session_dir.empty()) return;
   if (!agent_ran) {
     // Nothing ran: nothing to audit, and no front end audits it later.
     ::unlink(session::audit_start_file(ctx.session_dir).c_str());
+    ::unlink(session::audit_lock_file(ctx.session_dir).c_str());
     ::rmdir(session::audit_dir(ctx.session_dir).c_str());
     return;
   }

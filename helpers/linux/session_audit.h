@@ -32,6 +32,9 @@ class SessionAudit {
     std::string session_id, session_dir, resources_dir;
     const session::Layout* layout = nullptr;  // null: no pending-findings marker is written
   };
+  // Takes the session's audit lock (platform/audit/audit.h) before the control socket closes: from
+  // then on no front end audits the session as one whose helper was killed.
+  void hold_lock(const std::string& session_dir);
   // Audits the session once nothing of its sandbox runs. `agent_ran`: the agent was started (a
   // session refused before that wrote nothing: its start record goes).
   void finish(const Context& ctx, EventLog& events, const std::vector<session::ConfigChange>& config_changes,
@@ -42,6 +45,7 @@ class SessionAudit {
   FrozenIr ir_;
   session::AuditStart start_;
   platform::Preserver preserver_;
+  platform::UniqueFd lock_;
 };
 
 }  // namespace paddock::helper

@@ -143,9 +143,8 @@ Result<HostSide> prepare_host(const linux_backend::LinuxPlan& plan, const Sessio
       host.overlays.push_back(host.agent_state.dirs()[next_state++]);
   }
   for (const auto& p : host.agent_state.problems()) report_error_line(p);
-  const bool makes_placeholders = std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) {
-    return m.op == linux_backend::MountOp::kProtectAbsentDir || m.op == linux_backend::MountOp::kProtectAbsentFile;
-  });
+  const bool makes_placeholders =
+      std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const auto& m) { return makes_placeholder(m.op); });
   if (makes_placeholders) {
     auto r = PlaceholderRegistry::open(o.placeholders_dir);
     if (!r) return r.error();
@@ -519,6 +518,8 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   if (host_ports_) host_ports_->stop();
   relay_.stop();
   credentials_.stop();
+  // Once the control socket is gone the session looks abandoned: the audit lock says it is not.
+  if (o_.audit) o_.audit->hold_lock(o_.session_dir);
   control_.close_all();
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.

@@ -12,6 +12,7 @@
 
 #include "engine/builtin_lists.h"
 #include "engine/json_text.h"
+#include "engine/lexical_path.h"
 #include "engine/review/classify.h"
 #include "engine/review/git_config.h"
 #include "engine/review/git_index.h"
@@ -93,21 +94,7 @@ std::string gitdir_of(const std::string& gitfile) {
   while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
   if (line.empty()) return "";
   if (line[0] != '/') line = parent_of(gitfile) + "/" + line;
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i <= line.size();) {
-    std::size_t j = line.find('/', i);
-    if (j == std::string::npos) j = line.size();
-    const std::string seg = line.substr(i, j - i);
-    if (seg == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!seg.empty() && seg != ".") {
-      parts.push_back(seg);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
+  return lexically_normal(line);
 }
 
 // What the repository at `repo` (a work tree's ".git", a directory or a file) runs: "" or words.
@@ -402,6 +389,12 @@ LoadedAudit load_audit(const std::string& session_dir) {
   return out;
 }
 
+UniqueFd try_lock_audit(const std::string& session_dir) {
+  UniqueFd lock(::open(session::audit_lock_file(session_dir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return UniqueFd();
+  return lock;
+}
+
 Result<bool> audit_if_abandoned(const session::Layout& layout, const std::string& id, const std::string& resources_dir,
                                 const std::string& by) {
   const std::string dir = layout.session_dir(id);
@@ -411,8 +404,8 @@ Result<bool> audit_if_abandoned(const session::Layout& layout, const std::string
   const session::SessionSummary summary = read_session_summary(layout, id);
   if (summary.state != session::SessionState::kAbandoned) return false;
   // One front end audits it; another that comes meanwhile leaves it to the first.
-  UniqueFd lock(::open((session::audit_dir(dir) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return false;
+  UniqueFd lock = try_lock_audit(dir);
+  if (!lock.valid()) return false;
   if (::lstat(session::audit_file(dir).c_str(), &st) == 0) return false;
   LoadedAudit loaded = load_audit(dir);
   session::AuditRecord failed;

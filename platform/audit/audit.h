@@ -21,6 +21,7 @@
 #include "engine/status.h"
 #include "platform/audit/audit_walk.h"
 #include "platform/audit/preserve.h"
+#include "platform/unique_fd.h"
 
 namespace paddock::platform {
 
@@ -63,6 +64,12 @@ Status write_audit(const session::Layout& layout, const std::string& session_dir
 // Writes or removes the session's marker in Layout::audit_pending_dir, by whether findings of its
 // audit are still undecided.
 Status refresh_pending_marker(const session::Layout& layout, const std::string& session_dir, const std::string& id);
+
+// The session's audit lock, taken without waiting (invalid: someone else audits the session).
+// The helper takes it before its control socket closes and keeps it until its audit is written,
+// so a front end that finds the session without its helper in that moment leaves the audit to it;
+// the kernel lets go of it when its holder dies.
+UniqueFd try_lock_audit(const std::string& session_dir);
 
 // A session's audit as a front end shows it.
 struct LoadedAudit {

@@ -5,6 +5,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <memory>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "platform/atomic_file.h"
 #include "platform/remove_tree.h"
@@ -97,6 +99,14 @@ bool unchanged(int parent, const std::string& name, const std::optional<session:
   return stamp_of(st) == *seen;
 }
 
+struct StampLess {
+  bool operator()(const session::FileStamp& a, const session::FileStamp& b) const {
+    return std::tie(a.ino, a.size, a.ctime_ns) < std::tie(b.ino, b.size, b.ctime_ns);
+  }
+};
+// A session file's stamp before and after this apply removed a temporary linked to it.
+using Restamped = std::map<session::FileStamp, session::FileStamp, StampLess>;
+
 struct Op {
   const Change* c = nullptr;
   RootFs* fs = nullptr;
@@ -108,7 +118,8 @@ struct Op {
 
 class Applier {
  public:
-  Applier(const ReviewSession& s, ReviewOutcome& out, ApplyProgress progress) : s_(s), out_(out), progress_(progress) {}
+  Applier(const ReviewSession& s, ReviewOutcome& out, ApplyProgress progress, bool link, Restamped restamped)
+      : s_(s), out_(out), progress_(progress), restamped_(std::move(restamped)), link_(link) {}
 
   Status run(std::vector<const Change*> changes) {
     if (changes.empty()) return Status::Ok();
@@ -193,6 +204,13 @@ class Applier {
 
   // Host stamps after the apply, for the decisions.
   const std::map<std::string, std::optional<session::FileStamp>>& applied() const { return applied_; }
+  // The session's entry as a decision records it: the host's own stamp where the file was linked
+  // into place (one inode for both since), else what the walk saw.
+  session::FileStamp upper_stamp(const Change& c) const {
+    if (!linked_.count(c.path)) return c.upper_stamp;
+    const auto it = applied_.find(c.path);
+    return it != applied_.end() && it->second ? *it->second : c.upper_stamp;
+  }
 
  private:
   void skip(const Change& c, const std::string& why) { out_.skipped.emplace_back(c.path, why); }
@@ -211,7 +229,7 @@ class Applier {
     }
     UniqueFd src(open_beneath(op.fs->upper(), op.rel, op.c->after.type == EntryType::kFile ? O_RDONLY : O_PATH));
     struct stat st {};
-    if (!src.valid() || ::fstat(src.get(), &st) != 0 || stamp_of(st) != op.c->upper_stamp) {
+    if (!src.valid() || ::fstat(src.get(), &st) != 0 || !same_version(stamp_of(st), op.c->upper_stamp)) {
       fail(op, "changed again in the session while this apply ran: review it again");
       return false;
     }
@@ -220,10 +238,12 @@ class Applier {
         fail(op, std::string("cannot create the symlink: ") + std::strerror(errno));
         return false;
       }
+    } else if (link_ && link_staged(op, parent, src.get(), st)) {
+      linked_.insert(op.c->path);
     } else {
       StageOptions o;
       o.mode = op.c->after.mode;
-      o.keep_owner = ::geteuid() == 0;
+      o.keep_owner = euid_ == 0;
       if (auto s = stage_copy(parent, op.tmp, src.get(), o); !s.ok()) {
         // A full disk: nothing has been renamed yet, so every file is still as it was.
         fail(op, s.error().message);
@@ -233,6 +253,43 @@ class Applier {
     }
     op.staged = true;
     return true;
+  }
+
+  // A review session that has ended never mounts its layers again, so a file of its upper layer
+  // can become the host's file itself: hard-linked beside its target and renamed over it like a
+  // copy, which spares copying its bytes now and freeing the copy's blocks when the layers are
+  // removed (on this kind of disk, freeing a file's blocks costs more than writing them). Only
+  // where the host gets exactly what a copy would give it: a regular file nothing else links to
+  // (hard links between the agent's files are not carried over), the owner and group a copy would
+  // have, no extended attribute but the overlay's own bookkeeping (removed first; a copy carries
+  // none). Anything else, or any step failing, is copied.
+  // The session's file is still the one the walk saw: the same stamp, or the one this apply gave
+  // it by removing an interrupted apply's temporary linked to it.
+  bool same_version(const session::FileStamp& now, const session::FileStamp& seen) const {
+    if (now == seen) return true;
+    const auto it = restamped_.find(seen);
+    return it != restamped_.end() && it->second == now;
+  }
+
+  bool link_staged(const Op& op, int parent, int src, const struct stat& st) {
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1 || (st.st_mode & 07777) != op.c->after.mode) return false;
+    if (euid_ != 0) {
+      struct stat dir {};
+      if (::fstat(parent, &dir) != 0) return false;
+      const gid_t gid = (dir.st_mode & S_ISGID) ? dir.st_gid : egid_;
+      if (st.st_uid != euid_ || st.st_gid != gid) return false;
+    }
+    char names[4096];
+    const ssize_t n = ::flistxattr(src, names, sizeof names);
+    if (n < 0) return false;
+    constexpr std::string_view kOverlay = "user.overlay.";
+    for (ssize_t i = 0; i < n; i += static_cast<ssize_t>(std::strlen(names + i)) + 1)
+      if (std::string_view(names + i).substr(0, kOverlay.size()) != kOverlay) return false;
+    for (ssize_t i = 0; i < n; i += static_cast<ssize_t>(std::strlen(names + i)) + 1)
+      if (::fremovexattr(src, names + i) != 0) return false;
+    // The inode the checks saw, by its descriptor (a name could have been swapped meanwhile).
+    const std::string self = "/proc/self/fd/" + std::to_string(src);
+    return ::linkat(AT_FDCWD, self.c_str(), parent, op.tmp.c_str(), AT_SYMLINK_FOLLOW) == 0;
   }
 
   Status sync_all() {
@@ -337,6 +394,11 @@ class Applier {
   std::map<int, std::unique_ptr<RootFs>> fs_;
   std::vector<Op> ops_;
   std::map<std::string, std::optional<session::FileStamp>> applied_;
+  std::set<std::string> linked_;
+  Restamped restamped_;
+  bool link_ = false;
+  const uid_t euid_ = ::geteuid();
+  const gid_t egid_ = ::getegid();
   std::string staging_error_;
   std::size_t committed_ = 0;
 };
@@ -399,17 +461,26 @@ Status free_review_layers(const ReviewSession& s) {
 }
 
 Result<ReviewOutcome> apply_changes(const ReviewSession& s, const review::ChangeSet& set, const ReviewSelection& sel,
-                                    ApplyProgress progress) {
+                                    ApplyProgress progress, LayerUse layers) {
   ReviewOutcome out;
   session::ReviewState state = s.state;
   std::set<std::string> confirmed;
+  Restamped restamped;
   // An apply that did not finish: its temporaries go, and what it was applying is applied now
   // (it was confirmed then); what it had already put in place is identical on the host by now and
   // no longer in the change set, and is recorded as applied.
   if (s.journal) {
     for (const auto& t : s.journal->temps) {
       struct stat st {};
-      if (::lstat(t.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) ::unlink(t.c_str());
+      if (::lstat(t.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+      // A temporary linked to a file of the session's layer: removing it gives that file a new
+      // ctime, which is this apply's own doing, not the agent's (Applier::stage).
+      UniqueFd held(S_ISREG(st.st_mode) && st.st_nlink > 1 ? ::open(t.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1);
+      struct stat before {};
+      const bool same = held.valid() && ::fstat(held.get(), &before) == 0 && before.st_ino == st.st_ino;
+      if (::unlink(t.c_str()) != 0) continue;
+      struct stat after {};
+      if (same && ::fstat(held.get(), &after) == 0) restamped[stamp_of(before)] = stamp_of(after);
     }
     std::set<std::string> listed;
     for (const auto& c : set.changes) listed.insert(c.path);
@@ -438,7 +509,7 @@ Result<ReviewOutcome> apply_changes(const ReviewSession& s, const review::Change
     }
     take.push_back(&c);
   }
-  Applier applier(s, out, progress);
+  Applier applier(s, out, progress, layers == LayerUse::kOnce && !set.running, std::move(restamped));
   if (auto st = applier.run(take); !st.ok()) return st.error();
   std::size_t decided = 0;
   for (const auto* c : take) {
@@ -447,7 +518,7 @@ Result<ReviewOutcome> apply_changes(const ReviewSession& s, const review::Change
     if (failed && it == applier.applied().end()) continue;
     out.done.push_back(c->path);
     ++decided;
-    state.set({c->path, session::Decision::kApplied, c->upper_stamp,
+    state.set({c->path, session::Decision::kApplied, applier.upper_stamp(*c),
                it == applier.applied().end() ? std::nullopt : it->second, utc_now()});
   }
   if (auto st = write_state(s, state); !st.ok()) return st.error();

@@ -30,8 +30,15 @@ struct ReviewOutcome {
 // kill the process mid-apply at a chosen point.
 using ApplyProgress = void (*)(std::size_t done);
 
+// Whether the session's layers are mounted again after this apply. kOnce: a review session's,
+// made for it and never mounted again once it has ended, so that an ended session's files may
+// be linked into place instead of copied (review_apply.cpp says when). kReused: an agent's state,
+// which its next session mounts again: every file is copied, so that no later write reaches the
+// host's file.
+enum class LayerUse { kReused, kOnce };
+
 Result<ReviewOutcome> apply_changes(const ReviewSession& s, const review::ChangeSet& set, const ReviewSelection& selection,
-                                    ApplyProgress progress = nullptr);
+                                    ApplyProgress progress = nullptr, LayerUse layers = LayerUse::kReused);
 
 // Marks the selected changes (flagged and conflicting ones too; empty selection: every pending
 // change) as discarded; once nothing is pending and the session has ended, its layers are removed.

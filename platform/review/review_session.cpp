@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,10 +14,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "engine/review/git_index.h"
 #include "engine/review/text_diff.h"
 #include "platform/read_file.h"
+#include "platform/review/review_facts_cache.h"
 #include "platform/review/review_git.h"
 #include "platform/unique_fd.h"
 
@@ -117,19 +120,30 @@ bool same_bytes(const std::string& a, const std::string& b) {
   }
 }
 
-bool binary_file(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (!fd.valid()) return false;
+// The file `name` in the directory dirfd (one path component to look up, not the whole path):
+// bit 0 set when binary, bit 1 when not to be cached (unreadable, or no longer the file the walk
+// saw: its key would name other bytes).
+char binary_file_at(int dirfd, const std::string& name, const FileKey& key) {
+  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd.valid()) return 2;
   char buf[8000];
   const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-  return n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n)));
+  struct stat st {};
+  if (n < 0) return 2;
+  const char binary = n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n))) ? 1 : 0;
+  return ::fstat(fd.get(), &st) == 0 && FileKey::of(st) == key ? binary : static_cast<char>(binary | 2);
 }
 
 class Walker {
  public:
   Walker(const ReviewSession& s, const ChangeWalkOptions& o, review::ChangeSet& out) : s_(s), o_(o), out_(out) {
-    for (const auto& d : s.ir.fs.deny_write)
-      if (is_absent(d.kind)) protected_absent_.push_back(d.path);
+    // Absent denies are held absent the same way (a masked placeholder), and so are absent
+    // pointers (a placeholder that points at its own directory).
+    for (const auto* list : {&s.ir.fs.deny_write, &s.ir.fs.deny})
+      for (const auto& d : *list) {
+        if (is_absent(d.kind)) protected_absent_.push_back(d.path);
+        if (d.kind == PathKind::kAbsentPointer) absent_pointers_.insert(d.path);
+      }
   }
 
   void walk_root(const session::ReviewRoot& r) {
@@ -146,16 +160,39 @@ class Walker {
 
   bool over_budget() const { return entries_ > o_.max_entries; }
 
-  // Which changes' content is binary, read once the walk is done, on up to four threads: one
-  // open and one read of each changed file is most of what a listing costs.
+  // Which changes' content is binary. One open and one read of each changed file was most of what
+  // a listing cost, so what an earlier listing read is kept in the session's facts cache, keyed by
+  // each file's stat (review_facts_cache.h). The files the cache does not know are read once the
+  // walk is done, on up to four threads, in runs of one directory, opened relative to it.
   void mark_binary() {
-    const std::size_t n = binary_jobs_.size();
-    if (n == 0) return;
+    const std::size_t total = binary_jobs_.size();
+    const std::string cache_file = session::review_facts_cache_file(s_.dir);
+    const ReviewFactsCache cached = ReviewFactsCache::load(cache_file);
+    std::vector<char> result(total, 0);
+    std::vector<std::size_t> misses;
+    for (std::size_t i = 0; i < total; ++i) {
+      if (const auto b = cached.binary(binary_jobs_[i].key))
+        result[i] = *b ? 1 : 0;
+      else
+        misses.push_back(i);
+    }
+    const std::size_t n = misses.size();
     const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), (n + 255) / 256});
-    std::vector<char> result(n, 0);
     std::atomic<std::size_t> next{0};
+    constexpr std::size_t kRun = 64;
     const auto work = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) result[i] = binary_file(binary_jobs_[i].second) ? 1 : 0;
+      UniqueFd dir;
+      std::size_t dir_index = SIZE_MAX;
+      for (std::size_t start; (start = next.fetch_add(kRun)) < n;)
+        for (std::size_t m = start; m < std::min(n, start + kRun); ++m) {
+          const std::size_t i = misses[m];
+          const BinaryJob& job = binary_jobs_[i];
+          if (job.dir != dir_index) {
+            dir.reset(::open(binary_dirs_[job.dir].c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+            dir_index = job.dir;
+          }
+          result[i] = dir.valid() ? binary_file_at(dir.get(), job.name, job.key) : 2;
+        }
     };
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < threads; ++t) {
@@ -165,9 +202,21 @@ class Walker {
         break;  // no thread to spare: this one does it all
       }
     }
-    work();
+    if (n) work();
     for (auto& t : pool) t.join();
-    for (std::size_t i = 0; i < n; ++i) out_.changes[binary_jobs_[i].first].binary = result[i] != 0;
+    std::vector<std::pair<FileKey, bool>> facts;
+    facts.reserve(total);
+    for (std::size_t i = 0; i < total; ++i) {
+      out_.changes[binary_jobs_[i].change].binary = (result[i] & 1) != 0;
+      // A file that was not the one stat saw when it was read (binary_file_at) is not kept.
+      if (!(result[i] & 2)) facts.emplace_back(binary_jobs_[i].key, result[i] == 1);
+    }
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    // Exactly the files of this listing: what the session no longer has leaves the cache. A cache
+    // that cannot be written costs the next listing its reads, nothing else.
+    auto fresh = ReviewFactsCache::of(std::move(facts), static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec);
+    if (!(fresh == cached)) (void)fresh.save(cache_file);
   }
 
  private:
@@ -175,7 +224,8 @@ class Walker {
   // directory (or file) at a prefix of that path, in the upper layer only. The agent cannot have
   // made it: the name was held read-only for the whole session.
   bool is_placeholder(const std::string& host, const struct stat& st, const std::string& up) const {
-    if (S_ISREG(st.st_mode) ? st.st_size != 0 : !S_ISDIR(st.st_mode)) return false;
+    if (S_ISREG(st.st_mode) && st.st_size != 0) return absent_pointers_.count(host) && holds_pointer_to_itself(up);
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return false;
     const bool prefix = std::any_of(protected_absent_.begin(), protected_absent_.end(),
                                     [&](const std::string& p) { return within(p, host); });
     if (!prefix) return false;
@@ -186,14 +236,24 @@ class Walker {
     return true;
   }
 
+  // A pointer's placeholder: exactly ".\n" (helpers/linux/mount_view.cpp writes it).
+  static bool holds_pointer_to_itself(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    char buf[3];
+    return fd.valid() && ::read(fd.get(), buf, sizeof buf) == 2 && buf[0] == '.' && buf[1] == '\n';
+  }
+
   void add(Change c) {
     c.root = root_;
     c.layer = layer_;
     out_.changes.push_back(std::move(c));
   }
 
-  // The next change added reads `path` to tell whether it is binary (mark_binary).
-  void binary_later(const std::string& path) { binary_jobs_.emplace_back(out_.changes.size(), path); }
+  // The next change added reads dir/name, whose stat is st, to tell whether it is binary (mark_binary).
+  void binary_later(const std::string& dir, const std::string& name, const struct stat& st) {
+    if (binary_dirs_.empty() || binary_dirs_.back() != dir) binary_dirs_.push_back(dir);
+    binary_jobs_.push_back({out_.changes.size(), binary_dirs_.size() - 1, name, FileKey::of(st)});
+  }
 
   void conflict_check(Change& c, const struct stat& host) {
     c.host_stamp = stamp_of(host);
@@ -203,15 +263,16 @@ class Walker {
     c.conflict = "changed on the host since the session started";
   }
 
-  // Every entry of a host subtree the session deleted (the directory itself last).
-  void deleted_tree(const std::string& host, const struct stat& st, const session::FileStamp& upper) {
+  // Every entry of a host subtree the session deleted (the directory itself last): host_dir/name.
+  void deleted_tree(const std::string& host_dir, const std::string& name, const struct stat& st,
+                    const session::FileStamp& upper) {
     if (++entries_ > o_.max_entries) return;
+    const std::string host = host_dir + "/" + name;
     if (S_ISDIR(st.st_mode)) {
       std::string err;
-      for (const auto& name : list_dir(host, err)) {
+      for (const auto& child : list_dir(host, err)) {
         struct stat cst {};
-        const std::string child = host + "/" + name;
-        if (::lstat(child.c_str(), &cst) == 0) deleted_tree(child, cst, upper);
+        if (::lstat((host + "/" + child).c_str(), &cst) == 0) deleted_tree(host, child, cst, upper);
       }
       if (!err.empty()) out_.notes.push_back("cannot list " + err + ": what it holds is deleted too");
     }
@@ -221,7 +282,7 @@ class Walker {
     c.before = state_of(host, st);
     c.upper_stamp = upper;
     conflict_check(c, st);
-    if (c.before.type == EntryType::kFile) binary_later(host);
+    if (c.before.type == EntryType::kFile) binary_later(host_dir, name, st);
     add(std::move(c));
   }
 
@@ -232,14 +293,22 @@ class Walker {
     std::string err;
     const auto names = list_dir(up_dir, err);
     if (!err.empty()) out_.notes.push_back("cannot list the session's " + err);
+    // Each entry is looked up relative to its directory, opened once without following a
+    // symlink: one path component per lookup instead of the whole path, twice per entry.
+    // The roots are opened as named (as the walk always looked them up); below them, the walk
+    // only descends into what it saw as a directory, and a symlink swapped in meanwhile fails.
+    const int nofollow = rel.empty() ? 0 : O_NOFOLLOW;
+    UniqueFd up_fd(::open(up_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow));
+    if (!up_fd.valid()) return;  // gone while listing (the session runs)
+    UniqueFd host_fd(lower ? ::open(host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow) : -1);
     for (const auto& name : names) {
       if (++entries_ > o_.max_entries) return;
       const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
       struct stat ust {}, lst {};
-      if (::lstat(up.c_str(), &ust) != 0) continue;  // gone while listing (the session runs)
-      const bool host_has = lower && ::lstat(host.c_str(), &lst) == 0;
+      if (::fstatat(up_fd.get(), name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone while listing
+      const bool host_has = lower && host_fd.valid() && ::fstatat(host_fd.get(), name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
       if (is_whiteout(ust)) {
-        if (host_has) deleted_tree(host, lst, stamp_of(ust));
+        if (host_has) deleted_tree(host_dir, name, lst, stamp_of(ust));
         continue;
       }
       Change c;
@@ -273,7 +342,7 @@ class Walker {
           for (const auto& lname : list_dir(host, lerr)) {
             struct stat u {}, l {};
             if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
-            if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host + "/" + lname, l, stamp_of(ust));
+            if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host, lname, l, stamp_of(ust));
           }
         }
         walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
@@ -285,7 +354,7 @@ class Walker {
         // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
         // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
         // the host's directory after the session started.
-        if (c.after.type == EntryType::kFile) binary_later(up);
+        if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
         if (lower && has_xattr(up, "user.overlay.origin")) {
           struct stat pst {};
           const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
@@ -309,7 +378,7 @@ class Walker {
       }
       if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
         c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
-      if (c.after.type == EntryType::kFile) binary_later(up);
+      if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
       conflict_check(c, lst);
       add(std::move(c));
     }
@@ -320,8 +389,7 @@ class Walker {
     std::string err;
     for (const auto& name : list_dir(host, err)) {
       struct stat cst {};
-      const std::string child = host + "/" + name;
-      if (::lstat(child.c_str(), &cst) == 0) deleted_tree(child, cst, upper);
+      if (::lstat((host + "/" + name).c_str(), &cst) == 0) deleted_tree(host, name, cst, upper);
     }
   }
 
@@ -329,10 +397,18 @@ class Walker {
   const ChangeWalkOptions& o_;
   review::ChangeSet& out_;
   std::vector<std::string> protected_absent_;
+  std::set<std::string> absent_pointers_;
   std::string root_, upper_root_;
   int layer_ = 0;
   std::size_t entries_ = 0;
-  std::vector<std::pair<std::size_t, std::string>> binary_jobs_;  // change index, file to read
+  struct BinaryJob {
+    std::size_t change;  // its index in the change set
+    std::size_t dir;     // in binary_dirs_
+    std::string name;
+    FileKey key;  // its stat in the walk
+  };
+  std::vector<std::string> binary_dirs_;
+  std::vector<BinaryJob> binary_jobs_;
 };
 
 // A deleted file and an added one with the same bytes: a rename (or a move). Only files, only
@@ -438,14 +514,21 @@ Result<review::ChangeSet> compute_change_set(const ReviewSession& s, const revie
   set.started_ns = s.roots.started_ns;
   set.interrupted_apply = s.journal.has_value();
   Walker walker(s, options, set);
-  set.changes.reserve(1024);
+  // Room for 65,536 changes up front: reserving costs address space, not memory (a page is touched
+  // only when a change fills it), and a growing set would otherwise move every change it holds
+  // into fresh pages at each doubling, a tenth of what listing ten thousand changes cost.
+  set.changes.reserve(std::size_t{1} << 16);
   for (const auto& r : s.roots.roots) walker.walk_root(r);
-  if (!walker.over_budget()) walker.mark_binary();
+  if (!walker.over_budget() && options.binary_markers) walker.mark_binary();
   if (walker.over_budget())
     return Error{ErrorCode::kRefused, "session " + s.id + " changed more than " + std::to_string(options.max_entries) +
                                           " entries; the review lists no more than that"};
   find_renames(set, s, options.rename_compares);
-  std::sort(set.changes.begin(), set.changes.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
+  // The walk visits names in order, so the set is mostly sorted already ("a-b" sorts before
+  // "a/b" is the exception): checking first spares moving ten thousand changes through a sort.
+  const auto by_path = [](const Change& a, const Change& b) { return a.path < b.path; };
+  if (!std::is_sorted(set.changes.begin(), set.changes.end(), by_path))
+    std::sort(set.changes.begin(), set.changes.end(), by_path);
   std::map<std::string, review::ChangeFacts> facts = git_index_facts(s, set);
   classifier.classify(set.changes, facts);
   add_commit_offers(s, set);
@@ -455,7 +538,7 @@ Result<review::ChangeSet> compute_change_set(const ReviewSession& s, const revie
 }
 
 Result<LoadedReview> load_review(const std::string& session_dir, const std::string& id, const std::string& resources_dir,
-                                 bool running) {
+                                 bool running, const ChangeWalkOptions& options) {
   auto s = open_review_session(session_dir, id);
   if (!s) return s.error();
   auto tool = load_builtin_list(resources_dir, "tool-executed");
@@ -463,7 +546,7 @@ Result<LoadedReview> load_review(const std::string& session_dir, const std::stri
   auto agent = load_builtin_list(resources_dir, "agent-config");
   if (!agent) return agent.error();
   review::Classifier classifier({s->ir.meta.project, s->ir.meta.home, &*tool, &*agent});
-  auto set = compute_change_set(*s, classifier, running);
+  auto set = compute_change_set(*s, classifier, running, options);
   if (!set) return set.error();
   return LoadedReview{std::move(*s), std::move(*set)};
 }

@@ -39,6 +39,9 @@ Result<ReviewSession> open_review_session(const std::string& session_dir, const 
 struct ChangeWalkOptions {
   std::size_t max_entries = 20'000'000;  // upper entries and deleted host entries visited
   std::size_t rename_compares = 2000;    // content comparisons spent looking for renames
+  // Read the start of each changed file to mark binary content. Apply and discard never show it
+  // (nor does the classification use it), so they skip one open and read per changed file.
+  bool binary_markers = true;
 };
 
 // The session's changes, classified, with its decisions applied (decided changes carry their
@@ -53,7 +56,7 @@ struct LoadedReview {
   review::ChangeSet changes;
 };
 Result<LoadedReview> load_review(const std::string& session_dir, const std::string& id, const std::string& resources_dir,
-                                 bool running);
+                                 bool running, const ChangeWalkOptions& options = {});
 
 // One side of a change, for its diff: the host's bytes (after = false) or the session's. A side
 // that is not a regular file is "" ; larger than max_bytes: an error.

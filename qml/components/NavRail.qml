@@ -14,6 +14,8 @@ Pane {
     property int attentionCount: 0
     // Changes that ended sessions hold for review.
     property int reviewCount: 0
+    // Direct-mode audit findings waiting for a decision (docs/audit.md).
+    property int auditCount: 0
     padding: 0
 
     background: Rectangle {
@@ -59,6 +61,7 @@ Pane {
                       : modelData + (rail.runningCount > 0 ? "  (" + rail.runningCount + ")" : "")
                         + (rail.attentionCount > 0 ? "  ⚠ " + rail.attentionCount : "")
                         + (rail.reviewCount > 0 ? "  ✎ " + rail.reviewCount : "")
+                        + (rail.auditCount > 0 ? "  ! " + rail.auditCount : "")
                 highlighted: rail.currentIndex === index
                 onClicked: rail.currentIndex = index
             }

@@ -10,9 +10,12 @@ Pane {
     required property Workspace workspace
     required property PolicyComposer composer
     required property Launcher launcher
+    // Undecided audit findings per project: the card's line (docs/audit.md).
+    property AuditInbox auditInbox: null
     signal addProjectRequested()
     signal customizeRequested()
     signal openSessionRequested(string dir)
+    signal auditRequested(string dir)
     signal approveRequested(string file)
     padding: 16
 
@@ -135,6 +138,17 @@ Pane {
                             maximumLineCount: card.highlighted ? 6 : 1
                             elide: Text.ElideRight
                         }
+                        Label {
+                            objectName: "cardAudit"
+                            Layout.fillWidth: true
+                            visible: text.length > 0
+                            text: page.auditInbox && page.auditInbox.revision >= 0 ? page.auditInbox.projectLine(card.path) : ""
+                            color: "#c62828"
+                            font.pixelSize: 12
+                            wrapMode: card.highlighted ? Text.Wrap : Text.NoWrap
+                            maximumLineCount: card.highlighted ? 3 : 1
+                            elide: Text.ElideRight
+                        }
                     }
                 }
             }
@@ -211,6 +225,27 @@ Pane {
                     }
                     Item {
                         Layout.fillWidth: true
+                    }
+                }
+
+                // What an earlier session left here for a tool on this machine to run, and where to
+                // decide it.
+                RowLayout {
+                    Layout.fillWidth: true
+                    visible: auditLine.text.length > 0
+                    Label {
+                        id: auditLine
+                        objectName: "homeAudit"
+                        Layout.fillWidth: true
+                        text: page.auditInbox && page.auditInbox.revision >= 0
+                              ? page.auditInbox.projectLine(page.workspace.currentProject) : ""
+                        color: "#c62828"
+                        wrapMode: Text.Wrap
+                    }
+                    Button {
+                        objectName: "homeAuditButton"
+                        text: qsTr("Decide…")
+                        onClicked: page.auditRequested(page.auditInbox.projectSession(page.workspace.currentProject))
                     }
                 }
 

@@ -178,6 +178,18 @@ ColumnLayout {
             ToolTip.delay: 600
             ToolTip.text: qsTr("A program on this computer can reach the agent's server on these ports (127.0.0.1 only)")
         }
+        Label { text: qsTr("Ports on this computer") }
+        TextField {
+            objectName: "hostPortsField"
+            Layout.fillWidth: true
+            placeholderText: qsTr("reached from inside, e.g. 11434 for Ollama, 1234 for LM Studio")
+            text: panel.launcher.hostPorts
+            onEditingFinished: panel.launcher.hostPorts = text
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("The agent reaches a server on this computer's 127.0.0.1 at these ports (its own "
+                               + "127.0.0.1 inside), such as a local model")
+        }
         Label {
             text: qsTr("Same as")
             Layout.alignment: Qt.AlignTop

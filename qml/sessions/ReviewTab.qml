@@ -12,6 +12,8 @@ ColumnLayout {
     id: tab
     required property string sessionDir
     required property bool running
+    // An agent preset: its Paddock state against your own copy instead of a session's changes.
+    property string agent: ""
     property ReviewInbox inbox: null
     readonly property ReviewModel model: review
     property int selectedRow: -1
@@ -22,6 +24,7 @@ ColumnLayout {
         id: review
         objectName: "reviewModel"
         sessionDir: tab.sessionDir
+        agent: tab.agent
         running: tab.running
         onBusyChanged: if (!busy && tab.inbox) tab.inbox.recount(tab.sessionDir)
         onModelReset: {
@@ -323,15 +326,22 @@ ColumnLayout {
 
     Dialog {
         id: discardDialog
-        title: qsTr("Discard every change of this session?")
+        title: tab.agent.length > 0 ? qsTr("Drop every listed change?")
+                                    : qsTr("Discard every change of this session?")
         modal: true
         anchors.centerIn: Overlay.overlay
         standardButtons: Dialog.Discard | Dialog.Cancel
-        Label {
+        ColumnLayout {
             width: 420
-            wrapMode: Text.Wrap
-            text: qsTr("The %n change(s) held for review are thrown away; your project stays as it is.", "",
-                       review.pendingCount)
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: tab.agent.length > 0
+                      ? qsTr("The agent's next session sees your own copy of these %n path(s) again; its history and "
+                             + "login stay.", "", review.pendingCount)
+                      : qsTr("The %n change(s) held for review are thrown away; your project stays as it is.", "",
+                             review.pendingCount)
+            }
         }
         onDiscarded: {
             review.discardAll()

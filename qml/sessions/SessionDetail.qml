@@ -1,6 +1,8 @@
 // One session in detail: what it is, Stop and Verify, and tabs: Output (what a background run
 // printed), Network (the broker's log as a table with filters and search, and the denied hosts
-// with their fixes), Usage (against the limits), Events (everything in events.jsonl).
+// with their fixes), Usage (against the limits), Events (everything in events.jsonl), Review
+// (a review-mode session's held changes) and Audit (what a direct-mode session left for a tool on
+// this machine to run, and the user's decision on it).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -13,11 +15,14 @@ Pane {
     required property ViolationInbox violations
     // Counts what review-mode sessions hold (the Review tab tells it when it applied something).
     property ReviewInbox reviewInbox: null
+    // What direct-mode sessions left for the host's tools (the Audit tab tells it what it decided).
+    property AuditInbox auditInbox: null
     readonly property SessionMonitor monitor: monitor
     readonly property int row: detail.sessions.rowOfDir(detail.sessionDir)
     readonly property var info: detail.row >= 0 && detail.sessions.count >= 0 ? detail.sessions.get(detail.row) : ({})
     property string verifyText: ""
     signal fixRequested(int row)
+    function showAudit() { tabs.currentIndex = 5 }
     padding: 0
 
     SessionMonitor {
@@ -127,6 +132,11 @@ Pane {
                 text: reviewTab.model.pendingCount > 0 ? qsTr("Review (%1)").arg(reviewTab.model.pendingCount)
                                                        : qsTr("Review")
             }
+            TabButton {
+                objectName: "auditTabButton"
+                text: auditTab.model.pendingCount > 0 ? qsTr("Audit (%1)").arg(auditTab.model.pendingCount)
+                                                      : qsTr("Audit")
+            }
             onCurrentIndexChanged: if (currentIndex === 1) detail.violations.reload()
         }
 
@@ -178,6 +188,14 @@ Pane {
                 sessionDir: detail.sessionDir
                 running: detail.info.running === true
                 inbox: detail.reviewInbox
+            }
+
+            // Audit (docs/audit.md)
+            AuditTab {
+                id: auditTab
+                objectName: "auditTab"
+                sessionDir: detail.sessionDir
+                inbox: detail.auditInbox
             }
         }
     }

@@ -24,6 +24,8 @@ ItemDelegate {
     required property bool running
     required property string dir
     property bool selected: false
+    // Findings of its audit still waiting for a decision (docs/audit.md).
+    property int auditPending: 0
     property real now: Date.now()
 
     function duration(ms) {
@@ -71,6 +73,15 @@ ItemDelegate {
                       + (row.denied > 0 ? qsTr(", %1 denied").arg(row.denied) : "")
                       + (row.problem.length > 0 ? " · " + row.problem : row.error.length > 0 ? " · " + row.error : "")
                 opacity: 0.75
+                font.pixelSize: 12
+                elide: Text.ElideRight
+            }
+            Label {
+                objectName: "rowAudit"
+                Layout.fillWidth: true
+                visible: row.auditPending > 0
+                text: qsTr("%n file(s) for a tool on this machine to run: decide in its Audit tab", "", row.auditPending)
+                color: "#c62828"
                 font.pixelSize: 12
                 elide: Text.ElideRight
             }

@@ -10,11 +10,14 @@ Pane {
     required property SessionsModel model
     required property AskInbox inbox
     property ReviewInbox reviewInbox: null
+    property AuditInbox auditInbox: null
     property string selectedDir: ""
     property real now: Date.now()
     padding: 16
 
     // Nothing chosen yet: show the newest session, so a live one is one click from the tray.
+    // The selected session's Audit tab (from Home's "Decide…").
+    function showAudit() { detail.showAudit() }
     function selectNewest() {
         if (page.selectedDir.length === 0 && page.model.count > 0) page.selectedDir = page.model.dirAt(0)
     }
@@ -94,6 +97,7 @@ Pane {
                 ScrollBar.vertical: ScrollBar {}
                 delegate: SessionRow {
                     width: list.width
+                    auditPending: page.auditInbox && page.auditInbox.revision >= 0 ? page.auditInbox.pendingOf(dir) : 0
                     selected: dir === page.selectedDir
                     now: page.now
                     onClicked: page.selectedDir = dir
@@ -101,6 +105,7 @@ Pane {
             }
 
             SessionDetail {
+                id: detail
                 objectName: "sessionDetail"
                 SplitView.fillWidth: true
                 SplitView.minimumWidth: 420
@@ -109,6 +114,7 @@ Pane {
                 sessions: page.model
                 violations: violations
                 reviewInbox: page.reviewInbox
+                auditInbox: page.auditInbox
                 visible: page.selectedDir.length > 0
                 onFixRequested: (row) => fixDialog.openForRow(row)
             }

@@ -157,6 +157,43 @@ Pane {
             Layout.fillWidth: true
         }
 
+        // What an agent changed in its Paddock-owned state (docs/agents.md, "Bringing a change
+        // out"): the same view as a session's Review tab, against your own copy of its directory.
+        GroupBox {
+            title: qsTr("Agents' own state")
+            Layout.fillWidth: true
+            ColumnLayout {
+                anchors.fill: parent
+                spacing: 8
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.8
+                    text: qsTr("Inside Paddock an agent writes its settings, history and login into its own copy of its "
+                               + "directory, kept here for its next session. Your own agent outside never reads it; "
+                               + "bring a change out only after reading it.")
+                }
+                RowLayout {
+                    Label { text: qsTr("Agent") }
+                    ComboBox {
+                        id: stateAgentBox
+                        objectName: "stateAgentBox"
+                        Layout.preferredWidth: 240
+                        model: page.workspace.agents
+                        textRole: "name"
+                    }
+                }
+                ReviewTab {
+                    objectName: "agentStateView"
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 380
+                    sessionDir: ""
+                    agent: page.visible ? page.workspace.agents.presetAt(stateAgentBox.currentIndex) : ""
+                    running: false
+                }
+            }
+        }
+
         GroupBox {
             title: qsTr("Paths in use")
             Layout.fillWidth: true

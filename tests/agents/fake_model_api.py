@@ -15,18 +15,11 @@ import ssl
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from model_wire import (anthropic_answer, anthropic_tool_results, responses_outputs,  # noqa: E402
+                        responses_stream, shell_call, text_item)
+
 port, cert, key, record, command = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-
-
-def tool_results(body):
-    out = []
-    for m in body.get("messages", []):
-        content = m.get("content")
-        if isinstance(content, list):
-            for c in content:
-                if isinstance(c, dict) and c.get("type") == "tool_result":
-                    out.append(c)
-    return out
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -63,7 +56,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.openai_responses(body)
         if not self.path.startswith("/v1/messages") or self.path.startswith("/v1/messages/count_tokens"):
             return self.reply(200, "application/json", b'{"input_tokens":1}')
-        results = tool_results(body)
+        results = anthropic_tool_results(body)
         has_tools = any(t.get("name") == "Bash" for t in body.get("tools", []))
         if results:
             with open(record, "a") as f:
@@ -77,32 +70,9 @@ class Handler(BaseHTTPRequestHandler):
         else:
             blocks = [{"type": "text", "text": "ok"}]
             stop = "end_turn"
-        model = body.get("model", "claude-test")
-        usage = {"input_tokens": 1, "output_tokens": 1}
-        if not body.get("stream"):
-            msg = {"id": "msg_paddock", "type": "message", "role": "assistant", "model": model, "content": blocks,
-                   "stop_reason": stop, "stop_sequence": None, "usage": usage}
-            return self.reply(200, "application/json", json.dumps(msg).encode())
-        events = [("message_start", {"type": "message_start", "message": {
-            "id": "msg_paddock", "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": usage}})]
-        for i, b in enumerate(blocks):
-            if b["type"] == "text":
-                events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                       "content_block": {"type": "text", "text": ""}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "text_delta", "text": b["text"]}}))
-            else:
-                events.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
-                    "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
-                    "type": "input_json_delta", "partial_json": json.dumps(b["input"])}}))
-            events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-        events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                         "usage": {"output_tokens": 1}}))
-        events.append(("message_stop", {"type": "message_stop"}))
-        data = "".join("event: %s\ndata: %s\n\n" % (e, json.dumps(d)) for e, d in events).encode()
-        self.reply(200, "text/event-stream", data)
+        ctype, data = anthropic_answer(blocks, stop, body.get("model", "claude-test"), "msg_paddock",
+                                       bool(body.get("stream")))
+        self.reply(200, ctype, data)
 
 
     # OpenAI's Responses API as Codex uses it: the request lists the tools (function tools with a
@@ -110,51 +80,17 @@ class Handler(BaseHTTPRequestHandler):
     # "type"; a function call is one output item, and its result comes back in the next
     # request's input as a function_call_output with the same call_id.
     def openai_responses(self, body):
-        outputs = [i for i in body.get("input", []) if isinstance(i, dict) and i.get("type", "").endswith("call_output")]
-        call = shell_call(body.get("tools", []), command)
+        outputs = responses_outputs(body)
+        call = shell_call(body.get("tools", []), command, "paddock_1")
         # For the test's log when the agent never calls back: what it offered.
         print("responses: tools %s" % [(t.get("type"), t.get("name")) for t in body.get("tools", [])], flush=True)
         if outputs:
             with open(record, "a") as f:
                 f.write(json.dumps(outputs) + "\n")
-            item = {"type": "message", "role": "assistant", "id": "msg_paddock", "status": "completed",
-                    "content": [{"type": "output_text", "text": "The sandbox denied those.", "annotations": []}]}
-        elif call:
-            item = call
+            item = text_item("The sandbox denied those.", "msg_paddock")
         else:
-            item = {"type": "message", "role": "assistant", "id": "msg_paddock", "status": "completed",
-                    "content": [{"type": "output_text", "text": "ok", "annotations": []}]}
-        usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
-        response = {"id": "resp_paddock", "object": "response", "model": body.get("model", "gpt-test")}
-        events = [{"type": "response.created", "response": dict(response, status="in_progress", output=[])},
-                  {"type": "response.output_item.added", "output_index": 0, "item": item},
-                  {"type": "response.output_item.done", "output_index": 0, "item": item},
-                  {"type": "response.completed", "response": dict(response, status="completed", output=[item],
-                                                                  usage=usage)}]
-        data = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events).encode()
-        self.reply(200, "text/event-stream", data)
-
-
-# The function call that runs `cmd` with the shell tool the client offers, in the shape of that
-# tool's parameters: a command string ("shell_command", "exec_command"'s "cmd") or an argv
-# ("shell"). None when it offers no shell.
-def shell_call(tools, cmd):
-    for t in tools:
-        if t.get("type") != "function":
-            continue
-        props = t.get("parameters", {}).get("properties", {})
-        if "cmd" in props:
-            args = {"cmd": cmd, "yield_time_ms": 30000}
-        elif props.get("command", {}).get("type") == "array":
-            args = {"command": ["bash", "-lc", cmd]}
-        elif props.get("command", {}).get("type") == "string":
-            args = {"command": cmd}
-        else:
-            continue
-        return {"type": "function_call", "id": "fc_paddock", "call_id": "call_paddock_1", "name": t["name"],
-                "arguments": json.dumps(args), "status": "completed"}
-    return None
+            item = call or text_item("ok", "msg_paddock")
+        self.reply(200, "text/event-stream", responses_stream(item, body.get("model", "gpt-test"), "resp_paddock"))
 
 
 server = ThreadingHTTPServer(("127.0.0.1", port), Handler)

@@ -21,6 +21,10 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from model_wire import (anthropic_answer, anthropic_tool_results, responses_outputs,  # noqa: E402
+                        responses_stream, shell_call, text_item)
+
 port, steps_file, record, requests_log = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 with open(steps_file) as f:
     STEPS = json.load(f)
@@ -119,8 +123,7 @@ class Handler(BaseHTTPRequestHandler):
     # ---- Anthropic Messages: tool_use blocks out, tool_result blocks back.
     def anthropic(self, body):
         tool = next((t["name"] for t in body.get("tools", []) if t.get("name") in SHELL_TOOLS), None)
-        results = [c for m in body.get("messages", []) if isinstance(m.get("content"), list)
-                   for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_result"]
+        results = anthropic_tool_results(body)
         if tool and results:
             record_result(len(results), text_of(results[-1].get("content")))
         if tool and len(results) < len(STEPS):
@@ -131,52 +134,19 @@ class Handler(BaseHTTPRequestHandler):
         else:
             blocks = [{"type": "text", "text": "All ten steps are done." if tool else "Paddock task"}]
             stop = "end_turn"
-        model = body.get("model", "claude-test")
-        usage = {"input_tokens": 1, "output_tokens": 1}
-        if not body.get("stream"):
-            msg = {"id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": blocks,
-                   "stop_reason": stop, "stop_sequence": None, "usage": usage}
-            return self.reply(200, "application/json", json.dumps(msg).encode())
-        ev = [("message_start", {"type": "message_start", "message": {
-            "id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": usage}})]
-        for i, b in enumerate(blocks):
-            if b["type"] == "text":
-                ev.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "text", "text": ""}}))
-                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                   "delta": {"type": "text_delta", "text": b["text"]}}))
-            else:
-                ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
-                    "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
-                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
-                    "type": "input_json_delta", "partial_json": json.dumps(b["input"])}}))
-            ev.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-        ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                     "usage": {"output_tokens": 1}}))
-        ev.append(("message_stop", {"type": "message_stop"}))
-        self.sse("event: %s\ndata: %s\n\n" % (e, json.dumps(d)) for e, d in ev)
+        ctype, data = anthropic_answer(blocks, stop, body.get("model", "claude-test"), "msg_scripted",
+                                       bool(body.get("stream")))
+        self.reply(200, ctype, data)
 
     # ---- OpenAI Responses (streamed): a function_call item out, a function_call_output back.
     def openai_responses(self, body):
-        outputs = [i for i in body.get("input", []) if isinstance(i, dict) and i.get("type", "").endswith("call_output")]
+        outputs = responses_outputs(body)
         if outputs:
             record_result(len(outputs), text_of(outputs[-1].get("output")))
-        call = shell_call(body.get("tools", []), STEPS[len(outputs)]["command"], len(outputs)) \
-            if len(outputs) < len(STEPS) else None
-        if call:
-            item = call
-        else:
-            item = {"type": "message", "role": "assistant", "id": "msg_scripted", "status": "completed",
-                    "content": [{"type": "output_text", "text": "All ten steps are done.", "annotations": []}]}
-        usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
-        response = {"id": "resp_scripted", "object": "response", "model": body.get("model", "gpt-test")}
-        ev = [{"type": "response.created", "response": dict(response, status="in_progress", output=[])},
-              {"type": "response.output_item.added", "output_index": 0, "item": item},
-              {"type": "response.output_item.done", "output_index": 0, "item": item},
-              {"type": "response.completed", "response": dict(response, status="completed", output=[item], usage=usage)}]
-        self.sse("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in ev)
+        n = len(outputs)
+        call = shell_call(body.get("tools", []), STEPS[n]["command"], "step_%d" % n) if n < len(STEPS) else None
+        item = call or text_item("All ten steps are done.", "msg_scripted")
+        self.reply(200, "text/event-stream", responses_stream(item, body.get("model", "gpt-test"), "resp_scripted"))
 
     # ---- Google Generative Language: functionCall parts out, functionResponse parts back.
     def gemini(self, body, stream):
@@ -201,26 +171,6 @@ class Handler(BaseHTTPRequestHandler):
         if stream:
             return self.sse(["data: %s\r\n\r\n" % json.dumps(answer)])
         self.reply(200, "application/json", json.dumps(answer).encode())
-
-
-def shell_call(tools, cmd, n):
-    """Codex's shell tool as it declares it: a command string ("shell_command", exec_command's
-    "cmd") or an argv ("shell"); None when it offers no shell."""
-    for t in tools:
-        if t.get("type") != "function":
-            continue
-        props = t.get("parameters", {}).get("properties", {})
-        if "cmd" in props:
-            args = {"cmd": cmd, "yield_time_ms": 30000}
-        elif props.get("command", {}).get("type") == "array":
-            args = {"command": ["bash", "-lc", cmd]}
-        elif props.get("command", {}).get("type") == "string":
-            args = {"command": cmd}
-        else:
-            continue
-        return {"type": "function_call", "id": "fc_step_%d" % n, "call_id": "call_step_%d" % n, "name": t["name"],
-                "arguments": json.dumps(args), "status": "completed"}
-    return None
 
 
 server = ThreadingHTTPServer(("127.0.0.1", port), Handler)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <nlohmann/json.hpp>
 
 #include "helpers/broker/credential_broker.h"
 
@@ -229,6 +231,43 @@ struct Sample {
   double warm_us = 0, cold_us = 0, slow_us = 0, mbps = 0;
 };
 
+// The floor of any relay on this machine: one plain 64-byte round trip over loopback TCP to
+// another thread, which the broker adds to every exchange (agent -> broker -> agent) whatever it
+// does in between. Median of `n`, after `n` to warm up.
+double loopback_round_trip_us(int n) {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  std::thread echo([&acceptor] {
+    asio::error_code ec;
+    tcp::socket s(acceptor.get_executor());
+    acceptor.accept(s, ec);
+    if (ec) return;
+    s.set_option(tcp::no_delay(true));
+    char buf[kSmall];
+    while (!ec) {
+      asio::read(s, asio::buffer(buf), ec);
+      if (!ec) asio::write(s, asio::buffer(buf), ec);
+    }
+  });
+  tcp::socket c(io);
+  asio::error_code ec;
+  c.connect(acceptor.local_endpoint(), ec);
+  std::vector<double> v;
+  if (!ec) {
+    c.set_option(tcp::no_delay(true));
+    char buf[kSmall] = {};
+    for (int i = 0; i < 2 * n && !ec; ++i) {
+      const auto t0 = Clock::now();
+      asio::write(c, asio::buffer(buf), ec);
+      if (!ec) asio::read(c, asio::buffer(buf), ec);
+      if (i >= n) v.push_back(ms_since(t0) * 1000);
+    }
+  }
+  c.close(ec);
+  echo.join();
+  return median(v);
+}
+
 // One round of one variant: `requests` kept-alive requests (median per request), `cold` new
 // connections with one request each, and one `stream_bytes` download.
 bool measure(Client& c, int requests, int cold, long stream_bytes, Sample& out) {
@@ -267,9 +306,15 @@ bool measure(Client& c, int requests, int cold, long stream_bytes, Sample& out) 
 int main(int argc, char** argv) {
   int rounds = 5;
   long stream_mib = 256;
+  std::string only;  // for profiling one variant alone (e.g. under perf record -g)
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--rounds") rounds = std::max(1, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--stream-mib") stream_mib = std::max(1L, std::atol(argv[i + 1]));
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
+  if (!only.empty() && only != "direct" && only != "brokered") {
+    std::printf("credential_bench: --only takes direct or brokered\n");
+    return 2;
   }
   Certs certs;
   if (!certs.make()) {
@@ -296,6 +341,10 @@ int main(int argc, char** argv) {
   o.listeners.emplace_back(endpoint.release());
   o.resolver = std::make_shared<broker::StaticResolver>();
   o.extra_ca_file = certs.ca;
+  // Every exchange's event is built and serialised, as a session's sink does before it sends it
+  // to the helper.
+  std::atomic<std::size_t> event_bytes{0};
+  o.events = [&event_bytes](nlohmann::json e) { event_bytes += e.dump().size(); };
   auto b = broker::CredentialBroker::start(std::move(o));
   if (!b.ok()) {
     std::printf("credential_bench: the broker did not start: %s\n", b.error().message.c_str());
@@ -305,9 +354,12 @@ int main(int argc, char** argv) {
   constexpr int kRequests = 400, kCold = 40;
   const long kStream = stream_mib << 20;
   std::vector<Sample> direct, brokered;
+  std::vector<double> hop;
   for (int r = 0; r < rounds; ++r) {
+    hop.push_back(loopback_round_trip_us(kRequests));
     for (int k = 0; k < 2; ++k) {
       const bool through = (r + k) % 2 == 1;  // alternate which goes first
+      if (!only.empty() && through != (only == "brokered")) continue;
       Client c(through, through ? endpoint_port : upstream.port(), certs);
       Sample s;
       std::fprintf(stderr, "round %d: %s\n", r + 1, through ? "brokered" : "direct");
@@ -327,11 +379,22 @@ int main(int argc, char** argv) {
   const double dc = med(direct, &Sample::cold_us), bc = med(brokered, &Sample::cold_us);
   const double dt = med(direct, &Sample::mbps), bt = med(brokered, &Sample::mbps);
   const double ds = med(direct, &Sample::slow_us), bs = med(brokered, &Sample::slow_us);
+  if (!only.empty()) {
+    const auto& v = only == "brokered" ? brokered : direct;
+    std::printf("%s alone (%d rounds, medians): kept-alive %.0f us, 2 ms upstream %.0f us, new connection %.0f us, "
+                "streaming %.0f MiB/s\n",
+                only.c_str(), rounds, med(v, &Sample::warm_us), med(v, &Sample::slow_us), med(v, &Sample::cold_us),
+                med(v, &Sample::mbps));
+    (*b)->stop();
+    return 0;
+  }
   std::printf("credential broker vs a direct TLS client, same loopback upstream (%d interleaved rounds, medians)\n", rounds);
   std::printf("  load average before: %s, after: %s (%ld cores)\n", load_before.c_str(), load_average().c_str(),
               sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("  request latency, kept-alive (%d requests/round): direct %.0f us, brokered %.0f us: %.2fx (goal <= 1.1x)\n",
               kRequests, dw, bw, bw / dw);
+  std::printf("  one plain loopback round trip (64 bytes, the least any relay adds): %.0f us; brokered - direct: %.0f us\n",
+              median(hop), bw - dw);
   std::printf("  the same with a 2 ms upstream service time (%d requests/round): direct %.0f us, brokered %.0f us: %.2fx\n",
               kRequests / 4, ds, bs, bs / ds);
   std::printf("  request latency, new connection each (%d/round): direct %.0f us, brokered %.0f us: %.2fx\n", kCold, dc, bc,

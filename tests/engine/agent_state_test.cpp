@@ -205,6 +205,22 @@ class AgentStateTest : public QObject {
     QVERIFY(sub && mcp && opencode);
   }
 
+  // A project that holds the agent's directory (a project at the home: the project's lists match
+  // ~/.codex as a project's .codex) leaves it the agent's own: its writes are kept in Paddock's
+  // state anyway, so no write protection inside it demotes it to read-only.
+  void a_project_that_holds_the_agents_directory_leaves_it_the_agents_own() {
+    EngineEnv env;
+    env.write(env.home + "/.codex/config.toml", "");
+    auto in = env.inputs();
+    in.project = env.root;
+    in.agent = "codex";
+    const auto e = eval_ok(in);
+    QVERIFY(contains(e.ir.fs.write_roots, env.home + "/.codex"));
+    QCOMPARE(e.ir.fs.agent_state.size(), std::size_t(1));
+    QCOMPARE(e.ir.fs.agent_state[0].path, env.home + "/.codex");
+    for (const auto& w : e.ir.fs.deny_write) QVERIFY2(w.path.rfind(env.home + "/.codex", 0) != 0, w.path.c_str());
+  }
+
   void an_unknown_agent_state_value_is_an_error_with_its_position() {
     EngineEnv env;
     env.user("version: 1\nfilesystem: {agent_state: mine}\n");

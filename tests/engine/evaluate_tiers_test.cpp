@@ -142,29 +142,43 @@ class EvaluateTiersTest : public QObject {
     QVERIFY(r.error().message.find(".paddock/policy.yaml:2:") != std::string::npos);
   }
 
-  void the_branch_condition_reads_git_head_without_git() {
+  // The branch comes from .git/HEAD, read without git. The agent writes that file, so the
+  // condition decides only the layer's grants: its deny holds on any branch (docs/policy-layers.md,
+  // "Conditions").
+  void the_branch_condition_reads_git_head_without_git_and_never_lifts_a_restriction() {
     EngineEnv env;
+    env.write(env.root + "/shared/notes.txt", "");
     env.write(env.project + "/.git/HEAD", "ref: refs/heads/feature\n");
-    env.repo("version: 1\nwhen: {branch: main}\nfilesystem: {deny: [$PROJECT/only-on-main]}\n");
+    const std::string layer = "version: 1\nwhen: {branch: main}\nfilesystem: {allow_read: [" + env.root +
+                              "/shared], deny: [$PROJECT/only-on-main]}\n";
+    env.repo(layer);
     auto e = eval_ok(env.inputs());
-    QVERIFY(!has_deny(e.ir, env.project + "/only-on-main"));
-    QVERIFY(e.layers.size() > 0);
+    QVERIFY(has_deny(e.ir, env.project + "/only-on-main"));
+    QVERIFY(!contains(e.ir.fs.read_roots, env.root + "/shared"));
+    bool said = false;
+    for (const auto& l : e.layers)
+      if (l.tier == "repository")
+        said = !l.applies && l.condition.find("current feature") != std::string::npos &&
+               l.condition.find("restrictions apply all the same") != std::string::npos;
+    QVERIFY(said);
     env.write(env.project + "/.git/HEAD", "ref: refs/heads/main\n");
     e = eval_ok(env.inputs());
     QVERIFY(has_deny(e.ir, env.project + "/only-on-main"));
+    QVERIFY(contains(e.ir.fs.read_roots, env.root + "/shared"));
   }
 
   void file_exists_refuses_symlink_components_and_paths_outside_the_project() {
     EngineEnv env;
     env.write(env.root + "/elsewhere/Cargo.toml", "");
+    env.write(env.root + "/cache/x", "");
     std::filesystem::create_directory_symlink(env.root + "/elsewhere", env.project + "/link");
-    env.repo("version: 1\nwhen: {file_exists: link/Cargo.toml}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    env.repo("version: 1\nwhen: {file_exists: link/Cargo.toml}\nfilesystem: {allow_read: [" + env.root + "/cache]}\n");
     auto e = eval_ok(env.inputs());
-    QVERIFY(!has_deny(e.ir, env.project + "/x"));
+    QVERIFY(!contains(e.ir.fs.read_roots, env.root + "/cache"));
     env.write(env.project + "/link2/Cargo.toml", "");
-    env.repo("version: 1\nwhen: {file_exists: link2/Cargo.toml}\nfilesystem: {deny: [$PROJECT/x]}\n");
+    env.repo("version: 1\nwhen: {file_exists: link2/Cargo.toml}\nfilesystem: {allow_read: [" + env.root + "/cache]}\n");
     e = eval_ok(env.inputs());
-    QVERIFY(has_deny(e.ir, env.project + "/x"));
+    QVERIFY(contains(e.ir.fs.read_roots, env.root + "/cache"));
     env.repo("version: 1\nwhen: {file_exists: ../home}\n");
     QVERIFY(!evaluate(env.inputs()).ok());
   }

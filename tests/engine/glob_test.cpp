@@ -59,6 +59,32 @@ class GlobTest : public QObject {
     QVERIFY(!match_component("*.pem", "A.PEM"));
   }
 
+  // A literal path that becomes part of a pattern (the project's, the home's) is escaped: each
+  // of [ ] * ? { } \ matches only itself, and the walk starts in the directory it names.
+  void escaped_characters_match_only_themselves() {
+    for (const std::string name : {"[WIP] app", "a*b", "q?", "{x,y}", "back\\slash", "]", "\\["}) {
+      const std::string e = glob_escape(name);
+      QVERIFY2(!has_glob(e), e.c_str());
+      QCOMPARE(glob_unescape(e), name);
+      QVERIFY2(match_component(e, name), e.c_str());
+      QVERIFY2(match_component(e + "*", name + ".env"), e.c_str());
+    }
+    QVERIFY(!match_component(glob_escape("[WIP]"), "W"));
+    QVERIFY(has_glob(glob_escape("[WIP]") + "/*.env"));
+    QVERIFY(match_component("\\[[a-c]\\]", "[b]"));
+    QCOMPARE(glob_base("/home/\\[u\\]/p*/x"), std::string("/home/[u]"));
+    QCOMPARE(glob_base("/**"), std::string("/"));
+    QCOMPARE(glob_unescape("C:\\Users"), std::string("C:\\Users"));  // a backslash before a plain letter stays
+
+    QTemporaryDir tmp;
+    const std::string root = std::filesystem::canonical(tmp.path().toStdString()).string() + "/[WIP] p*?{x}\\q";
+    std::filesystem::create_directories(root + "/sub");
+    for (const char* f : {"/.env", "/sub/.env", "/keep.txt"}) std::ofstream(root + f) << "k";
+    std::vector<GlobJob> jobs = {{glob_escape(root) + "/**/.env", "escaped", true}};
+    QVERIFY(expand_globs(jobs).ok());
+    QCOMPARE(jobs[0].matches, (std::vector<std::string>{root + "/.env", root + "/sub/.env"}));
+  }
+
   void globstar_matches_at_any_depth_and_never_follows_symlinks() {
     QTemporaryDir tmp;
     const std::string root = std::filesystem::canonical(tmp.path().toStdString()).string();

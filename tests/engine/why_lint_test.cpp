@@ -135,6 +135,31 @@ class WhyLintTest : public QObject {
     QCOMPARE(e->lint.front().tier, std::string("user-global"));
   }
 
+  // A grant at or below a deny is no grant: the IR lists only what the sandbox gives, provenance
+  // says which deny took it, --why says denied, and the deny is not linted as doing nothing.
+  void a_grant_below_a_deny_is_removed_and_a_write_grant_below_a_protection_is_read_only() {
+    EngineEnv env;
+    env.write(env.home + "/.ssh/id_ed25519", "k");
+    env.write(env.home + "/.npm/_logs/a.log", "l");
+    env.write(env.home + "/tools/bin/x", "x");
+    env.user("version: 1\nfilesystem:\n  allow_read: [\"~/.ssh\"]\n  allow_write: [\"~/.npm/_logs\", \"~/tools/bin\"]\n"
+             "  deny: [\"~/.npm\"]\n  deny_write: [\"~/tools\"]\n");
+    auto e = evaluate(env.inputs());
+    QVERIFY(e.ok());
+    const auto& fs = e->ir.fs;
+    for (const auto* roots : {&fs.read_roots, &fs.write_roots})
+      for (const auto& r : *roots) {
+        QVERIFY2(!within(r, env.home + "/.ssh") && !within(r, env.home + "/.npm"), r.c_str());
+        QVERIFY2(r != env.home + "/tools/bin" || roots == &fs.read_roots, r.c_str());
+      }
+    QVERIFY(std::find(fs.read_roots.begin(), fs.read_roots.end(), env.home + "/tools/bin") != fs.read_roots.end());
+    QCOMPARE(why(*e, env.home + "/.npm/_logs/a.log").access, std::string("none"));
+    QCOMPARE(why(*e, env.home + "/tools/bin/x").access, std::string("read"));
+    const auto removed = e->provenance.value("fs.write_roots:" + env.home + "/.npm/_logs", nlohmann::json::array());
+    QVERIFY2(removed.dump().find("inside the denied " + env.home + "/.npm") != std::string::npos, removed.dump().c_str());
+    for (const auto& f : e->lint) QVERIFY2(f.rule != "R3", f.message.c_str());
+  }
+
   void lint_r4_finds_secret_shaped_files_a_grant_exposes() {
     EngineEnv env;
     env.write(env.root + "/keys/prod.pem", "k");

@@ -3,12 +3,15 @@
 // says what it did not look at instead of skipping it; the audit of a project larger than its
 // budget is recorded as incomplete with the reason; the preserver keeps the content of a file
 // that is replaced during the session and says when one written in place is gone; the
-// pending-findings marker names the project until every finding is decided.
+// pending-findings marker names the project until every finding is decided; a session whose
+// audit lock is held is left to its holder.
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/session/audit_record.h"
@@ -75,9 +78,16 @@ class AuditPlatformTest : public QObject {
     put(p + "/old/deep/a", "a");
     put(p + "/old/b", "b");
     fs::create_symlink("/etc", p + "/link");
-    // What was written before the start has an older ctime (the coarse clock has moved on), and
-    // what is written after it a newer one.
-    wait_past(now_ns());
+    // What was written before the start has an older ctime, and what is written after it a newer
+    // one. A file's ctime can be ahead of CLOCK_REALTIME_COARSE (the kernel hands out fine-grained
+    // stamps to files whose times were looked at): the start waits past the newest old ctime.
+    std::int64_t newest = now_ns();
+    for (const std::string& old : {p, p + "/old", p + "/old/deep", p + "/old/deep/a", p + "/old/b", p + "/link"}) {
+      struct stat st {};
+      QVERIFY(::lstat(old.c_str(), &st) == 0);
+      newest = std::max<std::int64_t>(newest, static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec);
+    }
+    wait_past(newest);
     const std::int64_t start = now_ns();
     wait_past(start);
     put(p + "/old/deep/new", "n");
@@ -166,6 +176,40 @@ class AuditPlatformTest : public QObject {
     QCOMPARE(slurp(session + "/audit/" + out.at(p + "/replaced").name), std::string("replaced before"));
     QVERIFY(out.at(p + "/big").name.empty());
     QVERIFY(out.at(p + "/big").note.find("was not kept") != std::string::npos);
+  }
+
+  // The helper holds the audit lock from before its control socket closes until its audit is
+  // written: a front end that finds the session without its helper then leaves the audit to it,
+  // and audits it itself once nobody holds the lock (the helper died).
+  void a_session_whose_audit_lock_is_held_is_not_audited_by_a_front_end_until_it_is_let_go() {
+    session::Layout layout;
+    layout.home = root_;
+    layout.state_dir = root_ + "/state";
+    layout.runtime_dir = root_ + "/run";
+    const std::string id = "s-finishing";
+    const std::string dir = layout.session_dir(id);
+    fs::create_directories(dir + "/audit");
+    session::AuditStart start;
+    start.project = root_ + "/proj";
+    start.roots = {start.project};
+    start.record = "walk";
+    put(session::audit_start_file(dir), session::encode_audit_start(start));
+    {
+      UniqueFd held = try_lock_audit(dir);
+      QVERIFY(held.valid());
+      QVERIFY(!try_lock_audit(dir).valid());
+      auto r = audit_if_abandoned(layout, id, build_data(), "a front end");
+      QVERIFY(r.ok());
+      QVERIFY(!*r);
+      QVERIFY(!fs::exists(session::audit_file(dir)));
+    }
+    auto r = audit_if_abandoned(layout, id, build_data(), "a front end");
+    QVERIFY(r.ok());
+    QVERIFY(*r);
+    const LoadedAudit a = load_audit(dir);
+    QVERIFY(a.record);
+    QCOMPARE(a.record->by, std::string("a front end"));
+    QVERIFY(!a.record->complete);  // it has no ir.json: said, not guessed
   }
 
   void the_pending_marker_names_the_project_until_every_finding_is_decided() {

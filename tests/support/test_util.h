@@ -17,7 +17,7 @@
 namespace paddock::test {
 
 std::string slurp(const std::string& path);  // "" when unreadable
-void put(const std::string& path, const std::string& text);
+void put(const std::string& path, const std::string& text);  // its directories made as needed
 
 // Exit code, stdout and stderr, for QVERIFY2 messages.
 QByteArray dump(const ProcessResult& r);

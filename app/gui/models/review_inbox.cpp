@@ -27,21 +27,7 @@ Counted count_changes(const QString& dir, bool running) {
 
 }  // namespace
 
-ReviewInbox::ReviewInbox(QObject* parent) : QObject(parent) {}
-
-void ReviewInbox::setSessions(SessionsModel* s) {
-  if (s == sessions_) return;
-  if (sessions_) sessions_->disconnect(this);
-  sessions_ = s;
-  if (sessions_) {
-    connect(sessions_, &QAbstractItemModel::modelReset, this, &ReviewInbox::scan);
-    connect(sessions_, &QAbstractItemModel::rowsInserted, this, &ReviewInbox::scan);
-    connect(sessions_, &QAbstractItemModel::rowsRemoved, this, &ReviewInbox::scan);
-    connect(sessions_, &QAbstractItemModel::dataChanged, this, &ReviewInbox::scan);
-  }
-  emit sessionsChanged();
-  scan();
-}
+ReviewInbox::ReviewInbox(QObject* parent) : SessionsFollower(parent) {}
 
 int ReviewInbox::sessionCount() const {
   int n = 0;
@@ -73,9 +59,9 @@ void ReviewInbox::recount(const QString& dir) {
 // Every review-mode session is counted once it is seen, and again when it ends (announced if this
 // inbox saw it run).
 void ReviewInbox::scan() {
-  if (!sessions_) return;
+  if (!sessions()) return;
   std::set<QString> present;
-  for (const auto& r : sessions_->records()) {
+  for (const auto& r : sessions()->records()) {
     present.insert(r.dir);
     const bool running = r.state == "running";
     if (plain_.count(r.dir)) continue;

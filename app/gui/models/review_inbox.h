@@ -8,18 +8,16 @@
 #include <set>
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
 #include <QtQml/qqmlregistration.h>
 
-#include "sessions_model.h"
+#include "sessions_follower.h"
 
 namespace paddock::gui {
 
-class ReviewInbox : public QObject {
+class ReviewInbox : public SessionsFollower {
   Q_OBJECT
   QML_ELEMENT
-  Q_PROPERTY(paddock::gui::SessionsModel* sessions READ sessions WRITE setSessions NOTIFY sessionsChanged)
   // Sessions that ended and still hold changes, and how many changes they hold in all.
   Q_PROPERTY(int sessionCount READ sessionCount NOTIFY changed)
   Q_PROPERTY(int count READ count NOTIFY changed)
@@ -27,8 +25,6 @@ class ReviewInbox : public QObject {
  public:
   explicit ReviewInbox(QObject* parent = nullptr);
 
-  SessionsModel* sessions() const { return sessions_; }
-  void setSessions(SessionsModel* s);
   int sessionCount() const;
   int count() const;
 
@@ -39,7 +35,6 @@ class ReviewInbox : public QObject {
   Q_INVOKABLE void recount(const QString& dir);
 
  signals:
-  void sessionsChanged();
   void changed();
   // A review-mode session this inbox saw running has ended holding `count` changes.
   void reviewReady(const QString& id, const QString& dir, int count, int flagged);
@@ -49,10 +44,9 @@ class ReviewInbox : public QObject {
     int pending = 0, flagged = 0;
     bool running = false;
   };
-  void scan();
+  void scan() override;
   void count_dir(const QString& dir, bool running, bool announce);
 
-  QPointer<SessionsModel> sessions_;
   std::map<QString, Count> counts_;   // review-mode sessions, by directory
   std::set<QString> seen_running_;    // sessions this inbox saw running
   struct Again {

@@ -8,6 +8,8 @@
 
 #include "../app_paths.h"
 #include "engine/review/text_diff.h"
+#include "platform/agent_state.h"
+#include "platform/agent_state_review.h"
 #include "platform/review/review_apply.h"
 
 namespace paddock::gui {
@@ -51,6 +53,32 @@ QString detail_of(const Change& c, const FrozenIr& ir) {
   if (c.binary) parts << QObject::tr("binary");
   if (c.after.type == EntryType::kFile) parts << QObject::tr("%n byte(s)", "", static_cast<int>(std::min<std::int64_t>(c.after.size, INT32_MAX)));
   return parts.join(" · ");
+}
+
+// Apply or discard in the agent's Paddock state, on a worker: listed afresh with the state's lock
+// held (exclusive: refused while a session of the agent runs), as `paddock agent-state`.
+QString act_on_agent_state(const QString& agent, bool apply, const std::vector<std::string>& paths) {
+  const std::string resources = AppPaths::resourcesDir().toStdString();
+  auto ir = platform::agent_state_ir(agent.toStdString(), "default", AppPaths::environment(), resources);
+  if (!ir.ok()) return q(ir.error().message);
+  auto v = platform::load_agent_state(*ir, resources, false);
+  if (!v.ok()) return q(v.error().message);
+  if (v->running) return QObject::tr("A session of %1 is running: apply or discard once it has ended.").arg(agent);
+  if (!apply) {
+    if (auto st = platform::reset_agent_state(v->state, paths); !st.ok()) return q(st.error().message);
+    return QObject::tr("Dropped %n change(s) from %1's Paddock state.", "", static_cast<int>(paths.size())).arg(agent);
+  }
+  platform::ReviewSelection sel;
+  sel.paths = paths;
+  auto outcome = platform::apply_changes(v->state, v->changes, sel);
+  if (!outcome.ok()) return q(outcome.error().message);
+  // What now equals the user's copy leaves the state, so the user's later edits show through.
+  if (auto st = platform::drop_applied(v->state, outcome->done); !st.ok()) return q(st.error().message);
+  QString text = QObject::tr("Applied %n change(s) to your own copy.", "", static_cast<int>(outcome->done.size()));
+  if (!outcome->skipped.empty())
+    text += " " + QObject::tr("%n not applied: %1", "", static_cast<int>(outcome->skipped.size()))
+                      .arg(q(outcome->skipped.front().first + ": " + outcome->skipped.front().second));
+  return text;
 }
 
 }  // namespace
@@ -108,6 +136,16 @@ QVariant ReviewModel::data(const QModelIndex& index, int role) const {
 void ReviewModel::setSessionDir(const QString& dir) {
   if (dir == dir_) return;
   dir_ = dir;
+  reset_source();
+}
+
+void ReviewModel::setAgent(const QString& agent) {
+  if (agent == agent_) return;
+  agent_ = agent;
+  reset_source();
+}
+
+void ReviewModel::reset_source() {
   ++generation_;
   beginResetModel();
   rows_.clear();
@@ -135,8 +173,26 @@ void ReviewModel::setRunning(bool on) {
   refresh();  // the last look once it has ended
 }
 
-ReviewModel::Loaded ReviewModel::load(const QString& dir, bool running) {
+ReviewModel::Loaded ReviewModel::load(const QString& dir, bool running, const QString& agent) {
   Loaded out;
+  if (!agent.isEmpty()) {
+    const std::string resources = AppPaths::resourcesDir().toStdString();
+    auto ir = platform::agent_state_ir(agent.toStdString(), "default", AppPaths::environment(), resources);
+    if (!ir.ok()) {
+      out.error = q(ir.error().message);
+      return out;
+    }
+    auto v = platform::load_agent_state(*ir, resources, false);
+    if (v.ok()) {
+      out.agent_running = v->running;
+      out.review = platform::LoadedReview{std::move(v->state), std::move(v->changes)};
+    } else if (v.error().code == ErrorCode::kNotFound) {
+      out.not_review = true;
+    } else {
+      out.error = q(v.error().message);
+    }
+    return out;
+  }
   if (dir.isEmpty()) {
     out.not_review = true;
     return out;
@@ -154,7 +210,7 @@ void ReviewModel::refresh() {
     load_again_ = true;
     return;
   }
-  if (dir_.isEmpty()) {
+  if (dir_.isEmpty() && agent_.isEmpty()) {
     setStatus(ModelStatus::None);
     return;
   }
@@ -167,7 +223,7 @@ void ReviewModel::refresh() {
     if (generation == generation_) take(w->result());
     if (std::exchange(load_again_, false)) refresh();
   });
-  loading_->setFuture(QtConcurrent::run(&ReviewModel::load, dir_, running_));
+  loading_->setFuture(QtConcurrent::run(&ReviewModel::load, dir_, running_, agent_));
 }
 
 void ReviewModel::take(Loaded loaded) {
@@ -202,7 +258,20 @@ void ReviewModel::take(Loaded loaded) {
   checked_ = std::move(still);
   endResetModel();
   review_mode_ = review_.has_value();
-  if (!review_) {
+  agent_running_ = loaded.agent_running;
+  if (!agent_.isEmpty()) {
+    if (!review_)
+      summary_ = loaded.not_review ? tr("%1 has no Paddock state yet: its first session in Paddock makes one.").arg(agent_)
+                                   : loaded.error;
+    else if (rows_.empty())
+      summary_ = tr("Nothing in %1's Paddock state differs from your own copy.").arg(agent_);
+    else
+      summary_ = tr("%n change(s) in %1's Paddock state differ from your own copy: none reaches it until you apply "
+                    "it.", "", pendingCount()).arg(agent_);
+    if (review_ && flagged_ > 0) summary_ += " " + tr("%n flagged: a tool on your machine would run it.", "", flagged_);
+    if (review_ && conflicts_ > 0) summary_ += " " + tr("%n you changed in your own copy meanwhile.", "", conflicts_);
+    if (agent_running_) summary_ += " " + tr("A session of %1 is running: apply or discard once it has ended.").arg(agent_);
+  } else if (!review_) {
     summary_ = loaded.not_review ? tr("This session ran without review: its changes went to the project directly.")
                                  : loaded.error;
   } else if (rows_.empty()) {
@@ -261,12 +330,18 @@ QVariantMap ReviewModel::diffOf(int row) const {
 }
 
 bool ReviewModel::act(bool apply, std::vector<std::string> paths, bool all_safe) {
-  if (busy_ || dir_.isEmpty() || !review_) return false;
+  if (busy_ || (dir_.isEmpty() && agent_.isEmpty()) || !review_) return false;
   if (!all_safe && paths.empty()) return false;
+  // The agent's state: discarding all drops the listed changes only (its own history, logins and
+  // caches stay), as `paddock agent-state reset AGENT PATH...`.
+  if (!agent_.isEmpty() && !apply && paths.empty())
+    for (const auto* c : rows_) paths.push_back(c->path);
+  if (!agent_.isEmpty() && !apply && paths.empty()) return false;
   busy_ = true;
   last_result_.clear();
   emit busyChanged();
   const QString dir = dir_;
+  const QString agent = agent_;
   const bool running = running_;
   auto* watcher = new QFutureWatcher<QString>(this);
   connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
@@ -276,13 +351,19 @@ bool ReviewModel::act(bool apply, std::vector<std::string> paths, bool all_safe)
     emit busyChanged();
     refresh();
   });
+  if (!agent.isEmpty()) {
+    watcher->setFuture(QtConcurrent::run([agent, apply, paths = std::move(paths)]() -> QString {
+      return act_on_agent_state(agent, apply, paths);
+    }));
+    return true;
+  }
   watcher->setFuture(QtConcurrent::run([dir, running, apply, paths = std::move(paths)]() -> QString {
     // Listed afresh: the decision is made on what the session holds now.
-    Loaded l = load(dir, running);
+    Loaded l = load(dir, running, {});
     if (!l.review) return l.error.isEmpty() ? tr("This session has nothing to review.") : l.error;
     platform::ReviewSelection sel;
     sel.paths = paths;
-    auto outcome = apply ? platform::apply_changes(l.review->session, l.review->changes, sel)
+    auto outcome = apply ? platform::apply_changes(l.review->session, l.review->changes, sel, nullptr, platform::LayerUse::kOnce)
                          : platform::discard_changes(l.review->session, l.review->changes, sel);
     if (!outcome.ok()) return q(outcome.error().message);
     QString text = apply ? tr("Applied %n change(s).", "", static_cast<int>(outcome->done.size()))

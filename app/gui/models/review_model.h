@@ -3,6 +3,10 @@
 // then the safe ones; per-file diffs; apply selected, apply all safe, apply one flagged change
 // after its own confirmation, discard. Loading and applying run on a worker thread; while the
 // session runs the set is read again every two seconds, so its changes appear as they are made.
+// With `agent` set instead of a session, the same view shows what the agent changed in its
+// Paddock-owned state against the user's own copy (docs/agents.md, "Bringing a change out"):
+// apply brings a change out to the user's copy, discard drops the agent's version (`paddock
+// agent-state apply|reset`).
 #pragma once
 
 #include <memory>
@@ -23,6 +27,8 @@ class ReviewModel : public StatusListModel {
   Q_OBJECT
   QML_ELEMENT
   Q_PROPERTY(QString sessionDir READ sessionDir WRITE setSessionDir NOTIFY sessionDirChanged)
+  // An agent preset's name: its Paddock state is the change set (sessionDir stays empty).
+  Q_PROPERTY(QString agent READ agent WRITE setAgent NOTIFY sessionDirChanged)
   // The session still runs: its changes may still grow (set by the session view).
   Q_PROPERTY(bool running READ running WRITE setRunning NOTIFY runningChanged)
   // The session ran in review mode (false: its changes went to the project directly).
@@ -57,6 +63,8 @@ class ReviewModel : public StatusListModel {
 
   QString sessionDir() const { return dir_; }
   void setSessionDir(const QString& dir);
+  QString agent() const { return agent_; }
+  void setAgent(const QString& agent);
   bool running() const { return running_; }
   void setRunning(bool on);
   bool reviewMode() const { return review_mode_; }
@@ -94,13 +102,18 @@ class ReviewModel : public StatusListModel {
   struct Loaded {
     std::optional<platform::LoadedReview> review;  // empty: not a review session, or an error
     bool not_review = false;
+    bool agent_running = false;  // agent state: a session of the agent runs
     QString error;
   };
-  static Loaded load(const QString& dir, bool running);
+  // `agent` non-empty: the agent's Paddock state, else the session in `dir`.
+  static Loaded load(const QString& dir, bool running, const QString& agent);
+  void reset_source();
   void take(Loaded loaded);
   bool act(bool apply, std::vector<std::string> paths, bool all_safe);
 
   QString dir_;
+  QString agent_;
+  bool agent_running_ = false;
   bool running_ = false;
   bool review_mode_ = false;
   std::optional<platform::LoadedReview> review_;

@@ -450,6 +450,15 @@ SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
     r.ip = ev.value("ip").toString();
     r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
     r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
+  } else if (type == EventType::kAuditFinding) {
+    // What the session left for a tool on this machine to run (docs/audit.md), in words; the
+    // user decides in `paddock quarantine` / `paddock keep`.
+    r.decision = ev.value("kind").toString();
+    r.rule = ev.value("rule").toString();
+    r.text = tr("%1: %2 would run it (%3)")
+                 .arg(ev.value("path").toString(), ev.value("tool").toString(), ev.value("why").toString());
+  } else if (type == EventType::kAuditIncomplete) {
+    r.text = tr("not audited: %1").arg(ev.value("problem").toString());
   } else if (type == EventType::kAttestation) {
     // What was proven before exec, in one line; the whole record is attestation.json.
     const QJsonObject a = ev.value("attestation").toObject();

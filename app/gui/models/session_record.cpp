@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QStringList>
 
+#include "engine/display_text.h"
 #include "engine/ir.h"
 #include "engine/session/summary.h"
 #include "platform/read_file.h"
@@ -33,11 +34,11 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
   r.id = QString::fromStdString(s.id);
   r.state = QString::fromUtf8(session::to_string(s.state));
   QStringList parts;
-  for (const auto& a : s.command) parts << QString::fromStdString(a);
+  for (const auto& a : s.command) parts << QString::fromStdString(display_text(a));
   r.command = parts.join(' ');
   r.irHash = QString::fromStdString(s.ir_hash);
   r.started = QString::fromStdString(s.started);
-  r.problem = QString::fromStdString(s.problem);
+  r.problem = QString::fromStdString(display_text(s.problem));
   if (s.exit_code) r.exitCode = *s.exit_code;
   if (s.report) {
     r.ended = QString::fromStdString(s.report->ended);
@@ -45,13 +46,14 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
     r.cpuMs = s.report->usage.cpu_ms;
     r.maxRss = s.report->usage.max_rss;
     r.pids = s.report->usage.pids;
-    if (s.report->error) r.error = QString::fromStdString(*s.report->error);
+    if (s.report->error) r.error = QString::fromStdString(display_text(*s.report->error));
     QStringList changed;
     const QString home = QDir::homePath();
     for (const auto& c : s.report->config_changes) {
       QString file = QFile::decodeName(QByteArray::fromStdString(c.file));
       if (file.startsWith(home + '/')) file = "~" + file.mid(home.size());
-      changed << (c.key == "(file)" ? file : file + ' ' + QString::fromStdString(c.key));
+      file = QString::fromStdString(display_text(file.toStdString()));
+      changed << (c.key == "(file)" ? file : file + ' ' + QString::fromStdString(display_text(c.key)));
     }
     if (!changed.isEmpty())
       r.configChanges = QCoreApplication::translate("SessionRecord", "Changed settings that run on your machine: %1 (review them before you start that agent outside Paddock)")

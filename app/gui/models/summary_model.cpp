@@ -1,5 +1,7 @@
 #include "summary_model.h"
 
+#include "engine/display_text.h"
+
 namespace paddock::gui {
 
 int SummaryModel::rowCount(const QModelIndex& parent) const {
@@ -13,10 +15,10 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
     case SectionRole: return QString::fromStdString(l.section);
     case LabelRole: return QString::fromStdString(l.label);
     case Qt::DisplayRole:
-    case TextRole: return QString::fromStdString(l.text);
+    case TextRole: return QString::fromStdString(display_text(l.text));
     case TierRole: return QString::fromStdString(l.tier);
     case FileRole: return QString::fromStdString(l.file);
-    case RuleRole: return QString::fromStdString(l.rule);
+    case RuleRole: return QString::fromStdString(display_text(l.rule));
     case WarnRole: return l.warn;
     case SubjectRole: return l.paths.empty() ? QString() : QString::fromStdString(l.paths.front());
     case DecidedRole: return QString::fromStdString(l.decided);

@@ -1,5 +1,7 @@
 #include "tier_stack_model.h"
 
+#include "engine/display_text.h"
+
 namespace paddock::gui {
 
 int TierStackModel::rowCount(const QModelIndex& parent) const {
@@ -38,7 +40,7 @@ QVariant TierStackModel::data(const QModelIndex& index, int role) const {
     case FileRole: return QString::fromStdString(l.file);
     case ExistsRole: return l.exists;
     case AppliesRole: return l.applies;
-    case ConditionRole: return QString::fromStdString(l.condition);
+    case ConditionRole: return QString::fromStdString(display_text(l.condition));
     case SignatureRole: return signatureText(l.signature);
     case ImmutableRole: return l.immutable;
     case ApprovalRole: return approvalText(l.approval);

@@ -1,5 +1,7 @@
 #include "warnings_model.h"
 
+#include "engine/display_text.h"
+
 namespace paddock::gui {
 
 int WarningsModel::rowCount(const QModelIndex& parent) const {
@@ -26,11 +28,12 @@ QHash<int, QByteArray> WarningsModel::roleNames() const {
 void WarningsModel::setEvaluation(const Evaluation& e) {
   std::vector<Row> rows;
   // Taint first: it changes what the sandbox is worth.
-  for (const auto& t : e.ir.taint) rows.push_back({"taint", QString::fromStdString(t), {}, {}});
+  // Paths in these lines are names someone else may have chosen: shown escaped.
+  auto shown = [](const std::string& s) { return QString::fromStdString(display_text(s)); };
+  for (const auto& t : e.ir.taint) rows.push_back({"taint", shown(t), {}, {}});
   for (const auto& l : e.lint)
-    rows.push_back({"lint", QString::fromStdString(l.message), QString::fromStdString(l.rule),
-                    QString::fromStdString(l.tier + (l.file.empty() ? "" : " " + l.file))});
-  for (const auto& w : e.ir.warnings) rows.push_back({"warning", QString::fromStdString(w), {}, {}});
+    rows.push_back({"lint", shown(l.message), QString::fromStdString(l.rule), shown(l.tier + (l.file.empty() ? "" : " " + l.file))});
+  for (const auto& w : e.ir.warnings) rows.push_back({"warning", shown(w), {}, {}});
   beginResetModel();
   rows_ = std::move(rows);
   endResetModel();

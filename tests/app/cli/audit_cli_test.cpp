@@ -31,20 +31,7 @@ class AuditCliTest : public QObject {
     return true;
   }
 
-  ProcessResult paddock(std::vector<std::string> args) {
-    args.insert(args.begin(), paddock_bin());
-    RunOptions o = h_.opts;
-    o.timeout_ms = 120000;
-    return run_process(args, o);
-  }
-
-  std::string last_session() {
-    std::vector<std::string> ids;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec)) ids.push_back(e.path().filename().string());
-    std::sort(ids.begin(), ids.end());
-    return ids.empty() ? std::string() : ids.back();
-  }
+  ProcessResult paddock(std::vector<std::string> args) { return h_.paddock(std::move(args)); }
 
  private slots:
   void cleanup() {
@@ -58,7 +45,7 @@ class AuditCliTest : public QObject {
     QVERIFY(setup_row());
     ProcessResult r = paddock({"run", "--", "/bin/sh", "-c", "echo 'echo hi' > .envrc; echo more >> src/main.txt"});
     QVERIFY2(r.exit_code == 0, dump(r).constData());
-    const std::string id = last_session();
+    const std::string id = h_.new_session({});
     QVERIFY2(r.err.find("/.envrc created during the session: direnv would run it") != std::string::npos, dump(r).constData());
     QVERIFY2(r.err.find("paddock quarantine " + id) != std::string::npos, dump(r).constData());
 

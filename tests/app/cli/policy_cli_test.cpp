@@ -2,6 +2,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -174,7 +175,8 @@ class PolicyCliTest : public QObject {
     w.write(w.project + "/caf\xe9.pem", "SECRET\n");
     auto text = w.run({"explain"});
     QVERIFY2(text.exit_code == 0, text.err.c_str());
-    QVERIFY2(text.out.find(w.project + "/caf\xe9.pem") != std::string::npos, text.out.c_str());
+    // Shown escaped on a terminal (a byte that is not UTF-8 is \xNN), encoded in JSON.
+    QVERIFY2(text.out.find(w.project + "/caf\\xe9.pem") != std::string::npos, text.out.c_str());
     auto j = w.run({"explain", "--json"});
     QVERIFY2(j.exit_code == 0, j.err.c_str());
     QVERIFY2(j.out.find("bytes:" + w.project + "/caf%E9.pem") != std::string::npos, j.out.c_str());
@@ -190,6 +192,60 @@ class PolicyCliTest : public QObject {
     QVERIFY2(plan.exit_code == 0, plan.err.c_str());
     QVERIFY(w.run({"explain", "--why", w.project + "/caf\xe9.pem"}).out.find("DENIED") != std::string::npos);
     std::filesystem::remove(w.project + "/caf\xe9.pem");  // QTemporaryDir cannot name it to remove it
+  }
+
+  // A file name an agent chose can hold an ESC sequence (which would drive the user's terminal),
+  // a newline (which would forge a line of Paddock's output) and a C1 control: explain, --why,
+  // plan and lint show each escaped.
+  void explain_plan_and_lint_show_control_characters_in_names_escaped() {
+    World w;
+    const std::string evil = "x\x1b[2J\nFORGED\xc2\x9b.env";
+    w.write(w.project + "/" + evil, "SECRET\n");
+    w.write(w.home + "/data/" + evil, "SECRET\n");
+    const std::vector<std::vector<std::string>> commands = {{"explain"},
+                                                            {"explain", "--why", w.project + "/" + evil},
+                                                            {"plan", "--backend", "macos"},
+                                                            {"lint", "--allow-read", w.home + "/data"}};
+    for (const auto& args : commands) {
+      auto r = w.run(args);
+      const std::string all = r.out + r.err;
+      QVERIFY2(r.exit_code == 0 || args[0] == "plan", (args[0] + "\n" + all).c_str());
+      QVERIFY2(all.find('\x1b') == std::string::npos, (args[0] + "\n" + all).c_str());
+      QVERIFY2(all.find("\nFORGED") == std::string::npos, (args[0] + "\n" + all).c_str());
+      QVERIFY2(all.find("\xc2\x9b") == std::string::npos, (args[0] + "\n" + all).c_str());
+      QVERIFY2(all.find("x\\x1b[2J\\nFORGED\\u009b.env") != std::string::npos, (args[0] + "\n" + all).c_str());
+    }
+    std::filesystem::remove(w.project + "/" + evil);
+    std::filesystem::remove(w.home + "/data/" + evil);
+  }
+
+  // Every layer is bounded before YAML reads it: past 1 MiB, the error names the line where the
+  // cap is reached; past the node budget (aliases counted each time they are used), the node.
+  void a_layer_past_its_size_or_node_budget_is_one_line_with_file_line_and_exit_2() {
+    World w;
+    std::string big = "version: 1\n";
+    while (big.size() < (std::size_t{1} << 20) + 4096) big += "# a comment that pads the layer past its cap\n";
+    w.write(w.project + "/.paddock/policy.yaml", big);
+    auto r = w.run({"explain"});
+    QCOMPARE(r.exit_code, 2);
+    QCOMPARE(count_lines(r.err), 1);
+    const auto line = 1 + std::count(big.begin(), big.begin() + (1 << 20), '\n');
+    QVERIFY2(r.err.find("/.paddock/policy.yaml:" + std::to_string(line) + ":1: ") != std::string::npos &&
+                 r.err.find("larger than 1 MiB") != std::string::npos,
+             r.err.c_str());
+    std::string bomb = "version: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    const char* names[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 1; i < 6; ++i) {
+      bomb += std::string(names[i]) + ": &" + names[i] + " [";
+      for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*" + names[i - 1];
+      bomb += "]\n";
+    }
+    w.write(w.project + "/.paddock/policy.yaml", bomb);
+    auto b = w.run({"explain"});
+    QCOMPARE(b.exit_code, 2);
+    QCOMPARE(count_lines(b.err), 1);
+    QVERIFY2(b.err.find("/.paddock/policy.yaml:") != std::string::npos && b.err.find("YAML nodes") != std::string::npos,
+             b.err.c_str());
   }
 
   void a_layer_value_that_is_not_utf8_is_one_line_with_file_line_column_and_exit_2() {

@@ -10,7 +10,6 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -35,36 +34,9 @@ class ReviewCliTest : public QObject {
     return true;
   }
 
-  ProcessResult paddock(std::vector<std::string> args) {
-    args.insert(args.begin(), paddock_bin());
-    RunOptions o = h_.opts;
-    o.timeout_ms = 120000;
-    return run_process(args, o);
-  }
-
-  std::set<std::string> session_ids() {
-    std::set<std::string> ids;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec)) ids.insert(e.path().filename().string());
-    return ids;
-  }
-
-  // The one session made since `before`: ids of sessions started in the same second do not sort
-  // by their start, so the greatest id is not always the newest.
-  std::string new_session(const std::set<std::string>& before) {
-    std::string made;
-    for (const auto& id : session_ids())
-      if (!before.count(id)) {
-        if (!made.empty()) return {};
-        made = id;
-      }
-    return made;
-  }
-
-  std::string last_session() {
-    const auto ids = session_ids();
-    return ids.empty() ? std::string() : *ids.rbegin();
-  }
+  ProcessResult paddock(std::vector<std::string> args) { return h_.paddock(std::move(args)); }
+  std::vector<std::string> session_ids() { return h_.session_ids(); }
+  std::string new_session(const std::vector<std::string>& before) { return h_.new_session(before); }
 
  private slots:
   void cleanup() {
@@ -147,7 +119,7 @@ class ReviewCliTest : public QObject {
     QVERIFY(r.err.find("held for review") != std::string::npos);
     QCOMPARE(slurp(h_.project + "/src/main.txt"), std::string("hello\n"));
     QVERIFY(!fs::exists(h_.project + "/new.txt"));
-    const std::string id = last_session();
+    const std::string id = new_session({});
 
     r = paddock({"review", id, "--json"});
     QVERIFY2(r.exit_code == 0, dump(r).constData());
@@ -189,7 +161,7 @@ class ReviewCliTest : public QObject {
   void a_direct_session_has_nothing_to_review() {
     QVERIFY(setup_row());
     QCOMPARE(paddock({"run", "--", "/bin/true"}).exit_code, 0);
-    const ProcessResult r = paddock({"review", last_session()});
+    const ProcessResult r = paddock({"review", new_session({})});
     QCOMPARE(r.exit_code, 2);
     QVERIFY(r.err.find("did not run in review mode") != std::string::npos);
   }

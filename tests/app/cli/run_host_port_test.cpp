@@ -3,18 +3,15 @@
 // (Ollama's /api/tags) answers the sandbox's curl only through a granted host port, in every net
 // mode, and not at all without the grant; a repository layer that asks for one is refused until
 // the user approves it.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <QtTest>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "tests/app/cli/cli_home.h"
+#include "tests/support/loopback_server.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_util.h"
 
@@ -25,44 +22,18 @@ namespace {
 
 // Ollama as far as a client listing its models sees it: any request on 127.0.0.1:<free port> gets
 // a 200 with a JSON list of one model.
-class FakeOllama {
+class FakeOllama : public LoopbackServer {
  public:
-  FakeOllama() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) qFatal("listen");
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] {
-      for (;;) {
-        const int c = ::accept(fd_, nullptr, nullptr);
-        if (c < 0) return;
-        ++served_;
-        char buf[4096];
-        (void)::recv(c, buf, sizeof buf, 0);
-        const std::string body = R"({"models":[{"name":"paddock-test-model:latest"}]})";
-        const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                                  std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-        (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-        ::close(c);
-      }
-    });
-  }
-  ~FakeOllama() {
-    ::shutdown(fd_, SHUT_RDWR);
-    thread_.join();
-    ::close(fd_);
-  }
-  int port() const { return port_; }
-  int served() const { return served_; }
-
- private:
-  int fd_ = -1, port_ = 0;
-  std::atomic<int> served_{0};
-  std::thread thread_;
+  FakeOllama()
+      : LoopbackServer([](int c) {
+          char buf[4096];
+          (void)::recv(c, buf, sizeof buf, 0);
+          const std::string body = R"({"models":[{"name":"paddock-test-model:latest"}]})";
+          const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                    std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+          (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+        }) {}
+  int served() const { return accepted(); }
 };
 
 }  // namespace

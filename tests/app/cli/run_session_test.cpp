@@ -52,14 +52,7 @@ class RunSessionTest : public QObject {
     return run_process(args, o);
   }
 
-  std::vector<std::string> session_ids() {
-    std::vector<std::string> ids;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(h_.sessions_dir(), ec))
-      ids.push_back(e.path().filename().string());
-    std::sort(ids.begin(), ids.end());
-    return ids;
-  }
+  std::vector<std::string> session_ids() { return h_.session_ids(); }
   std::string session_dir(const std::string& id) { return h_.root + "/state/paddock/sessions/" + id; }
 
   // `paddock run` in the background, as the row's uid from the project, its output the test's.

@@ -17,14 +17,9 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
-namespace {
+using paddock::gui::test::qt_warnings;
 
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
+namespace {
 
 constexpr int kEnded = 3;  // the launcher's State enum, by value (launcher.h)
 
@@ -39,12 +34,9 @@ class BackgroundSessionTest : public QObject {
  private slots:
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
-    g_previous = qInstallMessageHandler(capture);
-    engine_.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine_.rootObjects().size(), 1);
-    window_ = qobject_cast<QQuickWindow*>(engine_.rootObjects().first());
+    paddock::gui::test::capture_warnings();
+    window_ = paddock::gui::test::main_window(engine_);
     QVERIFY(window_);
-    QVERIFY(QTest::qWaitForWindowExposed(window_));
     nav_ = window_->findChild<QObject*>("nav");
     launcher_ = window_->findChild<QObject*>("launcher");
     page_ = window_->findChild<QQuickItem*>("sessionsPage");
@@ -77,7 +69,7 @@ class BackgroundSessionTest : public QObject {
       QTRY_VERIFY_WITH_TIMEOUT(!stop->property("enabled").toBool(), 10000);
     }
     QVERIFY(window_->isVisible());
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 
  private:

@@ -82,14 +82,16 @@ class LauncherTest : public QObject {
     l.setLimits("mem=2GiB");
     l.setTimeout("2h");
     l.setPublish("1455, 8080");
+    l.setHostPorts("11434");
     QCOMPARE(l.cliArguments(),
              QStringList({"run", "--project", "/home/u/my project", "--agent", "claude-code", "--net", "ask",
                           "--allow-domain", "example.org", "--allow-domain", "pypi.org", "--limits", "mem=2GiB",
-                          "--timeout", "2h", "--publish", "1455", "--publish", "8080", "--", "claude", "--verbose"}));
+                          "--timeout", "2h", "--publish", "1455", "--publish", "8080", "--host-port", "11434", "--",
+                          "claude", "--verbose"}));
     QCOMPARE(l.cliEquivalent(),
              QString("paddock run --project '/home/u/my project' --agent claude-code --net ask --allow-domain "
                      "example.org --allow-domain pypi.org --limits mem=2GiB --timeout 2h --publish 1455 --publish 8080 "
-                     "-- claude --verbose"));
+                     "--host-port 11434 -- claude --verbose"));
   }
 
   // The panel fills one launch request (engine/session/launch_request.h); the argv it runs and the
@@ -234,8 +236,9 @@ class LauncherTest : public QObject {
     QCOMPARE(l.exitCode(), 0);
   }
 
-  // Open ports: a bad one is the CLI's one-line refusal; a good one reaches the session's IR (the
-  // helper then forwards it; tests/helpers/linux/helper_publish_test.cpp covers the forwarding).
+  // Open ports and ports on this computer: a bad one is the CLI's one-line refusal; a good one
+  // reaches the session's IR (the helper then forwards it; tests/helpers/linux/
+  // helper_publish_test.cpp and helper_host_ports_test.cpp cover the forwarding).
   void open_ports_reach_the_session_and_a_bad_one_is_refused_in_one_line() {
     const QString project = env_->root() + "/home/publish-project";
     QVERIFY(QDir().mkpath(project));
@@ -251,6 +254,7 @@ class LauncherTest : public QObject {
     Launcher l;
     set_up(l, project, "sh -c 'exec sleep 60'");
     l.setPublish("18791");
+    l.setHostPorts("18792");
     QSignalSpy started(&l, &Launcher::sessionStarted);
     QVERIFY(l.launchInBackground());
     QTRY_VERIFY_WITH_TIMEOUT(settled(l), 20000);
@@ -258,6 +262,7 @@ class LauncherTest : public QObject {
     const QString dir = started.at(0).at(1).toString();
     const auto ir = QJsonDocument::fromJson(read_all(dir + "/ir.json").toUtf8()).object();
     QCOMPARE(ir.value("egress").toObject().value("publish").toArray(), QJsonArray({18791}));
+    QCOMPARE(ir.value("egress").toObject().value("host_ports").toArray(), QJsonArray({18792}));
     SessionMonitor m;
     m.setSessionDir(dir);
     QTRY_VERIFY_WITH_TIMEOUT(m.live(), 10000);

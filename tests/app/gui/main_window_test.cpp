@@ -13,14 +13,7 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
-namespace {
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
-}  // namespace
+using paddock::gui::test::qt_warnings;
 
 class MainWindowTest : public QObject {
   Q_OBJECT
@@ -31,7 +24,7 @@ class MainWindowTest : public QObject {
  private slots:
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
-    g_previous = qInstallMessageHandler(capture);
+    paddock::gui::test::capture_warnings();
   }
 
   void main_qml_loads_without_a_single_warning() {
@@ -57,7 +50,7 @@ class MainWindowTest : public QObject {
     QVERIFY(doctor);
     QTRY_VERIFY_WITH_TIMEOUT(doctor->property("status").toInt() != 1 /* Loading */, 20000);
     QVERIFY2(qml_warnings.isEmpty(), qPrintable(qml_warnings.join('\n')));
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 
   void the_sessions_page_shows_its_empty_state_when_there_are_no_sessions() {
@@ -79,10 +72,8 @@ class MainWindowTest : public QObject {
     const QString out = qEnvironmentVariableIsSet("PADDOCK_SCREENSHOT_DIR")
                             ? qEnvironmentVariable("PADDOCK_SCREENSHOT_DIR") : tmp.path();
     QQmlApplicationEngine engine;
-    engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine.rootObjects().size(), 1);
-    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
-    QVERIFY(QTest::qWaitForWindowExposed(window));
+    auto* window = paddock::gui::test::main_window(engine);
+    QVERIFY(window);
     auto* nav = window->findChild<QObject*>("nav");
     const QStringList pages = {"home", "sessions", "customize", "settings"};
     for (int i = 0; i < pages.size(); ++i) {
@@ -145,7 +136,7 @@ class MainWindowTest : public QObject {
     QVERIFY(!root->findChild<QQuickItem*>("sessionsPlaceholder")->property("active").toBool());
 
     // Selecting it shows its log, rendered without a single QML warning.
-    g_warnings.clear();
+    qt_warnings().clear();
     auto* page = root->findChild<QQuickItem*>("sessionsPage");
     QVERIFY(page);
     page->setProperty("selectedDir", dir);
@@ -155,7 +146,7 @@ class MainWindowTest : public QObject {
     QVERIFY(log->property("visible").toBool() || !page->isVisible());
     QCOMPARE(root->findChild<QQuickItem*>("stopButton")->property("enabled").toBool(), false);
     QTest::qWait(100);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
     QDir(dir).removeRecursively();
   }
 

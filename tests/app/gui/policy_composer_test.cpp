@@ -5,6 +5,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <filesystem>
+
 #include "app_paths.h"
 #include "gui_test_env.h"
 #include "layer_document.h"
@@ -96,6 +98,28 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(m.data(m.index(row_of(m, "builtin-profile")), TierStackModel::EditableRole).toBool(), false);
     QVERIFY2(c.irJson().contains(canonicalProject() + "/secrets"), qPrintable(c.irJson()));
     QVERIFY(c.irHash().startsWith("sha256:"));
+  }
+
+  // Home's "Review changes before they reach the project" reaches the summary: the launch it
+  // describes holds the agent's writes, and the summary says so in plain words; off, it does not.
+  void the_summary_says_changes_are_held_for_review_when_the_launch_reviews_them() {
+    PolicyComposer c;
+    c.setProject(QFileInfo(project_->path()).canonicalFilePath());
+    c.setAgent("claude-code");
+    c.setReview(true);
+    QVERIFY(wait_evaluated(c));
+    QVERIFY2(c.status() == ModelStatus::Ready, qPrintable(c.errorString()));
+    const auto held = [&] {
+      for (const auto& l : c.summary()->lines())
+        if (l.label == "Its changes") return QString::fromStdString(l.text);
+      return QString();
+    };
+    QVERIFY2(held().startsWith("held for review: nothing it writes reaches your files until you apply it"),
+             qPrintable(held()));
+    QVERIFY2(c.irJson().contains("review_roots"), qPrintable(c.irJson()));
+    c.setReview(false);
+    QVERIFY(wait_evaluated(c));
+    QCOMPARE(held(), QString());
   }
 
   void tightening_a_path_in_the_editor_changes_ir_diff_and_hash_before_saving() {
@@ -354,6 +378,27 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(a.value("allowed").toBool(), false);
     QCOMPARE(a.value("tier").toString(), QString("repository"));
     QVERIFY(a.value("rule").toString().contains("deny"));
+  }
+
+  // A name the agent chose (here a nested repository's, whose hooks it linked to the checkout)
+  // reaches the app's warnings escaped: no ESC sequence, no line of its own.
+  void warnings_show_names_the_agent_chose_escaped() {
+    const std::string root = canonicalProject().toStdString();
+    const std::string nested = root + "/evil\x1b]0;pwned\x07\nline";
+    QVERIFY(std::filesystem::create_directories(nested + "/.git"));
+    std::filesystem::create_symlink("../..", nested + "/.git/hooks");
+    PolicyComposer c;
+    c.setProject(canonicalProject());
+    QVERIFY(wait_evaluated(c));
+    const auto* w = c.warnings();
+    bool found = false;
+    for (int i = 0; i < w->rowCount(); ++i) {
+      const QString text = w->data(w->index(i), WarningsModel::MessageRole).toString();
+      QVERIFY2(!text.contains(QChar(0x1b)) && !text.contains('\n'), qPrintable(text));
+      found = found || text.contains("evil\\x1b]0;pwned\\x07\\nline/.git/hooks");
+    }
+    QVERIFY(found);
+    std::filesystem::remove_all(nested);
   }
 
  private:

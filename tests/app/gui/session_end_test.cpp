@@ -19,14 +19,9 @@
 
 Q_IMPORT_QML_PLUGIN(PaddockPlugin)
 
-namespace {
+using paddock::gui::test::qt_warnings;
 
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings << msg;
-  if (g_previous) g_previous(type, ctx, msg);
-}
+namespace {
 
 // The launcher's State enum, by value (launcher.h).
 constexpr int kEnded = 3;
@@ -54,12 +49,9 @@ class SessionEndTest : public QObject {
  private slots:
   void initTestCase() {
     paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
-    g_previous = qInstallMessageHandler(capture);
-    engine_.load(QUrl("qrc:/Paddock/qml/Main.qml"));
-    QCOMPARE(engine_.rootObjects().size(), 1);
-    window_ = qobject_cast<QQuickWindow*>(engine_.rootObjects().first());
+    paddock::gui::test::capture_warnings();
+    window_ = paddock::gui::test::main_window(engine_);
     QVERIFY(window_);
-    QVERIFY(QTest::qWaitForWindowExposed(window_));
     // Every page is made once, so that each page's bindings to the sessions are alive.
     nav_ = window_->findChild<QObject*>("nav");
     QVERIFY(nav_);
@@ -153,7 +145,7 @@ class SessionEndTest : public QObject {
     QVERIFY(window_->isVisible());
     // QML warnings name the binding that broke; a monitor used after it was deleted crashes
     // before here (or, under AddressSanitizer, stops the test with the report).
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 
  private:

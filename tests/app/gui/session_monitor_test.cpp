@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "app_paths.h"
+#include "engine/session/event.h"
+#include "engine/session/report.h"
 #include "ask_inbox.h"
 #include "gui_test_env.h"
 #include "session_monitor.h"
@@ -219,6 +221,79 @@ class SessionMonitorTest : public QObject {
     QVERIFY(!m.live());
     m.stop();
     QCOMPARE(m.lastError(), QString("the session is not running"));
+  }
+
+  // What the direct-mode audit found when the session ended is an alert row in words: the path,
+  // the tool that would run it and why; a part not audited says so.
+  void an_audit_finding_is_an_alert_row_naming_the_path_the_tool_and_why() {
+    const QString dir = env_->state() + "/paddock/sessions/s-audit";
+    QVERIFY(QDir().mkpath(dir));
+    append(dir + "/events.jsonl", line({{"event", "audit_finding"}, {"path", "/p/.envrc"}, {"kind", "added"},
+                                        {"rule", "tool-executed"}, {"tool", "direnv"},
+                                        {"why", "direnv runs it on cd"}, {"severity", "high"}}));
+    append(dir + "/events.jsonl", line({{"event", "audit_incomplete"}, {"problem", "/p/big: over its budget"},
+                                        {"severity", "high"}}));
+    append(dir + "/report.json", "{}\n");
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QCOMPARE(kinds(m), QStringList({"audit_finding", "audit_incomplete"}));
+    QCOMPARE(m.data(m.index(0), SessionMonitor::TextRole).toString(),
+             QString("/p/.envrc: direnv would run it (direnv runs it on cd)"));
+    QVERIFY(m.data(m.index(0), SessionMonitor::AlertRole).toBool());
+    QCOMPARE(m.data(m.index(1), SessionMonitor::TextRole).toString(), QString("not audited: /p/big: over its budget"));
+    QVERIFY(m.data(m.index(1), SessionMonitor::AlertRole).toBool());
+  }
+
+  // The Network tab's credential rows (docs/credentials.md): each brokered request is a row in
+  // words (credential, method, path, status, duration), summed per credential while the session
+  // runs (a refusal counted apart); once it ends, the report's sums are the final word.
+  void brokered_requests_are_rows_summed_per_credential_and_the_report_is_the_final_word() {
+    namespace s = paddock::session;
+    const QString dir = env_->state() + "/paddock/sessions/s-credentials";
+    QVERIFY(QDir().mkpath(dir));
+    const auto request = [](const char* name, const char* decision, int status, int tx, int rx) {
+      return QByteArray::fromStdString(s::encode_event(s::make_event(s::CredentialRequest{
+                 name, "api.anthropic.com", "POST", "/v1/messages", status, tx, rx, 120, decision,
+                 "credential anthropic-api-key"}))) +
+             '\n';
+    };
+    append(dir + "/events.jsonl", request("anthropic-api-key", "allow", 200, 1000, 5000));
+    append(dir + "/events.jsonl", request("anthropic-api-key", "allow", 200, 500, 2000));
+    append(dir + "/events.jsonl", request("anthropic-api-key", "deny", 403, 100, 0));
+    append(dir + "/events.jsonl", request("github-token", "allow", 200, 10, 20));
+    SessionMonitor m;
+    m.setSessionDir(dir);
+    QTRY_COMPARE(m.rowCount(), 4);
+    QCOMPARE(m.data(m.index(0), SessionMonitor::TextRole).toString(),
+             QString("anthropic-api-key: POST /v1/messages -> 200 (120 ms)"));
+    QCOMPARE(m.data(m.index(2), SessionMonitor::DecisionRole).toString(), QString("deny"));
+    QVariantList sums = m.credentialUsage();
+    QCOMPARE(sums.size(), 2);
+    QVariantMap a = sums.at(0).toMap();
+    QCOMPARE(a.value("name").toString(), QString("anthropic-api-key"));
+    QCOMPARE(a.value("requests").toLongLong(), 2);
+    QCOMPARE(a.value("refused").toLongLong(), 1);
+    QCOMPARE(a.value("bytesTx").toLongLong(), 1600);  // a refused request's bytes count too
+    QCOMPARE(a.value("bytesRx").toLongLong(), 7000);
+
+    // The session ends: its report (what the broker itself counted) replaces the running sums.
+    s::Report r;
+    r.session_id = "s-credentials";
+    r.status = s::ReportStatus::kExited;
+    s::CredentialUsage u;
+    u.name = "anthropic-api-key";
+    u.upstream = "api.anthropic.com:443";
+    u.requests = 3;
+    u.refused = 1;
+    u.bytes_tx = 1700;
+    u.bytes_rx = 7100;
+    r.credentials.push_back(u);
+    append(dir + "/events.jsonl", QByteArray::fromStdString(s::encode_event(s::session_ended_event(r))) + '\n');
+    append(dir + "/report.json", "{}\n");
+    QTRY_COMPARE(m.credentialUsage().size(), 1);
+    a = m.credentialUsage().at(0).toMap();
+    QCOMPARE(a.value("requests").toLongLong(), 3);
+    QCOMPARE(a.value("bytesRx").toLongLong(), 7100);
   }
 
   // A log longer than the tail the view reads: a worker finds where the tail starts, the lines

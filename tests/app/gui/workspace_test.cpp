@@ -76,6 +76,31 @@ class WorkspaceTest : public QObject {
     QCOMPARE(w.projectAgents().value(a).toString(), QString("claude-code"));
   }
 
+  // Review mode is on for a project the app has not seen (docs/gui.md); turning it off is kept
+  // per project in gui.json and read back by the next start.
+  void a_new_project_is_reviewed_by_default_and_turning_it_off_is_remembered() {
+    const QString a = QFileInfo(env_->root()).canonicalFilePath() + "/review-a";
+    const QString b = QFileInfo(env_->root()).canonicalFilePath() + "/review-b";
+    QVERIFY(QDir().mkpath(a) && QDir().mkpath(b));
+    {
+      Workspace w;
+      QVERIFY(w.addProject(a));
+      QVERIFY(w.addProject(b));
+      QVERIFY(w.reviewOf(a));
+      QVERIFY(w.reviewOf(b));
+      w.setCurrentProject(a);
+      QVERIFY(w.currentReview());
+      QSignalSpy changed(&w, &Workspace::reviewChanged);
+      w.setCurrentReview(false);
+      QCOMPARE(changed.count(), 1);
+      QVERIFY(!w.reviewOf(a));
+      QVERIFY(w.reviewOf(b));
+    }
+    Workspace again;
+    QVERIFY(!again.reviewOf(a));
+    QVERIFY(again.reviewOf(b));
+  }
+
  private:
   paddock::gui::test::GuiTestEnv* env_;
 };

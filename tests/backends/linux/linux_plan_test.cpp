@@ -229,7 +229,8 @@ class LinuxPlanTest : public QObject {
     auto m = plan_of(ir, probe_abi(7)).mounts;
     QVERIFY(index_of(m, MountOp::kProtectAbsentDir, "/home/dev/proj/.paddock") >= 0);
     QVERIFY(index_of(m, MountOp::kProtectAbsentFile, "/home/dev/proj/.mcp.json") >= 0);
-    QVERIFY(index_of(m, MountOp::kExpectAbsent, "/home/dev/proj/late.env") >= 0);
+    // An absent deny in a write root is kept absent for the session, as an absent protection is.
+    QVERIFY(index_of(m, MountOp::kMaskAbsent, "/home/dev/proj/late.env") >= 0);
     for (const auto& s : m) {
       QVERIFY2(s.target.rfind("/home/dev/proj/secrets/", 0) != 0, s.target.c_str());  // under a dir mask
       QVERIFY2(s.target != "/usr/lib/x", s.target.c_str());  // deny_write outside every write root
@@ -274,20 +275,36 @@ class LinuxPlanTest : public QObject {
     QVERIFY(index_of(m, MountOp::kProc, "/proc") > index_of(m, MountOp::kBindRo, "/proc"));
   }
 
-  void an_absent_deny_inside_a_write_root_is_reported_partial_not_silently_dropped() {
+  // An absent deny inside a write root cannot be created during the session (a masked
+  // placeholder keeps its name), so the row is exact; in a read-only grant it is only checked.
+  void an_absent_deny_is_kept_absent_in_a_write_root_and_checked_in_a_read_root() {
     FrozenIr ir = typical_ir();
     ir.fs.deny.push_back({"/home/dev/proj/.env.local", PathKind::kAbsent});
+    ir.fs.deny.push_back({"/usr/share/absent.key", PathKind::kAbsent});
     normalize(ir);
     auto plan = linux_backend::compile_linux(ir, probe_abi(7));
     QVERIFY(plan.ok());
     const auto* r = row(*plan, "fs.deny.absent_inside_write_root");
     QVERIFY(r != nullptr);
-    QCOMPARE(r->support, Support::kPartial);
-    QVERIFY(!r->loss.empty());
-    QVERIFY(std::any_of(plan->losses.begin(), plan->losses.end(), [](const std::string& l) {
-      return l.rfind("fs.deny.absent_inside_write_root: ", 0) == 0;
-    }));
-    QVERIFY(backends::check(*plan).ok());  // partial runs; the loss is shown
+    QCOMPARE(r->support, Support::kExact);
+    QVERIFY(backends::check(*plan).ok());
+    auto m = plan_of(ir, probe_abi(7)).mounts;
+    const int keep = index_of(m, MountOp::kMaskAbsent, "/home/dev/proj/.env.local");
+    QVERIFY(keep >= 0 && m[static_cast<std::size_t>(keep)].pin);
+    QVERIFY(index_of(m, MountOp::kExpectAbsent, "/usr/share/absent.key") >= 0);
+  }
+
+  // A symlink kept as it is (a protected name that is a link, a git pointer's hop) is bound onto
+  // itself; an absent commondir gets a placeholder that names its own directory.
+  void a_protected_symlink_is_pinned_and_a_name_git_reads_is_kept_absent() {
+    FrozenIr ir = typical_ir();
+    std::erase_if(ir.fs.deny_write, [](const auto& d) { return d.path == "/home/dev/proj/.git/hooks"; });
+    ir.fs.deny_write.push_back({"/home/dev/proj/.git/hooks", PathKind::kSymlink});
+    ir.fs.deny_write.push_back({"/home/dev/proj/.git/commondir", PathKind::kAbsentPointer});
+    normalize(ir);
+    auto m = plan_of(ir, probe_abi(7)).mounts;
+    QVERIFY(index_of(m, MountOp::kProtectLink, "/home/dev/proj/.git/hooks") >= 0);
+    QVERIFY(index_of(m, MountOp::kProtectAbsentPointer, "/home/dev/proj/.git/commondir") >= 0);
   }
 
   void landlock_rights_follow_the_abi() {

@@ -52,10 +52,11 @@ class InitMessageTest : public QObject {
   void paths_and_messages_that_are_not_utf8_come_back_byte_for_byte() {
     const std::string path = "/p/caf\xe9.pem", plain_marker = "/p/bytes:x";
     auto made = decode_init_message(
-        encode_init_message(InitMessage::placeholders_made({{path, false, 1, 2}, {plain_marker, true, 1, 3}})));
+        encode_init_message(InitMessage::placeholders_made({{path, false, 1, 2, 7, ".\n"}, {plain_marker, true, 1, 3, 8, ""}})));
     QVERIFY(made.ok());
     QCOMPARE(made->placeholders[0].path, path);
     QCOMPARE(made->placeholders[1].path, plain_marker);
+    QCOMPARE(made->placeholders[0].content, std::string(".\n"));  // a pointer's placeholder
     auto failed = decode_init_message(encode_init_message(InitMessage::setup_failed("mount " + path + ": EPERM")));
     QVERIFY(failed.ok());
     QCOMPARE(failed->message, "mount " + path + ": EPERM");
@@ -85,8 +86,9 @@ class InitMessageTest : public QObject {
                             R"({"type":"setup_failed"})", R"({"type":"exit","status":"0","pids":1})",
                             R"({"type":"exit","status":0})", R"({"type":"exec_failed","message":"m"})",
                             R"({"attestation":[],"type":"attestation"})", R"({"type":"placeholders"})",
-                            R"({"type":"placeholders","list":[{"path":"/x","dir":true,"dev":-1,"ino":2}]})",
-                            R"({"type":"placeholders","list":[{"path":"/x","dir":1,"dev":1,"ino":2}]})"}) {
+                            R"({"type":"placeholders","list":[{"path":"/x","dir":true,"dev":-1,"ino":2,"content":""}]})",
+                            R"({"type":"placeholders","list":[{"path":"/x","dir":1,"dev":1,"ino":2,"content":""}]})",
+                            R"({"type":"placeholders","list":[{"path":"/x","dir":true,"dev":1,"ino":2}]})"}) {
       auto m = decode_init_message(bad);
       QVERIFY2(!m.ok(), bad);
     }

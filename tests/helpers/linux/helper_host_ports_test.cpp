@@ -3,18 +3,15 @@
 // model server) is reached from the sandbox's 127.0.0.1:<port> only when that port is granted,
 // in every net mode, each connection an event; no other host port is reachable, and the agent
 // cannot take the granted port for itself.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <QtTest>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "tests/helpers/linux/sandbox_fixture.h"
+#include "tests/support/loopback_server.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock;
@@ -25,45 +22,18 @@ namespace {
 
 // A service on the host's 127.0.0.1, on a free port: it answers every connection with
 // "HOST-SERVICE:" and what it read, until stopped.
-class HostService {
+class HostService : public LoopbackServer {
  public:
-  HostService() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) qFatal("listen");
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] {
-      for (;;) {
-        const int c = ::accept(fd_, nullptr, nullptr);
-        if (c < 0) return;
-        ++accepted_;
-        timeval patience{10, 0};
-        ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-        std::string got;
-        char buf[4096];
-        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-        const std::string reply = "HOST-SERVICE:" + got;
-        (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-        ::close(c);
-      }
-    });
-  }
-  ~HostService() {
-    ::shutdown(fd_, SHUT_RDWR);
-    thread_.join();
-    ::close(fd_);
-  }
-  int port() const { return port_; }
-  int accepted() const { return accepted_; }
-
- private:
-  int fd_ = -1, port_ = 0;
-  std::atomic<int> accepted_{0};
-  std::thread thread_;
+  HostService()
+      : LoopbackServer([](int c) {
+          timeval patience{10, 0};
+          ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+          std::string got;
+          char buf[4096];
+          for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+          const std::string reply = "HOST-SERVICE:" + got;
+          (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+        }) {}
 };
 
 int unused_port() {

@@ -4,11 +4,15 @@
 // what a tool on the host would run (a nested repository, a gitlink in the index) is flagged and
 // never applied by "apply all"; a file the user changed meanwhile is a conflict, never
 // overwritten, also between two sessions on one project; an apply killed half-way leaves every
-// file old or new and the next apply finishes it; the change set is there while the agent runs;
-// a disk that fills ends the session with limit_hit disk_space and the project as it was.
+// file old or new and the next apply finishes it; the change set is there while the agent runs,
+// and a file applied meanwhile is the host's own copy (the agent's later writes stay in the
+// session); an ended session's files reach the host as files of their own (no link between two,
+// none of the overlay's attributes); a disk that fills ends the session with limit_hit disk_space
+// and the project as it was.
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <QtTest>
@@ -86,9 +90,11 @@ class HelperReviewTest : public QObject {
     return json::parse(r.out, nullptr, false);
   }
 
-  json act(const std::string& verb, const std::string& dir, const std::vector<std::string>& paths = {}) {
+  json act(const std::string& verb, const std::string& dir, const std::vector<std::string>& paths = {},
+           bool running = false) {
     std::vector<std::string> args = {verb, dir, resources()};
     for (const auto& p : paths) args.push_back(p);
+    if (running) args.push_back("--running");
     const ProcessResult r = tool(args);
     if (r.exit_code != 0) {
       qWarning("%s", dump(r).constData());
@@ -334,10 +340,72 @@ class HelperReviewTest : public QObject {
     }));
     QVERIFY(!fs::exists(f_.project + "/early.txt"));
     // Applied while it runs: on the host at once.
-    act("apply", h.session_dir);
+    act("apply", h.session_dir, {}, /*running=*/true);
     QCOMPARE(slurp(f_.project + "/early.txt"), std::string("early\n"));
     QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})").find("\"ok\":true") != std::string::npos, true);
     wait_exit(pid);
+  }
+
+  void a_file_applied_while_the_agent_runs_is_the_hosts_own_copy_data() { add_uid_rows(); }
+  void a_file_applied_while_the_agent_runs_is_the_hosts_own_copy() {
+    QVERIFY2(fixture_for_row(f_), "fixture/probe failed");
+    put(f_.project + "/kept.txt", "host\n");
+    chown_tree(f_.project, f_.uid);
+    // The agent keeps the file open and writes to it again once the apply is done.
+    const std::string go = f_.tools + "/go";
+    HelperInvocation h = prepare_helper(
+        f_, review_ir(),
+        {"/bin/sh", "-c", "exec 3>>kept.txt; echo agent >&3; while [ ! -e " + go + " ]; do sleep 0.1; done; echo later >&3; "
+                          "echo later > wrote; sleep 30"});
+    RunOptions o;
+    o.cwd = f_.project;
+    o.env_override["HOME"] = f_.home;
+    const pid_t pid = spawn_process(h.argv(), "", o);
+    QVERIFY(eventually([&] {
+      const json set = list(h.session_dir, true);
+      return set.is_object() && change(set, f_.project + "/kept.txt") != nullptr;
+    }));
+    const json out = act("apply", h.session_dir, {f_.project + "/kept.txt"}, /*running=*/true);
+    QVERIFY(out.is_object());
+    QCOMPARE(slurp(f_.project + "/kept.txt"), std::string("host\nagent\n"));
+    const std::string upper = session::review_upper(h.session_dir, 0);
+    put(go, "");
+    QVERIFY(eventually([&] { return fs::exists(upper + "/wrote"); }));
+    QCOMPARE(slurp(f_.project + "/kept.txt"), std::string("host\nagent\n"));
+    QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})").find("\"ok\":true") != std::string::npos, true);
+    wait_exit(pid);
+  }
+
+  void an_ended_sessions_files_reach_the_host_as_files_of_their_own_data() { add_uid_rows(); }
+  void an_ended_sessions_files_reach_the_host_as_files_of_their_own() {
+    QVERIFY2(fixture_for_row(f_), "fixture/probe failed");
+    put(f_.project + "/mod.txt", "host\n");
+    chown_tree(f_.project, f_.uid);
+    ProcessResult r;
+    const std::string dir = session("set -e; echo agent >> mod.txt; echo one > one; ln one two", &r);
+    QVERIFY2(r.exit_code == 0, dump(r).constData());
+    const json out = act("apply", dir);
+    QVERIFY(out.is_object());
+    QVERIFY(out["freed"].get<bool>());
+    QCOMPARE(slurp(f_.project + "/mod.txt"), std::string("host\nagent\n"));
+    QCOMPARE(slurp(f_.project + "/one"), std::string("one\n"));
+    QCOMPARE(slurp(f_.project + "/two"), std::string("one\n"));
+    struct stat one {}, two {}, mod {};
+    QVERIFY(::lstat((f_.project + "/one").c_str(), &one) == 0 && ::lstat((f_.project + "/two").c_str(), &two) == 0 &&
+            ::lstat((f_.project + "/mod.txt").c_str(), &mod) == 0);
+    // Two names the agent linked are two files on the host, each with one link; the file the overlay
+    // copied up keeps none of the overlay's attributes; all are the user's.
+    QVERIFY(one.st_ino != two.st_ino);
+    QCOMPARE(one.st_nlink, nlink_t{1});
+    QCOMPARE(two.st_nlink, nlink_t{1});
+    QCOMPARE(mod.st_nlink, nlink_t{1});
+    for (const char* name : {"/mod.txt", "/one", "/two"}) {
+      char names[1024];
+      const ssize_t n = ::llistxattr((f_.project + name).c_str(), names, sizeof names);
+      QVERIFY2(n == 0, (std::string(name) + ": " + std::string(names, n > 0 ? static_cast<std::size_t>(n) : 0)).c_str());
+    }
+    QCOMPARE(mod.st_uid, f_.uid);
+    QCOMPARE(one.st_uid, f_.uid);
   }
 
   void a_disk_that_fills_ends_the_session_and_leaves_the_project_as_it_was_data() { add_uid_rows(); }

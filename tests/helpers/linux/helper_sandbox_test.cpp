@@ -63,6 +63,35 @@ class HelperSandboxTest : public QObject {
  private slots:
   void cleanup() { remove_fixture(fixture_); fixture_ = {}; }
 
+  // Some distributions install helpers execute-only (mode 0111). The kernel then starts the
+  // helper non-dumpable, which made its /proc files root's: it could not write the id maps of the
+  // sandbox it made (exit 125, "cannot write /proc/PID/setgroups"). It works as any install does.
+  void an_execute_only_helper_builds_the_sandbox_as_any_install_does_data() { add_uid_rows(); }
+  void an_execute_only_helper_builds_the_sandbox_as_any_install_does() {
+    QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");
+    const std::string dir = fixture_.root + "/execute-only";
+    std::filesystem::create_directories(dir);
+    const std::string helper = dir + "/paddock-helper";
+    std::filesystem::copy_file(helper_bin(), helper);
+    QCOMPARE(::chmod(helper.c_str(), 0111), 0);
+    QCOMPARE(::chmod(dir.c_str(), 0755), 0);
+    HelperInvocation h = prepare_helper(fixture_, base_ir(fixture_), {fixture_.probe_tool(), "write", fixture_.project + "/xo.txt"});
+    std::vector<std::string> argv = h.prefix;
+    argv.push_back(helper);
+    const auto rest = h.helper_argv();
+    argv.insert(argv.end(), rest.begin() + 1, rest.end());
+    RunOptions o;
+    o.env_override = {{"HOME", fixture_.home}, {"LANG", "C.UTF-8"}};
+    auto r = run_process(argv, o);
+    QVERIFY2(r.exit_code == 0 && r.out.find("write:ok") != std::string::npos, dump(r));
+    auto probe = run_process([&] {
+      std::vector<std::string> p = h.prefix;
+      p.insert(p.end(), {helper, "probe"});
+      return p;
+    }());
+    QVERIFY2(probe.exit_code == 0 && probe.out.find("\"user\":true") != std::string::npos, dump(probe));
+  }
+
   void writes_inside_the_project_land_and_writes_outside_are_denied_data() { add_uid_rows(); }
   void writes_inside_the_project_land_and_writes_outside_are_denied() {
     QVERIFY2(fixture_for_row(fixture_), "fixture/probe failed");

@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "helpers/linux/placeholders.h"
@@ -17,13 +18,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Placeholder made(const std::string& path, bool dir) {
+Placeholder made(const std::string& path, bool dir, const std::string& content = "") {
   if (dir) fs::create_directories(path);
-  else paddock::test::put(path, "");
+  else paddock::test::put(path, content);
   struct stat st {};
   ::lstat(path.c_str(), &st);
   return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, content};
 }
 
 }  // namespace
@@ -51,8 +52,36 @@ class PlaceholdersTest : public QObject {
     other.op = linux_backend::MountOp::kProtectFile;
     other.within = "/p";
     other.target = "/p/.envrc";
-    const std::vector<std::string> want = {"/p/.cargo", "/p/.cargo/config.toml"};
-    QCOMPARE(placeholder_candidates({s, other}), want);
+    linux_backend::MountStep pointer = s, masked = s;
+    pointer.op = linux_backend::MountOp::kProtectAbsentPointer;
+    pointer.target = "/p/.git/commondir";
+    masked.op = linux_backend::MountOp::kMaskAbsent;
+    masked.target = "/p/.env";
+    const std::vector<std::string> want = {"/p/.cargo", "/p/.cargo/config.toml", "/p/.env", "/p/.git", "/p/.git/commondir"};
+    QCOMPARE(placeholder_candidates({s, other, pointer, masked}), want);
+  }
+
+  // A git pointer's placeholder holds "." (its own directory, which git reads as no pointer): it
+  // goes while it holds exactly that; one rewritten to point elsewhere, even at the same size,
+  // is reported and kept.
+  void a_pointer_placeholder_goes_only_while_it_holds_what_was_put_there() {
+    QTemporaryDir tmp;
+    const std::string root = tmp.path().toStdString();
+    auto reg = PlaceholderRegistry::open(root + "/state");
+    QVERIFY(reg);
+    const Placeholder kept = made(root + "/a/commondir", false, ".\n");
+    const Placeholder rewritten = made(root + "/b/commondir", false, ".\n");
+    QVERIFY(reg->record({kept, rewritten}));
+    {
+      std::FILE* f = std::fopen(rewritten.path.c_str(), "r+");
+      QVERIFY(f && std::fputs("/\n", f) >= 0);  // same size, same inode
+      std::fclose(f);
+    }
+    const auto problems = reg->sweep();
+    QVERIFY(!fs::exists(kept.path));
+    QCOMPARE(problems.size(), std::size_t{1});
+    QVERIFY2(problems[0].find(rewritten.path) == 0, problems[0].c_str());
+    QCOMPARE(paddock::test::slurp(rewritten.path), std::string("/\n"));
   }
 
   // A placeholder another session holds stays; the last one to use it removes it.

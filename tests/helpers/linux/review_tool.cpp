@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto outcome = verb == "apply"
-                     ? paddock::platform::apply_changes(loaded->session, loaded->changes, sel, g_kill_after ? maybe_kill : nullptr)
+                     ? paddock::platform::apply_changes(loaded->session, loaded->changes, sel, g_kill_after ? maybe_kill : nullptr,
+                                                        paddock::platform::LayerUse::kOnce)
                      : paddock::platform::discard_changes(loaded->session, loaded->changes, sel);
   if (!outcome.ok()) {
     std::cerr << outcome.error().message << "\n";

@@ -18,11 +18,11 @@ class SeccompApplyTest : public QObject {
   void every_rule_of_a_compiled_plan_becomes_one_filter() {
     auto plan = linux_backend::compile_linux_plan(test::typical_ir(), test::probe_abi(7));
     QVERIFY(plan.ok());
-    auto program = compile_seccomp(plan->seccomp);
+    auto program = compile_seccomp(plan->seccomp.rules);
     QVERIFY2(program.ok(), program.ok() ? "" : program.error().message.c_str());
     QVERIFY(!program->empty());
     // The same plan gives the same program: the filter is part of what the plan hash vouches for.
-    auto again = compile_seccomp(plan->seccomp);
+    auto again = compile_seccomp(plan->seccomp.rules);
     QVERIFY(again.ok());
     QCOMPARE(again->size(), program->size());
     QVERIFY(std::equal(program->begin(), program->end(), again->begin(), [](const sock_filter& a, const sock_filter& b) {
