@@ -165,6 +165,7 @@ session::LaunchRequest Launcher::request() const {
   r.timeout = timeout_.trimmed().toStdString();
   // As typed: the CLI refuses a bad port in one line, which the panel then shows.
   for (const QString& p : split_words(publish_)) r.publish.push_back(p.toStdString());
+  for (const QString& p : split_words(host_ports_)) r.host_ports.push_back(p.toStdString());
   r.review = review_;
   for (const QString& w : splitCommandLine(command_)) r.command.push_back(w.toStdString());
   return r;

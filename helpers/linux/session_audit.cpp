@@ -97,8 +97,8 @@ void SessionAudit::finish(const Context& ctx, EventLog& events, const std::vecto
 
   for (const auto& f : record.findings) {
     for (const auto& x : f.flags)
-      events.emit(session::make_event(session::AuditFindingEvent{encode_json_text(f.path), session::to_string(f.kind), f.type,
-                                                            x.rule, x.tool, encode_json_text(x.why), f.inside, "high"}));
+      events.emit(session::make_event(session::AuditFindingEvent{f.path, session::to_string(f.kind), f.type,
+                                                            x.rule, x.tool, x.why, f.inside, "high"}));
     const session::AuditFlag& first = f.flags.front();
     std::string what = shown(f.path) + (f.type == "dir" ? "/" : "") + " " +
                        (f.kind == session::FindingKind::kAdded ? "created" : "changed") + " during the session";
@@ -107,7 +107,7 @@ void SessionAudit::finish(const Context& ctx, EventLog& events, const std::vecto
          " would run it (" + shown(first.why) + ")");
   }
   for (const auto& p : record.problems) {
-    events.emit(session::make_event(session::AuditIncomplete{encode_json_text(p), "high"}));
+    events.emit(session::make_event(session::AuditIncomplete{p, "high"}));
     line("not audited: " + shown(p));
   }
   if (!record.findings.empty())

@@ -227,7 +227,7 @@ class AgentStateTest : public QObject {
     auto in = env.inputs();
     const Error e = eval_err(in);
     QCOMPARE(e.code, ErrorCode::kBadInput);
-    QVERIFY2(e.message.find(":2:") != std::string::npos && e.message.find("own or shared") != std::string::npos,
+    QVERIFY2(e.message.find(":2:") != std::string::npos && e.message.find("expected one of own, shared") != std::string::npos,
              e.message.c_str());
   }
 

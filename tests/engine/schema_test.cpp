@@ -185,9 +185,12 @@ class SchemaTest : public QObject {
     exit.timed_out = true;
     const std::vector<InitMessage> all = {
         InitMessage::setup_failed("caf\xe9: no such file"),
-        InitMessage::placeholders_made({{"/p/.git/hooks", true, 2049, 12345678901234ull}}),
+        InitMessage::placeholders_made({{"/p/.git/hooks", true, 2049, 12345678901234ull},
+                                        {"/p/.git/commondir", false, 2049, 7, 1700000000123456789, ".\n"}}),
         InitMessage::proxy_listen(),
         InitMessage::network_namespace(),
+        InitMessage::credential_listen("anthropic-api-key"),
+        InitMessage::host_port_listen(),
         InitMessage::ready(R"({"abi":7,"backend":"linux"})"),
         InitMessage::exec_failed(2, "nope"),
         InitMessage::deadline(),

@@ -108,6 +108,7 @@ class LauncherTest : public QObject {
     l.setLimits("mem=2GiB");
     l.setTimeout("90s");
     l.setPublish("1455");
+    l.setHostPorts("11434");
     l.setReview(true);
     paddock::session::LaunchRequest expected;
     expected.project = "/home/u/proj";
@@ -119,6 +120,7 @@ class LauncherTest : public QObject {
     expected.limits = "mem=2GiB";
     expected.timeout = "90s";
     expected.publish = {"1455"};
+    expected.host_ports = {"11434"};
     expected.review = true;
     QVERIFY(l.request() == expected);
     QStringList argv;

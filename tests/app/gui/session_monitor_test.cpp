@@ -228,8 +228,8 @@ class SessionMonitorTest : public QObject {
   void an_audit_finding_is_an_alert_row_naming_the_path_the_tool_and_why() {
     const QString dir = env_->state() + "/paddock/sessions/s-audit";
     QVERIFY(QDir().mkpath(dir));
-    append(dir + "/events.jsonl", line({{"event", "audit_finding"}, {"path", "/p/.envrc"}, {"kind", "added"},
-                                        {"rule", "tool-executed"}, {"tool", "direnv"},
+    append(dir + "/events.jsonl", line({{"event", "audit_finding"}, {"path", "/p/.envrc"}, {"kind", "added"}, {"type", "file"},
+                                        {"inside", 0}, {"rule", "tool-executed"}, {"tool", "direnv"},
                                         {"why", "direnv runs it on cd"}, {"severity", "high"}}));
     append(dir + "/events.jsonl", line({{"event", "audit_incomplete"}, {"problem", "/p/big: over its budget"},
                                         {"severity", "high"}}));

@@ -97,7 +97,7 @@ class SessionsModelTest : public QObject {
     const QString gone_dir = AppPaths::sessionsDir() + "/20261201T000003Z-gone";
     QDir().mkpath(ok_dir);
     QDir().mkpath(gone_dir);
-    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:02.000Z\",\"event\":\"session_started\",\"command\":[\"x\"],"
+    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:02.000Z\",\"event\":\"session_started\",\"session_id\":\"s\",\"command\":[\"x\"],"
                                "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
                                "\"helper_pid\":1}\n";
     append(ok_dir + "/events.jsonl", started);

@@ -125,7 +125,7 @@ class UsageMonitorTest : public QObject {
     helper.answer = R"({"ok":true,"usage":{"cpu_ms":"many"}})";
     m.setActive(false);
     m.setActive(true);
-    QTRY_VERIFY2(m.error().contains("usage.limits"), qPrintable(m.error()));
+    QTRY_VERIFY2(m.error().contains("usage.cpu_ms"), qPrintable(m.error()));
     QVERIFY(!m.live());
   }
 
