@@ -2,7 +2,7 @@
 // socket (SOCK_SEQPACKET: one message per packet, a JSON object with its "type"):
 //
 //   setup_failed {message}          setup failed before exec; the session fails with 125
-//   placeholders {list: [{path, dir, dev, ino, ctime_ns, content}]}
+//   placeholders {list: [{path, dir, dev, ino, ctime_ns[, content]}]}
 //                                   placeholders the view made on the host for absent protected
 //                                   paths (the helper records them for removal), also on failure
 //   proxy_listen                    with the in-namespace listening socket (SCM_RIGHTS) for the relay
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/schema.h"
+#include "engine/session/placeholder_record.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -44,14 +45,9 @@ inline constexpr char kStoredAnswer = '1';
 inline constexpr char kNotStoredAnswer = '0';
 
 struct InitMessage {
-  struct Placeholder {
-    std::string path;
-    bool dir = false;
-    std::uint64_t dev = 0, ino = 0;
-    std::int64_t ctime_ns = 0;
-    std::string content{};  // what a file placeholder holds ("" for most, ".\n" for a pointer's)
-    bool operator==(const Placeholder&) const = default;
-  };
+  // What the view made on the host for an absent protected path: the record the helper keeps
+  // (engine/session/placeholder_record.h), sent out of the sandbox as it is.
+  using Placeholder = PlaceholderRecord;
 
   InitMessageType type = InitMessageType::kSetupFailed;
   std::string message;       // setup_failed, exec_failed; credential_listen: the credential's name
@@ -101,14 +97,6 @@ struct EnumNames<session::InitMessageType> {
                                            {T::kExecFailed, "exec_failed"},
                                            {T::kDeadline, "deadline"},
                                            {T::kExit, "exit"}}};
-};
-
-template <>
-struct Schema<session::InitMessage::Placeholder> {
-  using P = session::InitMessage::Placeholder;
-  static constexpr auto fields =
-      std::make_tuple(field("path", &P::path), field("dir", &P::dir), field("dev", &P::dev), field("ino", &P::ino),
-                      field("ctime_ns", &P::ctime_ns), field("content", &P::content));
 };
 
 template <>

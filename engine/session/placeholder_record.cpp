@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/json_text.h"
+#include "engine/schema_codec.h"
 #include "engine/session/record_json.h"
 
 namespace paddock::session {
@@ -10,13 +10,7 @@ namespace paddock::session {
 using nlohmann::json;
 
 std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& list) {
-  json out = json::array();
-  for (const PlaceholderRecord& p : list) {
-    json entry = {{"path", encode_json_text(p.path)}, {"dir", p.dir}, {"dev", p.dev}, {"ino", p.ino}, {"ctime_ns", p.ctime_ns}};
-    if (!p.content.empty()) entry["content"] = encode_json_text(p.content);
-    out.push_back(std::move(entry));
-  }
-  return dump_record(out) + "\n";
+  return dump_record(schema::to_json_value(list)) + "\n";
 }
 
 Result<std::vector<PlaceholderRecord>> decode_placeholder_records(const std::string& bytes) {
@@ -26,32 +20,17 @@ Result<std::vector<PlaceholderRecord>> decode_placeholder_records(const std::str
   if (!wrapped) return wrapped.error();
   const json& j = (*wrapped)["list"];
   if (!(j.is_array() || j.is_object())) return Error{ErrorCode::kBadInput, "a placeholder record is not a JSON list"};
-  const json list = j.is_object() ? json::array({j}) : j;
-  std::vector<PlaceholderRecord> out;
-  for (const json& p : list) {
-    if (!p.is_object() || !p.contains("path") || !p["path"].is_string() || !p.contains("dir") ||
-        !p["dir"].is_boolean() || !p.contains("dev") || !p["dev"].is_number_unsigned() || !p.contains("ino") ||
-        !p["ino"].is_number_unsigned())
-      return Error{ErrorCode::kBadInput, "a placeholder record's entry is not {path, dir, dev, ino}"};
-    auto path = decode_json_text(p["path"].get_ref<const std::string&>());
-    if (!path || path->empty() || (*path)[0] != '/')
-      return Error{ErrorCode::kBadInput, "a placeholder record names no absolute path"};
-    std::int64_t ctime = 0;  // older helpers' records have none
-    if (p.contains("ctime_ns")) {
-      if (!p["ctime_ns"].is_number_integer()) return Error{ErrorCode::kBadInput, "a placeholder's ctime_ns is not an integer"};
-      ctime = p["ctime_ns"].get<std::int64_t>();
-    }
-    std::string content;  // most placeholders hold nothing, and older helpers' records say nothing
-    if (p.contains("content")) {
-      auto c = p["content"].is_string() ? decode_json_text(p["content"].get_ref<const std::string&>()) : std::nullopt;
-      if (!c || c->size() > kMaxPlaceholderContent || p["dir"].get<bool>())
-        return Error{ErrorCode::kBadInput, "a placeholder's content is not a short text of a file placeholder"};
-      content = std::move(*c);
-    }
-    out.push_back({std::move(*path), p["dir"].get<bool>(), p["dev"].get<std::uint64_t>(), p["ino"].get<std::uint64_t>(),
-                   ctime, std::move(content)});
+  json entries = j.is_object() ? json::array({j}) : j;
+  for (json& e : entries)
+    if (e.is_object() && !e.contains("ctime_ns")) e["ctime_ns"] = 0;  // an older helper's: not recorded
+  auto list = schema::from_json_value<std::vector<PlaceholderRecord>>(entries, "a placeholder record: ");
+  if (!list) return list.error();
+  for (const PlaceholderRecord& p : *list) {
+    if (p.path.empty() || p.path[0] != '/') return Error{ErrorCode::kBadInput, "a placeholder record names no absolute path"};
+    if (p.content.size() > kMaxPlaceholderContent || (p.dir && !p.content.empty()))
+      return Error{ErrorCode::kBadInput, "a placeholder's content is not a short text of a file placeholder"};
   }
-  return out;
+  return list;
 }
 
 }  // namespace paddock::session

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -24,6 +25,7 @@ struct PlaceholderRecord {
   // What a file placeholder holds: nothing, but for a git pointer's (".", its own directory, which
   // git reads as no pointer; an empty one is an error to git). At most kMaxPlaceholderContent bytes.
   std::string content{};
+  bool operator==(const PlaceholderRecord&) const = default;
 };
 inline constexpr std::size_t kMaxPlaceholderContent = 64;
 
@@ -33,3 +35,14 @@ std::string encode_placeholder_records(const std::vector<PlaceholderRecord>& lis
 Result<std::vector<PlaceholderRecord>> decode_placeholder_records(const std::string& bytes);
 
 }  // namespace paddock::session
+
+// Most placeholders hold nothing (content left out). The init message that carries the list out
+// of the sandbox uses this record; a record file of an older helper, which wrote no ctime_ns, is
+// read as "not recorded" (decode_placeholder_records), a message never.
+template <>
+struct paddock::schema::Schema<paddock::session::PlaceholderRecord> {
+  using P = session::PlaceholderRecord;
+  static constexpr auto fields =
+      std::make_tuple(field("path", &P::path), field("dir", &P::dir), field("dev", &P::dev), field("ino", &P::ino),
+                      field("ctime_ns", &P::ctime_ns), field("content", &P::content, kOmitEmpty));
+};

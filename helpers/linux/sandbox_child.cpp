@@ -408,9 +408,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
 
   // The helper records what was made on the host, also when the view failed after making it.
   if (!placeholders.empty()) {
-    std::vector<InitMessage::Placeholder> list;
-    for (const auto& p : placeholders) list.push_back({p.path, p.dir, p.dev, p.ino, p.ctime_ns, p.content});
-    send_msg(report_fd, InitMessage::placeholders_made(std::move(list)));
+    send_msg(report_fd, InitMessage::placeholders_made(placeholders));
   }
   if (!built) die_setup(report_fd, built.error());
   if (auto s = net.enter(); !s) die_setup(report_fd, s.error());
