@@ -4,30 +4,26 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/json_text.h"
+#include "engine/schema_codec.h"
 #include "engine/session/record_json.h"
-#include "engine/strict_json_reader.h"
 
 namespace paddock::session {
 namespace {
 
-using nlohmann::json;
-
 // A review of tens of thousands of changes keeps one decision each.
 constexpr std::size_t kMaxReviewRecord = std::size_t{64} << 20;
 
-json stamp_json(const FileStamp& s) {
-  return {{"ino", s.ino}, {"size", s.size}, {"ctime_ns", s.ctime_ns}};
-}
-
-bool read_stamp(StrictJsonReader& r, const json& j, const std::string& path, FileStamp& out) {
-  std::int64_t ino = 0;
-  if (!r.object(j, path, {"ino", "size", "ctime_ns"}) || !r.integer(j["ino"], path + ".ino", ino) ||
-      !r.integer(j["size"], path + ".size", out.size) || !r.integer(j["ctime_ns"], path + ".ctime_ns", out.ctime_ns))
-    return false;
-  // nlohmann reads an inode number above INT64_MAX as unsigned; integer() takes both.
-  out.ino = j["ino"].is_number_unsigned() ? j["ino"].get<std::uint64_t>() : static_cast<std::uint64_t>(ino);
-  return true;
+// One of the review files, read strictly from its declaration, in the one version this Paddock
+// reads.
+template <class T>
+Result<T> read_review_file(std::string_view bytes, const std::string& what, std::size_t max_bytes) {
+  auto j = parse_record(bytes, what, max_bytes);
+  if (!j) return j.error();
+  auto out = schema::from_json_value<T>(*j, what + " field ");
+  if (!out) return out.error();
+  if (out->version != 1)
+    return bad_input(what + ": version " + std::to_string(out->version) + " is not one this Paddock reads");
+  return out;
 }
 
 }  // namespace
@@ -43,44 +39,18 @@ std::string review_state_file(const std::string& session_dir) { return review_di
 std::string review_journal_file(const std::string& session_dir) { return review_dir(session_dir) + "/journal.json"; }
 std::string review_facts_cache_file(const std::string& session_dir) { return review_dir(session_dir) + "/facts.cache"; }
 
-std::string encode_review_roots(const ReviewRoots& r) {
-  json roots = json::array();
-  for (const auto& x : r.roots) roots.push_back({{"index", x.index}, {"root", encode_json_text(x.root)}});
-  return dump_record({{"version", 1}, {"started_ns", r.started_ns}, {"roots", std::move(roots)}}, 2) + "\n";
-}
+std::string encode_review_roots(const ReviewRoots& r) { return dump_record(schema::to_json_value(r), 2) + "\n"; }
 
 Result<ReviewRoots> decode_review_roots(std::string_view bytes) {
-  auto j = parse_record(bytes, "review/roots.json");
-  if (!j) return j.error();
-  StrictJsonReader r("review/roots.json field ");
-  ReviewRoots out;
-  std::int64_t version = 0;
-  if (!r.object(*j, "", {"version", "started_ns", "roots"}) || !r.integer((*j)["version"], "version", version) ||
-      !r.integer((*j)["started_ns"], "started_ns", out.started_ns))
-    return bad_input(r.error());
-  if (version != 1) return bad_input("review/roots.json: version " + std::to_string(version) + " is not one this Paddock reads");
-  const json& roots = (*j)["roots"];
-  if (!roots.is_array()) return bad_input("review/roots.json field roots: expected an array");
-  for (std::size_t i = 0; i < roots.size(); ++i) {
-    const std::string at = "roots[" + std::to_string(i) + "]";
-    ReviewRoot root;
-    if (!r.object(roots[i], at, {"index", "root"}) || !r.int_value(roots[i]["index"], at + ".index", root.index) ||
-        !r.str(roots[i]["root"], at + ".root", root.root))
-      return bad_input(r.error());
-    if (root.index < 0) return bad_input("review/roots.json field " + at + ".index: must not be negative");
-    if (root.root.empty() || root.root[0] != '/') return bad_input("review/roots.json field " + at + ".root: not an absolute path");
-    out.roots.push_back(std::move(root));
-  }
+  auto out = read_review_file<ReviewRoots>(bytes, "review/roots.json", std::size_t{1} << 20);
+  if (!out) return out.error();
+  for (std::size_t i = 0; i < out->roots.size(); ++i)
+    if (out->roots[i].root.empty() || out->roots[i].root[0] != '/')
+      return bad_input("review/roots.json field roots[" + std::to_string(i) + "].root: not an absolute path");
   return out;
 }
 
-const char* to_string(Decision d) {
-  switch (d) {
-    case Decision::kApplied: return "applied";
-    case Decision::kDiscarded: return "discarded";
-  }
-  return "applied";
-}
+const char* to_string(Decision d) { return schema::enum_name(d).data(); }
 
 const ReviewDecision* ReviewState::find(const std::string& path) const {
   auto it = std::lower_bound(decisions.begin(), decisions.end(), path,
@@ -95,70 +65,21 @@ void ReviewState::set(ReviewDecision d) {
   else decisions.insert(it, std::move(d));
 }
 
-std::string encode_review_state(const ReviewState& s) {
-  json list = json::array();
-  for (const auto& d : s.decisions)
-    list.push_back({{"path", encode_json_text(d.path)},
-                    {"decision", to_string(d.decision)},
-                    {"upper", stamp_json(d.upper)},
-                    {"host", d.host ? stamp_json(*d.host) : json(nullptr)},
-                    {"ts", d.ts}});
-  return dump_record({{"version", 1}, {"decisions", std::move(list)}}, 1) + "\n";
-}
+std::string encode_review_state(const ReviewState& s) { return dump_record(schema::to_json_value(s), 1) + "\n"; }
 
 Result<ReviewState> decode_review_state(std::string_view bytes) {
-  auto j = parse_record(bytes, "review/state.json", kMaxReviewRecord);
-  if (!j) return j.error();
-  StrictJsonReader r("review/state.json field ");
-  std::int64_t version = 0;
-  if (!r.object(*j, "", {"version", "decisions"}) || !r.integer((*j)["version"], "version", version))
-    return bad_input(r.error());
-  if (version != 1) return bad_input("review/state.json: version " + std::to_string(version) + " is not one this Paddock reads");
-  const json& list = (*j)["decisions"];
-  if (!list.is_array()) return bad_input("review/state.json field decisions: expected an array");
+  auto read = read_review_file<ReviewState>(bytes, "review/state.json", kMaxReviewRecord);
+  if (!read) return read.error();
+  // Sorted by path, one per path (the latest), whatever order the file has.
   ReviewState s;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string at = "decisions[" + std::to_string(i) + "]";
-    const json& e = list[i];
-    ReviewDecision d;
-    std::string word;
-    if (!r.object(e, at, {"path", "decision", "upper", "host", "ts"}) || !r.str(e["path"], at + ".path", d.path) ||
-        !r.str(e["decision"], at + ".decision", word) || !read_stamp(r, e["upper"], at + ".upper", d.upper) ||
-        !r.str(e["ts"], at + ".ts", d.ts))
-      return bad_input(r.error());
-    if (word == "applied") d.decision = Decision::kApplied;
-    else if (word == "discarded") d.decision = Decision::kDiscarded;
-    else return bad_input("review/state.json field " + at + ".decision: expected applied or discarded");
-    if (!e["host"].is_null()) {
-      FileStamp h;
-      if (!read_stamp(r, e["host"], at + ".host", h)) return bad_input(r.error());
-      d.host = h;
-    }
-    s.set(std::move(d));
-  }
+  for (auto& d : read->decisions) s.set(std::move(d));
   return s;
 }
 
-std::string encode_apply_journal(const ApplyJournal& j) {
-  json paths = json::array(), temps = json::array();
-  for (const auto& p : j.paths) paths.push_back(encode_json_text(p));
-  for (const auto& t : j.temps) temps.push_back(encode_json_text(t));
-  return dump_record({{"version", 1}, {"started", j.started}, {"paths", std::move(paths)}, {"temps", std::move(temps)}}, 1) +
-         "\n";
-}
+std::string encode_apply_journal(const ApplyJournal& j) { return dump_record(schema::to_json_value(j), 1) + "\n"; }
 
 Result<ApplyJournal> decode_apply_journal(std::string_view bytes) {
-  auto j = parse_record(bytes, "review/journal.json", kMaxReviewRecord);
-  if (!j) return j.error();
-  StrictJsonReader r("review/journal.json field ");
-  ApplyJournal out;
-  std::int64_t version = 0;
-  if (!r.object(*j, "", {"version", "started", "paths", "temps"}) || !r.integer((*j)["version"], "version", version) ||
-      !r.str((*j)["started"], "started", out.started) || !r.strings((*j)["paths"], "paths", out.paths) ||
-      !r.strings((*j)["temps"], "temps", out.temps))
-    return bad_input(r.error());
-  if (version != 1) return bad_input("review/journal.json: version " + std::to_string(version) + " is not one this Paddock reads");
-  return out;
+  return read_review_file<ApplyJournal>(bytes, "review/journal.json", kMaxReviewRecord);
 }
 
 }  // namespace paddock::session

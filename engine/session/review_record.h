@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/schema.h"
 #include "engine/status.h"
 
 namespace paddock::session {
@@ -41,7 +42,9 @@ struct ReviewRoot {
   bool operator==(const ReviewRoot&) const = default;
 };
 
+// Each file's `version` is its format: only 1 is read.
 struct ReviewRoots {
+  int version = 1;
   // CLOCK_REALTIME_COARSE (the clock file times come from) in ns, taken before the overlays were
   // mounted: a host file whose ctime is at or after it changed during the session.
   std::int64_t started_ns = 0;
@@ -78,6 +81,7 @@ struct ReviewDecision {
 };
 
 struct ReviewState {
+  int version = 1;
   std::vector<ReviewDecision> decisions;  // sorted by path, one per path (the latest)
   const ReviewDecision* find(const std::string& path) const;
   void set(ReviewDecision d);
@@ -88,6 +92,7 @@ std::string encode_review_state(const ReviewState& s);
 Result<ReviewState> decode_review_state(std::string_view bytes);
 
 struct ApplyJournal {
+  int version = 1;
   std::string started;               // UTC
   std::vector<std::string> paths;    // the changes being applied, absolute host paths
   std::vector<std::string> temps;    // temporaries it may have left beside their targets
@@ -98,3 +103,55 @@ std::string encode_apply_journal(const ApplyJournal& j);
 Result<ApplyJournal> decode_apply_journal(std::string_view bytes);
 
 }  // namespace paddock::session
+
+// The files' declarations (engine/schema.h): their JSON, strict readers and bytes derive from
+// these lines.
+namespace paddock::schema {
+
+template <>
+struct Schema<session::ReviewRoot> {
+  using R = session::ReviewRoot;
+  static constexpr auto fields = std::make_tuple(field("index", &R::index, kNonNegative), field("root", &R::root));
+};
+
+template <>
+struct Schema<session::ReviewRoots> {
+  using R = session::ReviewRoots;
+  static constexpr auto fields =
+      std::make_tuple(field("version", &R::version), field("started_ns", &R::started_ns), field("roots", &R::roots));
+};
+
+template <>
+struct Schema<session::FileStamp> {
+  using F = session::FileStamp;
+  static constexpr auto fields =
+      std::make_tuple(field("ino", &F::ino), field("size", &F::size), field("ctime_ns", &F::ctime_ns));
+};
+
+template <>
+struct EnumNames<session::Decision> {
+  static constexpr NameTable<session::Decision, 2> values{
+      {{session::Decision::kApplied, "applied"}, {session::Decision::kDiscarded, "discarded"}}};
+};
+
+template <>
+struct Schema<session::ReviewDecision> {
+  using D = session::ReviewDecision;
+  static constexpr auto fields = std::make_tuple(field("path", &D::path), field("decision", &D::decision),
+                                                 field("upper", &D::upper), field("host", &D::host), field("ts", &D::ts));
+};
+
+template <>
+struct Schema<session::ReviewState> {
+  using S = session::ReviewState;
+  static constexpr auto fields = std::make_tuple(field("version", &S::version), field("decisions", &S::decisions));
+};
+
+template <>
+struct Schema<session::ApplyJournal> {
+  using J = session::ApplyJournal;
+  static constexpr auto fields = std::make_tuple(field("version", &J::version), field("started", &J::started),
+                                                 field("paths", &J::paths), field("temps", &J::temps));
+};
+
+}  // namespace paddock::schema

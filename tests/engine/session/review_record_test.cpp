@@ -34,7 +34,10 @@ class ReviewRecordTest : public QObject {
   }
 
   void the_journal_round_trips() {
-    ApplyJournal j{"2026-12-01T00:00:00.000Z", {"/p/a", "/p/b"}, {"/p/.a.paddock-apply-1-2-0"}};
+    ApplyJournal j;
+    j.started = "2026-12-01T00:00:00.000Z";
+    j.paths = {"/p/a", "/p/b"};
+    j.temps = {"/p/.a.paddock-apply-1-2-0"};
     auto back = decode_apply_journal(encode_apply_journal(j));
     QVERIFY(back.ok());
     QVERIFY(*back == j);
