@@ -185,6 +185,8 @@ int main() {
     // The session's first listing: nothing listed it before (no facts cache in its directory).
     first_ms.push_back(run({kBin + "/paddock", "review", id, "--json"}, env).ms);
     first_status_ms.push_back(run({"git", "-C", clone, "status", "--porcelain"}).ms);
+    std::printf("  round %zu, the session's first listing: paddock review %.0f ms, git status %.0f ms\n", round + 1,
+                first_ms.back(), first_status_ms.back());
     for (int i = 0; i < 3; ++i) {
       list_ms.push_back(run({kBin + "/paddock", "review", id, "--json"}, env).ms);
       status_ms.push_back(run({"git", "-C", clone, "status", "--porcelain"}).ms);
