@@ -140,6 +140,27 @@ int head_is_binary(int fd) {
   return n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n))) ? 1 : 0;
 }
 
+// f(0) .. f(n - 1), spread over up to four threads when n is large enough to pay for them.
+template <class F>
+void in_parallel(std::size_t n, const F& f) {
+  const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), n / 256});
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t start; (start = next.fetch_add(64)) < n;)
+      for (std::size_t i = start; i < std::min(n, start + 64); ++i) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to spare: this one does it all
+    }
+  }
+  work();
+  for (auto& t : pool) t.join();
+}
+
 // Two files' bytes are equal (their sizes are).
 bool same_bytes(const std::string& a, const std::string& b) {
   UniqueFd fa(::open(a.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
@@ -356,95 +377,116 @@ class Walker {
     UniqueFd up_fd(::open(up_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow));
     if (!up_fd.valid()) return;  // gone while listing (the session runs)
     UniqueFd host_fd(lower ? ::open(host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow) : -1);
-    for (const auto& [name, dtype] : entries) {
-      if (++entries_ > o_.max_entries) return;
-      const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
-      struct stat ust {}, lst {};
-      int head = -1;  // the file's head, read with its stat (read_heads_in_walk_)
-      bool have_stat = false;
-      if (read_heads_in_walk_ && dtype == DT_REG) {
+    // Each entry is looked up on both sides before any of it is compared, in runs of up to 4096
+    // entries, a large directory's on up to four threads: the lookups are system calls, most of
+    // what a listing costs (git status spreads its own over threads the same way).
+    struct Looked {
+      struct stat up {}, host {};
+      bool up_ok = false, host_ok = false;
+      signed char head = -1;  // the file's head, read with its stat (read_heads_in_walk_)
+    };
+    const auto look = [&](const DirEntry& e, Looked& l) {
+      if (read_heads_in_walk_ && e.type == DT_REG) {
         // Opened without following a symlink swapped in meanwhile; what was opened is what the
         // stat describes, whatever it turned out to be.
-        UniqueFd fd(open_for_head(up_fd.get(), name.c_str()));
-        have_stat = fd.valid() && ::fstat(fd.get(), &ust) == 0;
-        if (have_stat && S_ISREG(ust.st_mode)) head = head_is_binary(fd.get());
+        UniqueFd fd(open_for_head(up_fd.get(), e.name.c_str()));
+        l.up_ok = fd.valid() && ::fstat(fd.get(), &l.up) == 0;
+        if (l.up_ok && S_ISREG(l.up.st_mode)) l.head = static_cast<signed char>(head_is_binary(fd.get()));
       }
-      if (!have_stat && ::fstatat(up_fd.get(), name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone while listing
-      const bool host_has = lower && host_fd.valid() && ::fstatat(host_fd.get(), name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
-      if (is_whiteout(ust)) {
-        if (host_has) deleted_tree(host_dir, name, lst, stamp_of(ust));
-        continue;
-      }
-      Change c;
-      c.path = host;
-      c.after = state_of(up, ust);
-      c.upper_stamp = stamp_of(ust);
-      if (S_ISDIR(ust.st_mode)) {
-        const bool opaque = has_xattr(up, "user.overlay.opaque", "y");
-        if (!host_has || !S_ISDIR(lst.st_mode)) {
-          if (!host_has && is_placeholder(host, ust, up)) continue;
-          c.kind = host_has ? ChangeKind::kModified : ChangeKind::kAdded;
-          if (host_has) {
-            c.before = state_of(host, lst);
-            conflict_check(c, lst);
-            // What the host had here is replaced whole.
-          }
-          add(std::move(c));
-          walk_dir(rel + "/" + name, false, stamp_of(ust));
+      if (!l.up_ok) l.up_ok = ::fstatat(up_fd.get(), e.name.c_str(), &l.up, AT_SYMLINK_NOFOLLOW) == 0;
+      if (l.up_ok && lower && host_fd.valid())
+        l.host_ok = ::fstatat(host_fd.get(), e.name.c_str(), &l.host, AT_SYMLINK_NOFOLLOW) == 0;
+    };
+    constexpr std::size_t kRun = 4096;
+    std::vector<Looked> looked;
+    for (std::size_t first = 0; first < entries.size(); first += kRun) {
+      const std::size_t n = std::min(kRun, entries.size() - first);
+      looked.assign(n, Looked{});
+      in_parallel(n, [&](std::size_t k) { look(entries[first + k], looked[k]); });
+      for (std::size_t k = 0; k < n; ++k) {
+        if (++entries_ > o_.max_entries) return;
+        if (!looked[k].up_ok) continue;  // gone while listing
+        const std::string& name = entries[first + k].name;
+        const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
+        const struct stat& ust = looked[k].up;
+        const struct stat& lst = looked[k].host;
+        const bool host_has = looked[k].host_ok;
+        const int head = looked[k].head;
+        if (is_whiteout(ust)) {
+          if (host_has) deleted_tree(host_dir, name, lst, stamp_of(ust));
           continue;
         }
-        if ((ust.st_mode & 07777) != (lst.st_mode & 07777)) {
-          c.kind = ChangeKind::kModified;
-          c.before = state_of(host, lst);
-          conflict_check(c, lst);
-          add(std::move(c));
-        }
-        if (opaque) {
-          // The session replaced the directory: what the host has there and the session does not
-          // is deleted.
-          std::string lerr;
-          for (const auto& lname : list_dir(host, lerr)) {
-            struct stat u {}, l {};
-            if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
-            if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host, lname, l, stamp_of(ust));
+        Change c;
+        c.path = host;
+        c.after = state_of(up, ust);
+        c.upper_stamp = stamp_of(ust);
+        if (S_ISDIR(ust.st_mode)) {
+          const bool opaque = has_xattr(up, "user.overlay.opaque", "y");
+          if (!host_has || !S_ISDIR(lst.st_mode)) {
+            if (!host_has && is_placeholder(host, ust, up)) continue;
+            c.kind = host_has ? ChangeKind::kModified : ChangeKind::kAdded;
+            if (host_has) {
+              c.before = state_of(host, lst);
+              conflict_check(c, lst);
+              // What the host had here is replaced whole.
+            }
+            add(std::move(c));
+            walk_dir(rel + "/" + name, false, stamp_of(ust));
+            continue;
           }
+          if ((ust.st_mode & 07777) != (lst.st_mode & 07777)) {
+            c.kind = ChangeKind::kModified;
+            c.before = state_of(host, lst);
+            conflict_check(c, lst);
+            add(std::move(c));
+          }
+          if (opaque) {
+            // The session replaced the directory: what the host has there and the session does not
+            // is deleted.
+            std::string lerr;
+            for (const auto& lname : list_dir(host, lerr)) {
+              struct stat u {}, l {};
+              if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
+              if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host, lname, l, stamp_of(ust));
+            }
+          }
+          walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
+          continue;
         }
-        walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
-        continue;
-      }
-      if (!host_has) {
-        if (is_placeholder(host, ust, up)) continue;
-        c.kind = ChangeKind::kAdded;
-        // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
-        // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
-        // the host's directory after the session started.
+        if (!host_has) {
+          if (is_placeholder(host, ust, up)) continue;
+          c.kind = ChangeKind::kAdded;
+          // Copied up from the host (the overlay marks every copy-up), yet the host no longer has
+          // it here: renamed in the session, or deleted on the host meanwhile. Only the second
+          // changes the host's directory after the session started.
+          if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust, head);
+          if (lower && has_xattr(up, "user.overlay.origin")) {
+            struct stat pst {};
+            const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
+                                             ? static_cast<std::int64_t>(pst.st_mtim.tv_sec) * 1000000000 + pst.st_mtim.tv_nsec
+                                             : 0;
+            if (changed >= s_.roots.started_ns)
+              c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
+          }
+          add(std::move(c));
+          continue;
+        }
+        c.before = state_of(host, lst);
+        c.kind = ChangeKind::kModified;
+        if (c.before.type == EntryType::kDir) {
+          // A file where the host has a directory: everything below it goes.
+          deleted_tree_children(host, stamp_of(ust));
+        } else if (c.before.type == c.after.type && c.before.mode == c.after.mode) {
+          if (c.after.type == EntryType::kSymlink && c.before.target == c.after.target) continue;
+          if (c.after.type == EntryType::kFile && c.before.size == c.after.size && same_bytes(up, host)) continue;
+          if (c.after.type == EntryType::kOther) continue;
+        }
+        if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
+          c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
         if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust, head);
-        if (lower && has_xattr(up, "user.overlay.origin")) {
-          struct stat pst {};
-          const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
-                                           ? static_cast<std::int64_t>(pst.st_mtim.tv_sec) * 1000000000 + pst.st_mtim.tv_nsec
-                                           : 0;
-          if (changed >= s_.roots.started_ns)
-            c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
-        }
+        conflict_check(c, lst);
         add(std::move(c));
-        continue;
       }
-      c.before = state_of(host, lst);
-      c.kind = ChangeKind::kModified;
-      if (c.before.type == EntryType::kDir) {
-        // A file where the host has a directory: everything below it goes.
-        deleted_tree_children(host, stamp_of(ust));
-      } else if (c.before.type == c.after.type && c.before.mode == c.after.mode) {
-        if (c.after.type == EntryType::kSymlink && c.before.target == c.after.target) continue;
-        if (c.after.type == EntryType::kFile && c.before.size == c.after.size && same_bytes(up, host)) continue;
-        if (c.after.type == EntryType::kOther) continue;
-      }
-      if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
-        c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
-      if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust, head);
-      conflict_check(c, lst);
-      add(std::move(c));
     }
     (void)dir_stamp;
   }
