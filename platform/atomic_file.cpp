@@ -62,6 +62,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
     dir_fd_ = std::move(o.dir_fd_);
     mode_ = o.mode_;
     dirty_ = o.dirty_;
+    durable_ = o.durable_;
     o.tmp_.clear();
   }
   return *this;
@@ -95,6 +96,7 @@ Status AtomicFile::open(const std::string& path, const WriteOptions& options) {
     fd_ = std::move(fd);
     dir_fd_ = std::move(dir_fd);
     dirty_ = false;
+    durable_ = options.durable;
     return Status::Ok();
   }
   return internal_error("cannot create a temporary file for " + path + ": names kept clashing");
@@ -132,7 +134,7 @@ Status AtomicFile::commit(DirSync dir_sync) {
     }
     dirty_ = true;  // the mode is metadata the sync must carry too
   }
-  if (dirty_)
+  if (dirty_ && durable_)
     if (auto s = sync(); !s.ok()) return s;
   fd_.reset();
   if (::renameat(dir_fd_.get(), tmp_.c_str(), dir_fd_.get(), base_of(path_).c_str()) != 0) {
@@ -141,7 +143,7 @@ Status AtomicFile::commit(DirSync dir_sync) {
     return e;
   }
   tmp_.clear();
-  if (dir_sync == DirSync::kByCaller) {
+  if (dir_sync == DirSync::kByCaller || !durable_) {
     dir_fd_.reset();
     return Status::Ok();
   }

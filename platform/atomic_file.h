@@ -22,6 +22,10 @@ struct WriteOptions {
   unsigned mode = 0600;      // the new file's mode, exactly (the umask does not narrow it)
   bool keep_mode = false;    // an existing target keeps its mode (files the user edits)
   bool create_dirs = false;  // missing parent directories are created (0700)
+  // false: no fsync of the file nor of its directory. Only for a cache whose reader checks every
+  // byte it reads and rebuilds what fails: the file still appears whole under its name or not at
+  // all while the machine runs, but after a crash it may be old, empty or torn.
+  bool durable = true;
 };
 
 // Whether commit() syncs the directory. kByCaller: the caller syncs it later (sync_directory, or
@@ -46,7 +50,8 @@ class AtomicFile {
   Status write(std::string_view bytes);
   // fsync now; commit() skips its own when nothing was written since.
   Status sync();
-  // Final mode, fsync, rename over the target, fsync of the directory.
+  // Final mode, fsync, rename over the target, fsync of the directory (neither fsync when the
+  // file was opened with durable = false).
   Status commit(DirSync dir_sync = DirSync::kNow);
   // Removes the temporary (nothing happens to the target).
   void discard();
@@ -59,6 +64,7 @@ class AtomicFile {
   UniqueFd fd_, dir_fd_;
   unsigned mode_ = 0600;
   bool dirty_ = false;
+  bool durable_ = true;
 };
 
 // sync() of several open files at once, each on its own thread: a disk serves concurrent syncs

@@ -110,7 +110,12 @@ std::string ReviewFactsCache::encode() const {
 
 bool ReviewFactsCache::save(const std::string& path) const {
   if (entries_.empty()) return ::unlink(path.c_str()) == 0 || errno == ENOENT;
-  return write_file_atomic(path, encode()).ok();
+  // Renamed into place whole, never synced: two fsyncs were a few ms of a session's first listing
+  // on an idle disk and tens of ms behind other writers, for durability a cache does not need.
+  // After a crash the file may be empty, torn or an older one: load() rejects the first two (size,
+  // magic, hash) and rebuilds; an older cache is still true, each entry naming the exact stat of
+  // the file it was read from.
+  return write_file_atomic(path, encode(), WriteOptions{.durable = false}).ok();
 }
 
 }  // namespace paddock::platform

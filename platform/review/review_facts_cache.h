@@ -37,11 +37,13 @@ class ReviewFactsCache {
   std::size_t size() const { return entries_.size(); }
 
   // A cache of exactly these facts (the files of this listing), keeping only files whose ctime is
-  // at least a second before now_ns (CLOCK_REALTIME).
+  // at least a second before now_ns (CLOCK_REALTIME; the listing passes its start, so that a file
+  // rewritten while it ran is never kept under the key of what it read).
   static ReviewFactsCache of(std::vector<std::pair<FileKey, bool>> facts, std::int64_t now_ns);
   bool operator==(const ReviewFactsCache&) const = default;
 
-  // Written atomically (platform/atomic_file.h); an empty cache removes the file.
+  // Written atomically (platform/atomic_file.h) but not synced: a cache needs no durability (see
+  // save()); an empty cache removes the file.
   bool save(const std::string& path) const;
   std::string encode() const;
 

@@ -97,6 +97,70 @@ std::vector<std::string> list_dir(const std::string& path, std::string& error) {
   return names;
 }
 
+// The directory's entries with their d_type (DT_UNKNOWN where the file system gives none), sorted
+// by name.
+struct DirEntry {
+  std::string name;
+  unsigned char type = DT_UNKNOWN;
+};
+std::vector<DirEntry> list_dir_typed(const std::string& path, std::string& error) {
+  std::vector<DirEntry> entries;
+  DIR* d = ::opendir(path.c_str());
+  if (!d) {
+    error = path + ": " + std::strerror(errno);
+    return entries;
+  }
+  while (dirent* e = ::readdir(d)) {
+    const char* n = e->d_name;
+    if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+    entries.push_back({n, e->d_type});
+  }
+  ::closedir(d);
+  std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return entries;
+}
+
+// Opens dirfd/name to read its head. O_NOATIME: a listing leaves the session's files as they
+// were, and spares the first read of each freshly written file an inode update (a journal entry
+// on ext4, under relatime). Only the file's owner (or CAP_FOWNER) may ask for it: anyone else
+// opens it plainly.
+int open_for_head(int dirfd, const char* name) {
+  constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  const int fd = ::openat(dirfd, name, kFlags | O_NOATIME);
+  if (fd >= 0 || errno != EPERM) return fd;
+  return ::openat(dirfd, name, kFlags);
+}
+
+// Whether the open file's head (as git looks: its first 8000 bytes) holds a NUL: 1 binary, 0 text,
+// -1 unreadable.
+int head_is_binary(int fd) {
+  char buf[8000];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0) return -1;
+  return n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n))) ? 1 : 0;
+}
+
+// f(0) .. f(n - 1), spread over up to four threads when n is large enough to pay for them.
+template <class F>
+void in_parallel(std::size_t n, const F& f) {
+  const std::size_t threads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()), n / 256});
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t start; (start = next.fetch_add(64)) < n;)
+      for (std::size_t i = start; i < std::min(n, start + 64); ++i) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to spare: this one does it all
+    }
+  }
+  work();
+  for (auto& t : pool) t.join();
+}
+
 // Two files' bytes are equal (their sizes are).
 bool same_bytes(const std::string& a, const std::string& b) {
   UniqueFd fa(::open(a.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
@@ -124,19 +188,29 @@ bool same_bytes(const std::string& a, const std::string& b) {
 // bit 0 set when binary, bit 1 when not to be cached (unreadable, or no longer the file the walk
 // saw: its key would name other bytes).
 char binary_file_at(int dirfd, const std::string& name, const FileKey& key) {
-  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  UniqueFd fd(open_for_head(dirfd, name.c_str()));
   if (!fd.valid()) return 2;
-  char buf[8000];
-  const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  const int head = head_is_binary(fd.get());
   struct stat st {};
-  if (n < 0) return 2;
-  const char binary = n > 0 && review::looks_binary(std::string_view(buf, static_cast<std::size_t>(n))) ? 1 : 0;
+  if (head < 0) return 2;
+  const char binary = static_cast<char>(head);
   return ::fstat(fd.get(), &st) == 0 && FileKey::of(st) == key ? binary : static_cast<char>(binary | 2);
 }
 
 class Walker {
  public:
   Walker(const ReviewSession& s, const ChangeWalkOptions& o, review::ChangeSet& out) : s_(s), o_(o), out_(out) {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    started_ns_ = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+    if (o.binary_markers) {
+      cache_file_ = session::review_facts_cache_file(s.dir);
+      cached_ = ReviewFactsCache::load(cache_file_);
+      // A session's first listing (no cache yet) reads every changed file's head: the walk opens
+      // each file the session wrote and takes its stat from the open file, one stat per file
+      // instead of two (by name in the walk, of the open file after the read).
+      read_heads_in_walk_ = cached_.size() == 0;
+    }
     // Absent denies are held absent the same way (a masked placeholder), and so are absent
     // pointers (a placeholder that points at its own directory).
     for (const auto* list : {&s.ir.fs.deny_write, &s.ir.fs.deny})
@@ -166,12 +240,13 @@ class Walker {
   // walk is done, on up to four threads, in runs of one directory, opened relative to it.
   void mark_binary() {
     const std::size_t total = binary_jobs_.size();
-    const std::string cache_file = session::review_facts_cache_file(s_.dir);
-    const ReviewFactsCache cached = ReviewFactsCache::load(cache_file);
+    const ReviewFactsCache& cached = cached_;
     std::vector<char> result(total, 0);
     std::vector<std::size_t> misses;
     for (std::size_t i = 0; i < total; ++i) {
-      if (const auto b = cached.binary(binary_jobs_[i].key))
+      if (binary_jobs_[i].head >= 0)
+        result[i] = binary_jobs_[i].head;  // read in the walk, with the stat of the open file
+      else if (const auto b = cached.binary(binary_jobs_[i].key))
         result[i] = *b ? 1 : 0;
       else
         misses.push_back(i);
@@ -211,12 +286,12 @@ class Walker {
       // A file that was not the one stat saw when it was read (binary_file_at) is not kept.
       if (!(result[i] & 2)) facts.emplace_back(binary_jobs_[i].key, result[i] == 1);
     }
-    timespec now{};
-    ::clock_gettime(CLOCK_REALTIME, &now);
     // Exactly the files of this listing: what the session no longer has leaves the cache. A cache
-    // that cannot be written costs the next listing its reads, nothing else.
-    auto fresh = ReviewFactsCache::of(std::move(facts), static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec);
-    if (!(fresh == cached)) (void)fresh.save(cache_file);
+    // that cannot be written costs the next listing its reads, nothing else. A file is kept only
+    // if its ctime is a second before the listing began: a rewrite after its stat (while the
+    // listing ran) then gets a later ctime, so the key of what was read is never seen again.
+    auto fresh = ReviewFactsCache::of(std::move(facts), started_ns_);
+    if (!(fresh == cached)) (void)fresh.save(cache_file_);
   }
 
  private:
@@ -249,10 +324,11 @@ class Walker {
     out_.changes.push_back(std::move(c));
   }
 
-  // The next change added reads dir/name, whose stat is st, to tell whether it is binary (mark_binary).
-  void binary_later(const std::string& dir, const std::string& name, const struct stat& st) {
+  // The next change added reads dir/name, whose stat is st, to tell whether it is binary
+  // (mark_binary), unless the walk read it already (head: 1 binary, 0 text, -1 not read).
+  void binary_later(const std::string& dir, const std::string& name, const struct stat& st, int head = -1) {
     if (binary_dirs_.empty() || binary_dirs_.back() != dir) binary_dirs_.push_back(dir);
-    binary_jobs_.push_back({out_.changes.size(), binary_dirs_.size() - 1, name, FileKey::of(st)});
+    binary_jobs_.push_back({out_.changes.size(), binary_dirs_.size() - 1, name, FileKey::of(st), static_cast<signed char>(head)});
   }
 
   void conflict_check(Change& c, const struct stat& host) {
@@ -291,7 +367,7 @@ class Walker {
   void walk_dir(const std::string& rel, bool lower, const session::FileStamp& dir_stamp) {
     const std::string up_dir = upper_root_ + rel, host_dir = root_ + rel;
     std::string err;
-    const auto names = list_dir(up_dir, err);
+    const auto entries = list_dir_typed(up_dir, err);
     if (!err.empty()) out_.notes.push_back("cannot list the session's " + err);
     // Each entry is looked up relative to its directory, opened once without following a
     // symlink: one path component per lookup instead of the whole path, twice per entry.
@@ -301,86 +377,116 @@ class Walker {
     UniqueFd up_fd(::open(up_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow));
     if (!up_fd.valid()) return;  // gone while listing (the session runs)
     UniqueFd host_fd(lower ? ::open(host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow) : -1);
-    for (const auto& name : names) {
-      if (++entries_ > o_.max_entries) return;
-      const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
-      struct stat ust {}, lst {};
-      if (::fstatat(up_fd.get(), name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone while listing
-      const bool host_has = lower && host_fd.valid() && ::fstatat(host_fd.get(), name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
-      if (is_whiteout(ust)) {
-        if (host_has) deleted_tree(host_dir, name, lst, stamp_of(ust));
-        continue;
+    // Each entry is looked up on both sides before any of it is compared, in runs of up to 4096
+    // entries, a large directory's on up to four threads: the lookups are system calls, most of
+    // what a listing costs (git status spreads its own over threads the same way).
+    struct Looked {
+      struct stat up {}, host {};
+      bool up_ok = false, host_ok = false;
+      signed char head = -1;  // the file's head, read with its stat (read_heads_in_walk_)
+    };
+    const auto look = [&](const DirEntry& e, Looked& l) {
+      if (read_heads_in_walk_ && e.type == DT_REG) {
+        // Opened without following a symlink swapped in meanwhile; what was opened is what the
+        // stat describes, whatever it turned out to be.
+        UniqueFd fd(open_for_head(up_fd.get(), e.name.c_str()));
+        l.up_ok = fd.valid() && ::fstat(fd.get(), &l.up) == 0;
+        if (l.up_ok && S_ISREG(l.up.st_mode)) l.head = static_cast<signed char>(head_is_binary(fd.get()));
       }
-      Change c;
-      c.path = host;
-      c.after = state_of(up, ust);
-      c.upper_stamp = stamp_of(ust);
-      if (S_ISDIR(ust.st_mode)) {
-        const bool opaque = has_xattr(up, "user.overlay.opaque", "y");
-        if (!host_has || !S_ISDIR(lst.st_mode)) {
-          if (!host_has && is_placeholder(host, ust, up)) continue;
-          c.kind = host_has ? ChangeKind::kModified : ChangeKind::kAdded;
-          if (host_has) {
-            c.before = state_of(host, lst);
-            conflict_check(c, lst);
-            // What the host had here is replaced whole.
-          }
-          add(std::move(c));
-          walk_dir(rel + "/" + name, false, stamp_of(ust));
+      if (!l.up_ok) l.up_ok = ::fstatat(up_fd.get(), e.name.c_str(), &l.up, AT_SYMLINK_NOFOLLOW) == 0;
+      if (l.up_ok && lower && host_fd.valid())
+        l.host_ok = ::fstatat(host_fd.get(), e.name.c_str(), &l.host, AT_SYMLINK_NOFOLLOW) == 0;
+    };
+    constexpr std::size_t kRun = 4096;
+    std::vector<Looked> looked;
+    for (std::size_t first = 0; first < entries.size(); first += kRun) {
+      const std::size_t n = std::min(kRun, entries.size() - first);
+      looked.assign(n, Looked{});
+      in_parallel(n, [&](std::size_t k) { look(entries[first + k], looked[k]); });
+      for (std::size_t k = 0; k < n; ++k) {
+        if (++entries_ > o_.max_entries) return;
+        if (!looked[k].up_ok) continue;  // gone while listing
+        const std::string& name = entries[first + k].name;
+        const std::string up = up_dir + "/" + name, host = host_dir + "/" + name;
+        const struct stat& ust = looked[k].up;
+        const struct stat& lst = looked[k].host;
+        const bool host_has = looked[k].host_ok;
+        const int head = looked[k].head;
+        if (is_whiteout(ust)) {
+          if (host_has) deleted_tree(host_dir, name, lst, stamp_of(ust));
           continue;
         }
-        if ((ust.st_mode & 07777) != (lst.st_mode & 07777)) {
-          c.kind = ChangeKind::kModified;
-          c.before = state_of(host, lst);
-          conflict_check(c, lst);
-          add(std::move(c));
-        }
-        if (opaque) {
-          // The session replaced the directory: what the host has there and the session does not
-          // is deleted.
-          std::string lerr;
-          for (const auto& lname : list_dir(host, lerr)) {
-            struct stat u {}, l {};
-            if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
-            if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host, lname, l, stamp_of(ust));
+        Change c;
+        c.path = host;
+        c.after = state_of(up, ust);
+        c.upper_stamp = stamp_of(ust);
+        if (S_ISDIR(ust.st_mode)) {
+          const bool opaque = has_xattr(up, "user.overlay.opaque", "y");
+          if (!host_has || !S_ISDIR(lst.st_mode)) {
+            if (!host_has && is_placeholder(host, ust, up)) continue;
+            c.kind = host_has ? ChangeKind::kModified : ChangeKind::kAdded;
+            if (host_has) {
+              c.before = state_of(host, lst);
+              conflict_check(c, lst);
+              // What the host had here is replaced whole.
+            }
+            add(std::move(c));
+            walk_dir(rel + "/" + name, false, stamp_of(ust));
+            continue;
           }
+          if ((ust.st_mode & 07777) != (lst.st_mode & 07777)) {
+            c.kind = ChangeKind::kModified;
+            c.before = state_of(host, lst);
+            conflict_check(c, lst);
+            add(std::move(c));
+          }
+          if (opaque) {
+            // The session replaced the directory: what the host has there and the session does not
+            // is deleted.
+            std::string lerr;
+            for (const auto& lname : list_dir(host, lerr)) {
+              struct stat u {}, l {};
+              if (::lstat((up + "/" + lname).c_str(), &u) == 0) continue;
+              if (::lstat((host + "/" + lname).c_str(), &l) == 0) deleted_tree(host, lname, l, stamp_of(ust));
+            }
+          }
+          walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
+          continue;
         }
-        walk_dir(rel + "/" + name, !opaque, stamp_of(ust));
-        continue;
-      }
-      if (!host_has) {
-        if (is_placeholder(host, ust, up)) continue;
-        c.kind = ChangeKind::kAdded;
-        // Copied up from the host (the overlay marks every copy-up), yet the host no longer has it
-        // here: renamed in the session, or deleted on the host meanwhile. Only the second changes
-        // the host's directory after the session started.
-        if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
-        if (lower && has_xattr(up, "user.overlay.origin")) {
-          struct stat pst {};
-          const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
-                                           ? static_cast<std::int64_t>(pst.st_mtim.tv_sec) * 1000000000 + pst.st_mtim.tv_nsec
-                                           : 0;
-          if (changed >= s_.roots.started_ns)
-            c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
+        if (!host_has) {
+          if (is_placeholder(host, ust, up)) continue;
+          c.kind = ChangeKind::kAdded;
+          // Copied up from the host (the overlay marks every copy-up), yet the host no longer has
+          // it here: renamed in the session, or deleted on the host meanwhile. Only the second
+          // changes the host's directory after the session started.
+          if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust, head);
+          if (lower && has_xattr(up, "user.overlay.origin")) {
+            struct stat pst {};
+            const std::int64_t changed = ::lstat(host_dir.c_str(), &pst) == 0
+                                             ? static_cast<std::int64_t>(pst.st_mtim.tv_sec) * 1000000000 + pst.st_mtim.tv_nsec
+                                             : 0;
+            if (changed >= s_.roots.started_ns)
+              c.conflict = "not on the host any more, whose directory changed since the session started: deleted there?";
+          }
+          add(std::move(c));
+          continue;
         }
+        c.before = state_of(host, lst);
+        c.kind = ChangeKind::kModified;
+        if (c.before.type == EntryType::kDir) {
+          // A file where the host has a directory: everything below it goes.
+          deleted_tree_children(host, stamp_of(ust));
+        } else if (c.before.type == c.after.type && c.before.mode == c.after.mode) {
+          if (c.after.type == EntryType::kSymlink && c.before.target == c.after.target) continue;
+          if (c.after.type == EntryType::kFile && c.before.size == c.after.size && same_bytes(up, host)) continue;
+          if (c.after.type == EntryType::kOther) continue;
+        }
+        if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
+          c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
+        if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust, head);
+        conflict_check(c, lst);
         add(std::move(c));
-        continue;
       }
-      c.before = state_of(host, lst);
-      c.kind = ChangeKind::kModified;
-      if (c.before.type == EntryType::kDir) {
-        // A file where the host has a directory: everything below it goes.
-        deleted_tree_children(host, stamp_of(ust));
-      } else if (c.before.type == c.after.type && c.before.mode == c.after.mode) {
-        if (c.after.type == EntryType::kSymlink && c.before.target == c.after.target) continue;
-        if (c.after.type == EntryType::kFile && c.before.size == c.after.size && same_bytes(up, host)) continue;
-        if (c.after.type == EntryType::kOther) continue;
-      }
-      if (c.after.type == EntryType::kFile && c.before.type == EntryType::kFile)
-        c.content_changed = c.before.size != c.after.size || !same_bytes(up, host);
-      if (c.after.type == EntryType::kFile) binary_later(up_dir, name, ust);
-      conflict_check(c, lst);
-      add(std::move(c));
     }
     (void)dir_stamp;
   }
@@ -405,10 +511,15 @@ class Walker {
     std::size_t change;  // its index in the change set
     std::size_t dir;     // in binary_dirs_
     std::string name;
-    FileKey key;  // its stat in the walk
+    FileKey key;           // its stat in the walk
+    signed char head = -1;  // read in the walk: 1 binary, 0 text; -1 not yet
   };
   std::vector<std::string> binary_dirs_;
   std::vector<BinaryJob> binary_jobs_;
+  std::int64_t started_ns_ = 0;  // CLOCK_REALTIME when the listing began
+  std::string cache_file_;
+  ReviewFactsCache cached_;
+  bool read_heads_in_walk_ = false;
 };
 
 // A deleted file and an added one with the same bytes: a rename (or a move). Only files, only

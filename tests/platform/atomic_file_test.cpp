@@ -1,7 +1,7 @@
 // The one whole-file writer (session records, caches, keys, approvals, the app's saves). The
 // window it closes for private files (a file created with the umask's mode, narrowed after
-// someone opened it) and the durability of fsync are not something a unit test can hit on
-// purpose; these cases pin the end state: the exact mode whatever the umask, whole replacement,
+// someone opened it) and the durability of fsync (or its absence, for a cache) are not something
+// a unit test can hit on purpose; these cases pin the end state: the exact mode whatever the umask, whole replacement,
 // symlinks neither followed nor replaced, and nothing left behind on success or failure.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +83,20 @@ class AtomicFileTest : public QObject {
     QVERIFY(s.ok());
     QCOMPARE(slurp(target.string()), std::string("{}\n"));
     QCOMPARE(names(dir_), std::vector<std::string>{"approvals.json"});
+  }
+
+  void a_cache_written_without_syncs_still_replaces_the_whole_file_with_its_mode_and_leaves_no_temp_file() {
+    const auto target = dir_ / "facts.cache";
+    std::ofstream(target) << "an older, much longer cache that must not survive in part\n";
+    auto s = write_file_atomic(target.string(), "fresh\n", WriteOptions{.mode = 0640, .durable = false});
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+    QCOMPARE(slurp(target.string()), std::string("fresh\n"));
+    QCOMPARE(mode_of(target), 0640u);
+    QCOMPARE(names(dir_), std::vector<std::string>{"facts.cache"});
+    fs::remove(target);
+    fs::create_symlink(dir_ / "elsewhere", target);
+    QVERIFY(!write_file_atomic(target.string(), "x", WriteOptions{.durable = false}).ok());
+    QVERIFY(fs::is_symlink(target));
   }
 
   void a_symlink_at_the_target_is_neither_followed_nor_replaced() {

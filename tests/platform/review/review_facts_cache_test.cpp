@@ -1,7 +1,8 @@
 // The review listing's facts cache (platform/review/review_facts_cache.h), through the listing
 // itself (compute_change_set): what one listing read, the next one takes from the cache; a file
 // rewritten in place with the same size, or replaced by rename, is read again; a corrupt cache is
-// ignored and rebuilt; a file changed less than a second ago is not cached.
+// ignored and rebuilt; a file changed less than a second ago is not cached; reading a file's head
+// does not touch its access time.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -147,6 +148,18 @@ class ReviewFactsCacheTest : public QObject {
     QVERIFY(binary_of("blob.bin"));  // written just now by init()
     QCOMPARE(ReviewFactsCache::load(cache_).size(), std::size_t{0});
     QVERIFY(!fs::exists(cache_));
+  }
+
+  void reading_a_files_head_leaves_its_access_time_as_it_was() {
+    // An access time before the modification time: a plain read would stamp it (relatime).
+    const timespec times[2] = {{1000000, 0}, {0, UTIME_OMIT}};
+    QCOMPARE(::utimensat(AT_FDCWD, (upper_ + "/blob.bin").c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+    QVERIFY(binary_of("blob.bin"));  // the first listing: read in the walk
+    QCOMPARE(stat_of(upper_ + "/blob.bin").st_atim.tv_sec, time_t{1000000});
+    write(cache_, "not a cache at all");  // a listing with a cache it cannot use reads after the walk
+    QCOMPARE(::utimensat(AT_FDCWD, (upper_ + "/text.txt").c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+    QVERIFY(!binary_of("text.txt"));
+    QCOMPARE(stat_of(upper_ + "/text.txt").st_atim.tv_sec, time_t{1000000});
   }
 };
 
