@@ -216,10 +216,20 @@ elif [ -e /etc/apparmor.d/abi/4.0 ]; then
 else
   # AppArmor 3 (Debian 12) knows neither abi 4.0 nor the userns rule: the profile is parsed
   # without those two lines, so at least everything else in it is checked.
-  echo "SKIP: apparmor_parser $(apparmor_parser --version | sed -n 1p | awk '{print $NF}') predates AppArmor 4.0 (no abi/4.0, no userns rule); the profile was parsed without those two lines"
+  echo "apparmor: the host's apparmor_parser $(apparmor_parser --version | sed -n 1p | awk '{print $NF}') predates AppArmor 4.0 (no abi/4.0, no userns rule): it parses the profile without those two lines, AppArmor 4's parser the whole of it"
   grep -v -e '^abi <abi/4.0>,$' -e '^  userns,$' "$profile" >"$tmp/profile-aa3"
   apparmor_parser --skip-kernel-load --skip-cache --quiet "$tmp/profile-aa3" \
     || fail "apparmor_parser rejects the rest of $profile"
+fi
+# The whole profile with an AppArmor 4 parser (Debian 13's 4.1 in a chroot: Ubuntu 24.04 ships
+# 4.0, Debian 12 no 4.x at all), and a profile with one broken rule, which it must reject for its
+# acceptance to mean anything. No kernel here has AppArmor: loading is not checked.
+aa4="$src/scripts/apparmor4-parser"
+"$aa4" "$profile" --quiet || fail "AppArmor 4's apparmor_parser rejects $profile"
+echo "apparmor: $("$aa4" "$profile" --version | sed -n 1p) accepts the whole profile"
+sed 's/^  userns,$/  userns-is-no-rule,/' "$profile" >"$tmp/profile-broken"
+if "$aa4" "$tmp/profile-broken" --quiet 2>/dev/null; then
+  fail "AppArmor 4's apparmor_parser accepts a profile with a broken rule: its check proves nothing"
 fi
 
 # The maintainer scripts: where the parser rejects the profile (this machine's AppArmor 3, or no
@@ -228,13 +238,16 @@ fi
 if [ ! -e /etc/apparmor.d/abi/4.0 ]; then
   [ ! -e "$root/etc/apparmor.d/paddock-helper" ] || fail "postinst installed a profile this parser rejects"
 fi
+# As postinst runs on an AppArmor 4 system: the real AppArmor 4 parser decides (its arguments
+# logged; the profile is the last of them), and a load would show as --replace in the log.
 mkdir -p "$tmp/shim"
-printf '#!/bin/sh\necho "$*" >>"%s/parser.log"\nexit 0\n' "$tmp" >"$tmp/shim/apparmor_parser"
+printf '#!/bin/sh\necho "$*" >>"%s/parser.log"\nfor a; do last="$a"; done\nexec "%s" "$last" --quiet\n' \
+  "$tmp" "$aa4" >"$tmp/shim/apparmor_parser"
 chmod 755 "$tmp/shim/apparmor_parser"
 info_dir="$root/var/lib/dpkg/info"
 PATH="$tmp/shim:$PATH" DPKG_ROOT="$root" sh "$info_dir/paddock.postinst" configure \
-  || fail "postinst configure failed with an accepting parser"
-cmp -s "$profile" "$root/etc/apparmor.d/paddock-helper" || fail "postinst did not install the profile an accepting parser parsed"
+  || fail "postinst configure failed with AppArmor 4's parser"
+cmp -s "$profile" "$root/etc/apparmor.d/paddock-helper" || fail "postinst did not install the profile AppArmor 4's parser accepts"
 grep -q -- "--replace" "$tmp/parser.log" && fail "postinst loaded a profile into the running kernel for another root"
 printf '#!/bin/sh\nexit 1\n' >"$tmp/shim/apparmor_parser"
 PATH="$tmp/shim:$PATH" DPKG_ROOT="$root" sh "$info_dir/paddock.postinst" configure \
