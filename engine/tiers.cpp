@@ -72,6 +72,22 @@ const std::vector<std::string>& agent_preset_names() {
   return names;
 }
 
+std::string tier_file_name(const std::string& tier) {
+  if (tier == kTierRepo) return ".paddock/policy.yaml";
+  if (tier == kTierLocal) return ".paddock/local.yaml";
+  if (tier == kTierUser || tier == kTierSystem) return "policy.yaml";
+  return {};
+}
+
+std::string tier_file(const std::string& tier, const std::string& project, const std::string& config_dir,
+                      const std::string& system_dir) {
+  const std::string name = tier_file_name(tier);
+  const std::string& base = tier == kTierUser ? config_dir : tier == kTierSystem ? system_dir : project;
+  return name.empty() || base.empty() ? std::string() : base + "/" + name;
+}
+
+std::string fragments_dir(const std::string& project) { return project + "/.paddock/policy.d"; }
+
 Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink, const DirectoryLister* lister) {
   std::error_code ec;
   const auto st = fs::symlink_status(path, ec);
@@ -89,8 +105,9 @@ Result<std::string> read_policy_file(const std::string& path, bool refuse_symlin
 Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalContext& ctx) {
   std::vector<LayerSource> out;
   Status st;
-  if (!(st = add_file(out, in, kTierSystem, ctx.system_dir + "/policy.yaml")).ok()) return st.error();
-  if (!(st = add_file(out, in, kTierUser, ctx.config_dir + "/policy.yaml")).ok()) return st.error();
+  const auto file_of = [&](const char* tier) { return tier_file(tier, ctx.project, ctx.config_dir, ctx.system_dir); };
+  if (!(st = add_file(out, in, kTierSystem, file_of(kTierSystem))).ok()) return st.error();
+  if (!(st = add_file(out, in, kTierUser, file_of(kTierUser))).ok()) return st.error();
   if (!(st = add_builtin(out, in, kTierProfile, "profiles", in.profile, kProfiles, "--profile")).ok()) return st.error();
   if (!(st = add_builtin(out, in, kTierPreset, "presets", in.preset, kPresets, "--preset")).ok()) return st.error();
   if (!in.agent.empty())
@@ -100,10 +117,10 @@ Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalCon
   std::error_code ec;
   if (fs::symlink_status(dot, ec).type() == fs::file_type::symlink)
     return bad_input(dot + ":1:1: the .paddock directory must not be a symlink");
-  if (!(st = add_file(out, in, kTierRepo, dot + "/policy.yaml")).ok()) return st.error();
+  if (!(st = add_file(out, in, kTierRepo, file_of(kTierRepo))).ok()) return st.error();
   // Fragments: the directory listing plus overlay-only files (unsaved new fragments).
   std::vector<std::string> fragments;
-  const std::string fdir = dot + "/policy.d";
+  const std::string fdir = fragments_dir(ctx.project);
   if (fs::symlink_status(fdir, ec).type() == fs::file_type::symlink)
     return bad_input(fdir + ":1:1: the policy.d directory must not be a symlink");
   for (fs::directory_iterator it(fdir, ec), end; !ec && it != end; it.increment(ec))
@@ -114,7 +131,7 @@ Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalCon
   fragments.erase(std::unique(fragments.begin(), fragments.end()), fragments.end());
   for (const auto& f : fragments)
     if (!(st = add_file(out, in, kTierFragment, f)).ok()) return st.error();
-  if (!(st = add_file(out, in, kTierLocal, dot + "/local.yaml")).ok()) return st.error();
+  if (!(st = add_file(out, in, kTierLocal, file_of(kTierLocal))).ok()) return st.error();
 
   for (const auto& p : in.policy_files) {
     const std::string abs = fs::path(p).is_absolute() ? p : (fs::path(ctx.project) / p).lexically_normal().string();

@@ -21,6 +21,17 @@ struct LayerSource {
 
 Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalContext& ctx);
 
+// Where the tiers that are one file live, spelled only here: relative to the project for
+// repository and local-override, to Paddock's config or system directory for user-global and
+// system-global. "" for the other tiers. The app names, opens and watches these through it.
+std::string tier_file_name(const std::string& tier);
+// That file's absolute path, from the project, config_dir or system_dir as the tier says; "" for
+// the other tiers and where that base is "".
+std::string tier_file(const std::string& tier, const std::string& project, const std::string& config_dir,
+                      const std::string& system_dir = {});
+// The repository's fragments directory (each *.yaml in it is a repository-fragment tier).
+std::string fragments_dir(const std::string& project);
+
 // Reads a whole policy file, at most kLayerFileMax bytes (a larger one is an error naming the line
 // at the limit), never waiting on it (a FIFO is not a regular file); a symlinked policy file is an
 // error (kBadInput). `lister`: how the file is read (platform's in the front ends).

@@ -26,6 +26,19 @@ std::vector<std::string> list_session_ids(const session::Layout& layout) {
   return ids;
 }
 
+Result<FrozenIr> read_session_ir(const std::string& session_dir) {
+  const std::string file = session_dir + "/ir.json";
+  ReadOptions o;
+  o.no_follow = true;
+  auto bytes = read_file(file, o);
+  if (!bytes) return bytes.error();
+  const auto j = nlohmann::json::parse(*bytes, nullptr, false);
+  if (j.is_discarded()) return bad_input(file + ": not JSON");
+  auto ir = ir_from_json(j);
+  if (!ir) return bad_input(file + ": " + ir.error().message);
+  return ir;
+}
+
 session::SessionSummary read_session_summary(const session::Layout& layout, const std::string& id) {
   const std::string dir = layout.session_dir(id);
   session::SessionFiles files;

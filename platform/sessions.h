@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir.h"
 #include "engine/session/layout.h"
 #include "engine/session/retention.h"
 #include "engine/session/summary.h"
@@ -16,6 +17,11 @@
 namespace paddock::platform {
 
 std::vector<std::string> list_session_ids(const session::Layout& layout);  // sorted
+
+// A session's frozen IR: its ir.json as `paddock run` recorded it, read without following a
+// symlink and bounded. The one reader of that file for the CLI, the app, review and the audit; an
+// error names the file and what is wrong with it.
+Result<FrozenIr> read_session_ir(const std::string& session_dir);
 session::SessionSummary read_session_summary(const session::Layout& layout, const std::string& id);
 
 // The setting (sessions.json), or the default when there is none; a file that does not read is an

@@ -29,12 +29,14 @@
 #include "engine/display_text.h"
 #include "engine/engine.h"
 #include "engine/env_policy.h"
+#include "engine/layer.h"
 #include "engine/plan.h"
 #include "engine/session/control.h"
 #include "engine/session/credential_records.h"
 #include "engine/session/event.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
+#include "engine/tiers.h"
 #include "platform/atomic_file.h"
 #include "platform/audit/audit.h"
 #include "platform/credential_store.h"
@@ -126,7 +128,7 @@ Status create_agent_dirs(const Inputs& in) {
 
 std::string user_policy_path(const Inputs& in) {
   auto c = make_context(in);
-  return c.ok() ? c->config_dir + "/policy.yaml" : std::string("your user policy");
+  return c.ok() ? tier_file(kTierUser, c->project, c->config_dir) : std::string("your user policy");
 }
 
 bool within_any(const std::string& p, const std::vector<std::string>& roots) {
@@ -327,11 +329,7 @@ std::optional<time_t> utc_seconds(const std::string& ts) {
 Result<std::vector<session::PendingAsk>> recent_asks(const session::Layout& layout, const std::string& id, int window) {
   const std::string dir = layout.session_dir(id);
   int timeout = 30;
-  if (auto ir_bytes = platform::read_file(dir + "/ir.json"); ir_bytes.ok()) {
-    const json j = json::parse(*ir_bytes, nullptr, false);
-    if (auto ir = j.is_discarded() ? Result<FrozenIr>(bad_input("")) : ir_from_json(j); ir.ok())
-      timeout = ir->egress.ask_timeout_secs;
-  }
+  if (auto ir = platform::read_session_ir(dir); ir.ok()) timeout = ir->egress.ask_timeout_secs;
   auto text = platform::read_file(dir + "/events.jsonl");
   if (!text.ok()) return text.error();
   const time_t since = ::time(nullptr) - window - timeout;

@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "engine/layer.h"
+#include "engine/tiers.h"
 #include "platform/atomic_file.h"
 #include "yaml_text_edit.h"
 
@@ -167,8 +169,18 @@ bool LayerDocument::createInProject(const QString& project, const QString& kind)
     setError(tr("unknown layer kind '%1' (repository or local)").arg(kind));
     return false;
   }
-  const QString file = project + "/.paddock/" + (kind == "local" ? "local.yaml" : "policy.yaml");
-  return open(file, kind == "local" ? "local-override" : "repository");
+  return open(projectFile(project, kind), kind == "local" ? kTierLocal : kTierRepo);
+}
+
+QString LayerDocument::projectFile(const QString& project, const QString& kind) const {
+  const char* tier = kind == "local" ? kTierLocal : kind == "repository" ? kTierRepo : nullptr;
+  if (!tier) return {};
+  return QString::fromStdString(project.isEmpty() ? tier_file_name(tier) : tier_file(tier, project.toStdString(), {}));
+}
+
+bool LayerDocument::openExistingInProject(const QString& project, const QString& kind) {
+  const QString file = projectFile(project, kind);
+  return !project.isEmpty() && !file.isEmpty() && openExisting(file, kind == "local" ? kTierLocal : kTierRepo);
 }
 
 void LayerDocument::close() {

@@ -59,6 +59,11 @@ class LayerDocument : public QObject {
   Q_INVOKABLE bool openExisting(const QString& path, const QString& tier);
   // Opens (creating the text, not the file) `<project>/.paddock/policy.yaml` or `local.yaml`.
   Q_INVOKABLE bool createInProject(const QString& project, const QString& kind);
+  // The project's layer file of `kind` (repository or local; the engine's tier_file), or, for an
+  // empty project, its name relative to the project as the app shows it; "" for another kind.
+  Q_INVOKABLE QString projectFile(const QString& project, const QString& kind) const;
+  // Opens the project's layer of `kind` where it exists on disk (openExisting).
+  Q_INVOKABLE bool openExistingInProject(const QString& project, const QString& kind);
   Q_INVOKABLE void close();
   Q_INVOKABLE bool save();
   Q_INVOKABLE void undo();

@@ -14,6 +14,7 @@
 #include "app_paths.h"
 #include "backends/backend.h"
 #include "engine/approvals.h"
+#include "engine/layer.h"
 #include "engine/tiers.h"
 #include "ir_diff.h"
 #include "platform/dir_lister.h"
@@ -130,12 +131,14 @@ QStringList PolicyComposer::watchedFiles() const {
     for (const auto& l : ev->layers)
       if (!l.file.empty() && l.file.front() == '/') files << QString::fromStdString(l.file) << QString::fromStdString(l.file + ".sig");
   if (!project_.isEmpty()) {
-    files << project_ + "/.paddock/policy.yaml" << project_ + "/.paddock/local.yaml";
-    const QDir fragments(project_ + "/.paddock/policy.d");
+    const std::string project = project_.toStdString();
+    for (const char* tier : {kTierRepo, kTierLocal}) files << QString::fromStdString(tier_file(tier, project, {}));
+    const QDir fragments(QString::fromStdString(fragments_dir(project)));
     for (const QString& f : fragments.entryList({"*.yaml"}, QDir::Files | QDir::System, QDir::Name))
       files << fragments.filePath(f);
   }
-  if (!AppPaths::configDir().isEmpty()) files << AppPaths::configDir() + "/policy.yaml";
+  if (!AppPaths::configDir().isEmpty())
+    files << QString::fromStdString(tier_file(kTierUser, {}, AppPaths::configDir().toStdString()));
   if (!AppPaths::stateDir().isEmpty())
     files << QString::fromStdString(approvals_path(AppPaths::stateDir().toStdString()));
   files.removeDuplicates();
@@ -167,7 +170,10 @@ void PolicyComposer::rewatch() {
     while (!dir.isEmpty() && dir != "/" && !QFileInfo(dir).isDir()) dir = QFileInfo(dir).absolutePath();
     if (!dir.isEmpty() && dir != "/") want << dir;
   }
-  if (!project_.isEmpty() && QFileInfo(project_ + "/.paddock/policy.d").isDir()) want << project_ + "/.paddock/policy.d";
+  if (!project_.isEmpty()) {
+    const QString fragments = QString::fromStdString(fragments_dir(project_.toStdString()));
+    if (QFileInfo(fragments).isDir()) want << fragments;
+  }
   want.removeDuplicates();
   QStringList have = disk_watcher_.files() + disk_watcher_.directories();
   QStringList drop;

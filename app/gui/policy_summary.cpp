@@ -6,7 +6,9 @@
 #include <set>
 
 #include "engine/env_policy.h"
+#include "engine/layer.h"
 #include "engine/provenance.h"
+#include "engine/tiers.h"
 
 namespace paddock::gui {
 namespace {
@@ -426,9 +428,9 @@ std::string tier_in_words(const std::string& tier, const std::string& file, cons
   if (tier == "builtin-profile") return "Paddock's " + stem + " profile";
   if (tier == "preset") return "Paddock's " + stem + " preset";
   if (tier == "agent-preset") return "the " + stem + " agent's settings";
-  if (tier == "repository") return "this project's policy (.paddock/policy.yaml)";
+  if (tier == "repository") return "this project's policy (" + tier_file_name(tier) + ")";
   if (tier == "repository-fragment") return "this project's policy part " + shown;
-  if (tier == "local-override") return "your settings for this checkout (.paddock/local.yaml)";
+  if (tier == "local-override") return "your settings for this checkout (" + tier_file_name(tier) + ")";
   if (tier == "cli-explicit-file") return "the policy file " + shown + " given for this run";
   if (tier == "cli-flags") return "this run's options";
   if (tier == "launch-command") return "the command being launched (its own installation)";

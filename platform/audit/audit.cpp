@@ -419,11 +419,7 @@ Result<bool> audit_if_abandoned(const session::Layout& layout, const std::string
     if (auto s = write_audit(layout, dir, failed, ""); !s) return s.error();
     return true;
   }
-  ReadOptions ro;
-  ro.no_follow = true;
-  auto ir_bytes = read_file(dir + "/ir.json", ro);
-  auto ir_json = ir_bytes ? nlohmann::json::parse(*ir_bytes, nullptr, false) : nlohmann::json();
-  auto ir = ir_bytes && !ir_json.is_discarded() ? ir_from_json(ir_json) : Result<FrozenIr>(bad_input("ir.json does not read"));
+  auto ir = read_session_ir(dir);
   if (!ir) {
     failed.problems.push_back("the session's ir.json does not read (" + ir.error().message + "): the session was not audited");
     if (auto s = write_audit(layout, dir, failed, loaded.start->project); !s) return s.error();

@@ -20,6 +20,7 @@
 #include "engine/review/text_diff.h"
 #include "platform/read_file.h"
 #include "platform/review/review_facts_cache.h"
+#include "platform/sessions.h"
 #include "platform/review/review_git.h"
 #include "platform/unique_fd.h"
 
@@ -607,11 +608,7 @@ Result<ReviewSession> open_review_session(const std::string& session_dir, const 
     if (!j) return j.error();
     s.journal = std::move(*j);
   }
-  auto ir_text = read_file(session_dir + "/ir.json", record);
-  if (!ir_text) return ir_text.error();
-  auto ir_json = nlohmann::json::parse(*ir_text, nullptr, false);
-  if (ir_json.is_discarded()) return bad_input(session_dir + "/ir.json is not JSON");
-  auto ir = ir_from_json(ir_json);
+  auto ir = read_session_ir(session_dir);
   if (!ir) return ir.error();
   s.ir = std::move(*ir);
   return s;

@@ -18,8 +18,8 @@ Pane {
     // that is not on disk is not opened (an unsaved template would show up in the policy).
     function openDefaultLayer() {
         const p = page.workspace.currentProject
-        if (p.length === 0 || (!page.document.openExisting(p + "/.paddock/policy.yaml", "repository")
-                               && !page.document.openExisting(p + "/.paddock/local.yaml", "local-override")))
+        if (p.length === 0 || (!page.document.openExistingInProject(p, "repository")
+                               && !page.document.openExistingInProject(p, "local")))
             page.document.close()
     }
     Connections {

@@ -39,18 +39,18 @@ Pane {
             Button {
                 objectName: "newRepositoryLayer"
                 text: qsTr("New repository layer")
-                enabled: !pane.document.loaded || pane.document.path !== pane.project + "/.paddock/policy.yaml"
+                enabled: !pane.document.loaded || pane.document.path !== pane.document.projectFile(pane.project, "repository")
                 onClicked: pane.document.createInProject(pane.project, "repository")
                 ToolTip.visible: hovered
-                ToolTip.text: qsTr(".paddock/policy.yaml — committed with the code; needs approval")
+                ToolTip.text: qsTr("%1 — committed with the code; needs approval").arg(pane.document.projectFile("", "repository"))
             }
             Button {
                 objectName: "newLocalLayer"
                 text: qsTr("New local layer")
-                enabled: !pane.document.loaded || pane.document.path !== pane.project + "/.paddock/local.yaml"
+                enabled: !pane.document.loaded || pane.document.path !== pane.document.projectFile(pane.project, "local")
                 onClicked: pane.document.createInProject(pane.project, "local")
                 ToolTip.visible: hovered
-                ToolTip.text: qsTr(".paddock/local.yaml — your own overrides for this checkout")
+                ToolTip.text: qsTr("%1 — your own overrides for this checkout").arg(pane.document.projectFile("", "local"))
             }
         }
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "engine/layer.h"
+#include "engine/tiers.h"
 #include "tests/engine/engine_test_env.h"
 
 using namespace paddock;
@@ -111,6 +113,12 @@ class EvaluateTiersTest : public QObject {
     QVERIFY(e.ir.meta.source_layers[0].sha256.rfind("sha256:", 0) == 0);
     // The tier stack for the GUI lists every candidate, existing or not.
     QVERIFY(e.layers.size() >= 10);
+    // The files the app opens, watches and names for a tier are the ones read here.
+    QCOMPARE(files[1], tier_file(kTierUser, env.project, env.root + "/xdg/paddock"));
+    QCOMPARE(files[4], tier_file(kTierRepo, env.project, {}));
+    QCOMPARE(files[7], tier_file(kTierLocal, env.project, {}));
+    QCOMPARE(std::filesystem::path(files[5]).parent_path().string(), fragments_dir(env.project));
+    QCOMPARE(tier_file(kTierProfile, env.project, env.root), std::string());
   }
 
   void a_symlinked_policy_file_is_an_error() {

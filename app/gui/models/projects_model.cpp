@@ -7,6 +7,8 @@
 
 #include "app_paths.h"
 #include "engine/context.h"
+#include "engine/layer.h"
+#include "engine/tiers.h"
 
 namespace paddock::gui {
 
@@ -22,7 +24,7 @@ QVariant ProjectsModel::data(const QModelIndex& index, int role) const {
     case PathRole: return p;
     case NameRole: return QFileInfo(p).fileName();
     case ExistsRole: return QFileInfo(p).isDir();
-    case HasLayerRole: return QFileInfo::exists(p + "/.paddock/policy.yaml");
+    case HasLayerRole: return QFileInfo::exists(QString::fromStdString(tier_file(kTierRepo, p.toStdString(), {})));
     default: return {};
   }
 }

@@ -11,6 +11,7 @@
 
 #include "app_paths.h"
 #include "engine/session/event.h"
+#include "platform/sessions.h"
 
 namespace paddock::gui {
 namespace {
@@ -180,10 +181,8 @@ void SessionMonitor::reload() {
     return;
   }
   setStatus(ModelStatus::Loading);
-  QFile ir(dir_ + "/ir.json");
-  if (ir.open(QIODevice::ReadOnly)) {
-    const auto egress = QJsonDocument::fromJson(ir.readAll()).object().value("egress").toObject();
-    ask_timeout_secs_ = egress.value("ask_timeout_secs").toInt(30);
+  if (auto ir = platform::read_session_ir(QFile::encodeName(dir_).toStdString()); ir.ok()) {
+    ask_timeout_secs_ = ir->egress.ask_timeout_secs;
     emit sessionDirChanged();
   }
   // Subscribe before the first read: the subscription then sees every event the read misses.

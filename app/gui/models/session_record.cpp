@@ -10,6 +10,7 @@
 #include "engine/ir.h"
 #include "engine/session/summary.h"
 #include "platform/read_file.h"
+#include "platform/sessions.h"
 #include "platform/unix_socket.h"
 
 namespace paddock::gui {
@@ -63,14 +64,7 @@ SessionRecord read_session_dir(const QString& dir, const QString& control_socket
 }
 
 void read_session_meta(SessionRecord& r) {
-  platform::ReadOptions o;
-  o.max_bytes = std::size_t{64} << 20;
-  o.no_follow = true;
-  auto bytes = platform::read_file_if_exists(QFile::encodeName(r.dir + "/ir.json").toStdString(), o);
-  if (!bytes.ok() || !*bytes) return;
-  auto j = nlohmann::json::parse(**bytes, nullptr, false);
-  if (j.is_discarded()) return;
-  auto ir = ir_from_json(j);
+  auto ir = platform::read_session_ir(QFile::encodeName(r.dir).toStdString());
   if (!ir.ok()) return;
   r.project = QString::fromStdString(ir->meta.project);
   r.agent = QString::fromStdString(ir->meta.agent);

@@ -12,6 +12,8 @@
 
 #include "app_paths.h"
 #include "backends/backend.h"
+#include "engine/layer.h"
+#include "engine/tiers.h"
 #include "engine/ir.h"
 #include "engine/session/event.h"
 #include "platform/dir_lister.h"
@@ -21,12 +23,17 @@
 namespace paddock::gui {
 namespace {
 
-QString tier_file(const QString& tier, const QString& project) {
-  if (tier == "user-global") return AppPaths::configDir().isEmpty() ? QString() : AppPaths::configDir() + "/policy.yaml";
-  if (project.isEmpty()) return {};
-  if (tier == "repository") return project + "/.paddock/policy.yaml";
-  if (tier == "local-override") return project + "/.paddock/local.yaml";
-  return {};
+// The file a fix in `tier` is written to (the engine's tier_file); "" where it is not one file.
+QString fix_file(const QString& tier, const QString& project) {
+  if (tier == kTierSystem) return {};  // the app never writes the system's policy
+  return QString::fromStdString(
+      paddock::tier_file(tier.toStdString(), project.toStdString(), AppPaths::configDir().toStdString()));
+}
+
+// "~/x" for a path under the home directory, as a label shows it.
+QString shown_path(const QString& path) {
+  const QString home = QDir::homePath();
+  return path.startsWith(home + "/") ? "~" + path.mid(home.size()) : path;
 }
 
 // The project and agent preset a session ran with (its ir.json's meta; the engine's reader).
@@ -188,12 +195,13 @@ QString ViolationInbox::allowedBy(const Group& g) const {
 QVariantList ViolationInbox::fixTiers(const QString& project) {
   QVariantList out;
   const auto add = [&](const QString& tier, const QString& label) {
-    const QString f = tier_file(tier, project);
+    const QString f = fix_file(tier, project);
     if (!f.isEmpty()) out << QVariantMap{{"tier", tier}, {"label", label}, {"file", f}};
   };
-  add("local-override", tr("This checkout only (.paddock/local.yaml)"));
-  add("repository", tr("The repository's policy (.paddock/policy.yaml, shared with the code)"));
-  add("user-global", tr("All my projects (~/.config/paddock/policy.yaml)"));
+  const auto name = [](const char* tier) { return QString::fromStdString(tier_file_name(tier)); };
+  add(kTierLocal, tr("This checkout only (%1)").arg(name(kTierLocal)));
+  add(kTierRepo, tr("The repository's policy (%1, shared with the code)").arg(name(kTierRepo)));
+  add(kTierUser, tr("All my projects (%1)").arg(shown_path(fix_file(kTierUser, project))));
   return out;
 }
 
@@ -210,7 +218,7 @@ void ViolationInbox::setPendingError(const QString& host, const QString& tier, c
 }
 
 bool ViolationInbox::proposeDomain(const QString& host, const QString& project, const QString& tier) {
-  const QString file = tier_file(tier, project);
+  const QString file = fix_file(tier, project);
   if (file.isEmpty()) {
     setPendingError(host, tier, tr("no file for tier %1 (no project or no config directory)").arg(tier));
     return false;

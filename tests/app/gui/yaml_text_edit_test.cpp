@@ -1,6 +1,8 @@
 // The form view edits YAML as text: comments, unknown keys and formatting must survive.
 #include <QtTest>
 
+#include "engine/layer.h"
+#include "engine/tiers.h"
 #include "layer_document.h"
 #include "yaml_text_edit.h"
 
@@ -143,6 +145,24 @@ class YamlTextEditTest : public QObject {
     QVERIFY(!doc.openExisting(dir.path() + "/.paddock/policy.yaml", "repository"));
     QVERIFY(!doc.loaded());
     QVERIFY(doc.text().isEmpty());
+  }
+
+  void the_project_layers_are_opened_where_the_engine_reads_them() {
+    QTemporaryDir dir;
+    LayerDocument doc;
+    QCOMPARE(doc.projectFile("", "repository"), QString::fromStdString(paddock::tier_file_name(paddock::kTierRepo)));
+    QCOMPARE(doc.projectFile(dir.path(), "local"),
+             QString::fromStdString(paddock::tier_file(paddock::kTierLocal, dir.path().toStdString(), {})));
+    QCOMPARE(doc.projectFile(dir.path(), "fragment"), QString());
+    QVERIFY(!doc.openExistingInProject(dir.path(), "local"));
+    QVERIFY(QDir(dir.path()).mkpath(".paddock"));
+    QFile f(doc.projectFile(dir.path(), "local"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("version: 1\n");
+    f.close();
+    QVERIFY(doc.openExistingInProject(dir.path(), "local"));
+    QCOMPARE(doc.path(), f.fileName());
+    QCOMPARE(doc.tier(), QString("local-override"));
   }
 
   void undo_walks_back_through_unsaved_edits() {
