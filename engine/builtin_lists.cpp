@@ -96,7 +96,7 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
   BuiltinList l;
   l.name = name;
   l.file = file;
-  if (auto s = only_keys(file, root, {"version", "effect", "description", "note", "entries"}); !s.ok()) return s.error();
+  if (auto s = only_keys(file, root, {"version", "effect", "title", "description", "note", "entries"}); !s.ok()) return s.error();
   if (!root.contains("version") || root["version"] != 1) return broken(file, "'version' must be 1");
   auto effect = text(file, root, "effect", true);
   if (!effect.ok()) return effect.error();
@@ -104,6 +104,9 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     return broken(file, "'effect' must be deny, deny_write or watch");
   const bool watch = *effect == "watch";
   l.effect = *effect;
+  auto title = text(file, root, "title", true);
+  if (!title.ok()) return title.error();
+  l.title = *title;
   auto description = text(file, root, "description", true);
   if (!description.ok()) return description.error();
   l.description = *description;

@@ -8,7 +8,9 @@
 // rest of the evaluation.
 //
 // A list file:
-//   {"version": 1, "effect": "deny" | "deny_write", "description": "one sentence",
+//   {"version": 1, "effect": "deny" | "deny_write",
+//    "title": "a few plain words (the app's summary and form name the list so)",
+//    "description": "one sentence",
 //    "note": "why the list is shaped as it is (optional)",
 //    "entries": [{"group": "heading for the docs (optional)",
 //                 "paths": ["~/.pgpass", "$PROJECT/**/.npmrc", ...],  // ~/, $HOME, $PROJECT; globs
@@ -47,6 +49,7 @@ struct ListEntry {
 struct BuiltinList {
   std::string name;         // the file's stem, as layers name it
   std::string effect;       // "deny" | "deny_write" | "watch"
+  std::string title;        // a few plain words, as a summary names it: "AWS credentials"
   std::string description;
   std::string note;
   std::string file;         // "builtin:lists/<name>.json"

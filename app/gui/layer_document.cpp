@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "app_paths.h"
+#include "engine/builtin_lists.h"
 #include "engine/layer.h"
 #include "engine/tiers.h"
 #include "platform/atomic_file.h"
@@ -176,6 +178,17 @@ QString LayerDocument::projectFile(const QString& project, const QString& kind) 
   const char* tier = kind == "local" ? kTierLocal : kind == "repository" ? kTierRepo : nullptr;
   if (!tier) return {};
   return QString::fromStdString(project.isEmpty() ? tier_file_name(tier) : tier_file(tier, project.toStdString(), {}));
+}
+
+QVariantList LayerDocument::denyLists() const {
+  QVariantList out;
+  const std::string resources = AppPaths::resourcesDir().toStdString();
+  for (const auto& name : deny_list_names()) {
+    auto l = load_builtin_list(resources, name);
+    out << QVariantMap{{"name", QString::fromStdString(name)},
+                       {"title", QString::fromStdString(l.ok() ? l->title : name)}};
+  }
+  return out;
 }
 
 bool LayerDocument::openExistingInProject(const QString& project, const QString& kind) {

@@ -64,6 +64,9 @@ class LayerDocument : public QObject {
   Q_INVOKABLE QString projectFile(const QString& project, const QString& kind) const;
   // Opens the project's layer of `kind` where it exists on disk (openExisting).
   Q_INVOKABLE bool openExistingInProject(const QString& project, const QString& kind);
+  // The built-in lists filesystem.deny_preset accepts, in the engine's order: [{name, title}],
+  // the title from the list's file (resources/lists), the name alone where it does not read.
+  Q_INVOKABLE QVariantList denyLists() const;
   Q_INVOKABLE void close();
   Q_INVOKABLE bool save();
   Q_INVOKABLE void undo();

@@ -92,7 +92,7 @@ PolicyComposer::Outcome run_evaluation(int generation, const Inputs& live, std::
   }
   if (o.current->ok()) {
     try {
-      SummaryInputs si{&o.current->value(), nullptr, {}, std::move(names)};
+      SummaryInputs si{&o.current->value(), nullptr, {}, std::move(names), live.resources_dir};
       // Without a probe (not run yet, or failed) the plan would be checked against nothing.
       std::optional<Result<BackendPlan>> plan;
       if (!probe.empty()) plan = backends::compile(o.current->value().ir, backends::host_backend(), probe);

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "engine/builtin_lists.h"
 #include "engine/env_policy.h"
 #include "engine/layer.h"
 #include "engine/provenance.h"
@@ -36,31 +37,21 @@ const nlohmann::json* first_added(const nlohmann::json& provenance, const std::s
 
 // The built-in list a deny entry was expanded from: the builder names it in the rule,
 // "filesystem.deny_preset[1] (aws) '~/.aws' at 25:22".
-std::string list_of(const nlohmann::json* contribution) {
-  if (!contribution) return {};
+std::string list_in_rule(const std::string& rule) {
   static const std::regex kList(R"(deny(?:_write)?_preset\[\d+\] \(([A-Za-z0-9_-]+)\))");
   std::smatch m;
-  const std::string rule = contribution->value("rule", "");
   return std::regex_search(rule, m, kList) ? m[1].str() : std::string();
 }
 
-// Plain words for the built-in lists (resources/lists); a list not named here is shown by name.
-std::string list_words(const std::string& list) {
-  static const std::map<std::string, std::string> kWords{
-      {"ssh", "SSH keys and config"},
-      {"aws", "AWS credentials"},
-      {"gcp", "Google Cloud credentials"},
-      {"azure", "Azure credentials"},
-      {"kube", "Kubernetes config"},
-      {"docker", "Docker and container registry logins"},
-      {"gnupg", "GnuPG keys"},
-      {"credentials", "credential stores, password managers, browser profiles and tool logins"},
-      {"histories", "shell and tool histories"},
-      {"agent-logins", "other agents' stored logins"},
-      {"tool-executed", "files your own tools run (git hooks, shell and editor settings)"},
-  };
-  auto it = kWords.find(list);
-  return it == kWords.end() ? "the '" + list + "' list" : it->second;
+std::string list_of(const nlohmann::json* contribution) {
+  return contribution ? list_in_rule(contribution->value("rule", "")) : std::string();
+}
+
+// Plain words for a built-in list: its title (resources/lists/<name>.json); a list that does not
+// read is shown by name.
+std::string list_words(const std::string& list, const std::string& resources_dir) {
+  auto l = resources_dir.empty() ? Result<BuiltinList>(bad_input("")) : load_builtin_list(resources_dir, list);
+  return l.ok() ? l->title : "the '" + list + "' list";
 }
 
 SummaryLine mk(std::string section, std::string label, std::string text, std::vector<std::string> paths = {},
@@ -89,6 +80,7 @@ struct Summarizer {
   const Evaluation& e;
   const FrozenIr& ir;
   std::vector<SummaryLine> out;
+  std::string resources_dir;  // the built-in lists' titles
 
   std::string show(const std::string& p) const { return display_path(p, ir.meta.project, ir.meta.home); }
 
@@ -194,7 +186,7 @@ struct Summarizer {
       else if (list.empty())
         l.text = join(shown, 4);
       else
-        l.text = list_words(list) + " (" + join(shown, 2) + ")";
+        l.text = list_words(list, resources_dir) + " (" + join(shown, 2) + ")";
       why_of(l, paths.front());
       add(std::move(l));
     }
@@ -444,15 +436,12 @@ namespace {
 
 // "Decided by Paddock's default profile, in its list of SSH keys and config." The tier, file and
 // rule stay on the line as the detail.
-std::string decided_in_words(const SummaryLine& l, const FrozenIr& ir) {
+std::string decided_in_words(const SummaryLine& l, const FrozenIr& ir, const std::string& resources_dir) {
   if (l.tier.empty() && l.rule.empty()) return {};
   std::string out = "Decided by " + tier_in_words(l.tier, l.file, ir.meta.project, ir.meta.home);
-  static const std::regex kList(R"(deny(?:_write)?_preset\[\d+\] \(([A-Za-z0-9_-]+)\))");
-  std::smatch m;
-  if (std::regex_search(l.rule, m, kList)) {
-    const std::string list = m[1].str();
+  if (const std::string list = list_in_rule(l.rule); !list.empty()) {
     out += list == "project-secrets" ? ", which hides secret-shaped files in the project"
-                                     : ", in its list of " + list_words(list);
+                                     : ", in its list of " + list_words(list, resources_dir);
   } else if (l.rule.rfind("hard-deny ", 0) == 0) {
     out += ": a name shaped like a secret is never passed";
   }
@@ -463,14 +452,14 @@ std::string decided_in_words(const SummaryLine& l, const FrozenIr& ir) {
 
 std::vector<SummaryLine> summarize_policy(const SummaryInputs& in) {
   if (!in.evaluation) return {};
-  Summarizer s{*in.evaluation, in.evaluation->ir, {}};
+  Summarizer s{*in.evaluation, in.evaluation->ir, {}, in.resources_dir};
   s.files();
   s.network();
   s.environment(in.environment_names);
   s.limits();
   s.enforcement(in);
   for (auto& l : s.out) {
-    l.decided = decided_in_words(l, in.evaluation->ir);
+    l.decided = decided_in_words(l, in.evaluation->ir, in.resources_dir);
     // The engineer's words of the why, one click deeper.
     if (l.detail.empty() && (!l.tier.empty() || !l.rule.empty()))
       l.detail = (l.tier.empty() ? std::string("Paddock") : l.tier) + (l.file.empty() ? "" : " (" + l.file + ")") +

@@ -33,6 +33,8 @@ struct SummaryInputs {
   std::string plan_error;
   // The launch environment's variable names: how many of them the agent does not get.
   std::vector<std::string> environment_names;
+  // Where the built-in lists are (their titles name them); "": lists are shown by name.
+  std::string resources_dir;
 };
 
 std::vector<SummaryLine> summarize_policy(const SummaryInputs& in);

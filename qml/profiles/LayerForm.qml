@@ -12,7 +12,6 @@ ScrollView {
     contentWidth: availableWidth
     clip: true
 
-    readonly property var denyPresets: ["ssh", "aws", "gcp", "azure", "kube", "docker", "gnupg"]
 
     ColumnLayout {
         width: form.availableWidth
@@ -69,17 +68,21 @@ ScrollView {
                     Layout.fillWidth: true
                     spacing: 4
                     Repeater {
-                        model: form.denyPresets
+                        // The engine's lists, named as layers name them; the list's title says what it hides.
+                        model: form.document.denyLists()
                         delegate: CheckBox {
-                            required property string modelData
-                            text: modelData
+                            required property var modelData
+                            objectName: "denyList_" + modelData.name
+                            text: modelData.name
+                            ToolTip.visible: hovered
+                            ToolTip.text: modelData.title
                             checked: form.document.revision >= 0
-                                     && form.document.list("filesystem", "deny_preset").indexOf(modelData) >= 0
+                                     && form.document.list("filesystem", "deny_preset").indexOf(modelData.name) >= 0
                             onToggled: {
                                 const l = form.document.list("filesystem", "deny_preset")
-                                const i = l.indexOf(modelData)
+                                const i = l.indexOf(modelData.name)
                                 if (checked && i < 0)
-                                    l.push(modelData)
+                                    l.push(modelData.name)
                                 if (!checked && i >= 0)
                                     l.splice(i, 1)
                                 form.document.setList("filesystem", "deny_preset", l)

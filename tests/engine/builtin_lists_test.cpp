@@ -147,12 +147,12 @@ class BuiltinListsTest : public QObject {
     }
     for (const char* a : {"claude-code", "codex", "gemini-cli", "opencode", "copilot"}) QVERIFY2(agents.count(a), a);
     // A watch list's entry must say how to read the file and what to compare.
-    auto r = parse_builtin_list(R"({"version": 1, "effect": "watch", "description": "d",
+    auto r = parse_builtin_list(R"({"version": 1, "effect": "watch", "title": "t", "description": "d",
                                     "entries": [{"paths": ["~/.x.json"], "agent": "a", "format": "yaml", "keys": ["k"], "why": "w"}]})",
                                 "x", "builtin:lists/x.json");
     QVERIFY(!r.ok());
     QVERIFY2(r.error().message.find("'format' must be json, jsonc, toml, text or tree") != std::string::npos, r.error().message.c_str());
-    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d",
+    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "title": "t", "description": "d",
                                "entries": [{"paths": ["~/.x.json"], "keys": ["k"], "why": "w"}]})",
                            "x", "builtin:lists/x.json");
     QVERIFY(!r.ok());
@@ -165,18 +165,35 @@ class BuiltinListsTest : public QObject {
   }
 
   void a_malformed_list_is_a_broken_installation_naming_the_file_and_entry() {
-    auto r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d",
+    auto r = parse_builtin_list(R"({"version": 1, "effect": "deny", "title": "t", "description": "d",
                                     "entries": [{"paths": ["~/.x"], "why": "w"}, {"paths": ["~/.y"], "wy": "typo"}]})",
                                 "x", "builtin:lists/x.json");
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, ErrorCode::kInternal);
     QVERIFY2(r.error().message.find("builtin:lists/x.json: entries[1]: unknown key 'wy'") == 0, r.error().message.c_str());
-    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d", "entries": [{"paths": ["/etc/x"], "why": "w"}]})",
+    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "title": "t", "description": "d", "entries": [{"paths": ["/etc/x"], "why": "w"}]})",
                            "x", "f");
     QVERIFY(!r.ok());
     QVERIFY2(r.error().message.find("must be a string starting with") != std::string::npos, r.error().message.c_str());
     QVERIFY(!parse_builtin_list("{", "x", "f").ok());
     QVERIFY(!parse_builtin_list(R"({"version": "1"})", "x", "f").ok());
+    // The title is what the app names the list by: a list without one does not read.
+    r = parse_builtin_list(R"({"version": 1, "effect": "deny", "description": "d", "entries": [{"paths": ["~/.x"], "why": "w"}]})",
+                           "x", "builtin:lists/x.json");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("title") != std::string::npos, r.error().message.c_str());
+  }
+
+  void every_list_has_a_title_in_plain_words_of_its_own() {
+    std::set<std::string> titles;
+    std::vector<std::string> names = deny_list_names();
+    for (const auto& n : deny_write_list_names()) names.push_back(n);
+    for (const auto& n : watch_list_names()) names.push_back(n);
+    for (const auto& name : names) {
+      const auto l = load(name);
+      QVERIFY2(!l.title.empty() && l.title.size() < 80 && l.title.find(name + ".json") == std::string::npos, name.c_str());
+      QVERIFY2(titles.insert(l.title).second, l.title.c_str());
+    }
   }
 
   void every_builtin_profile_masks_every_listed_file_whichever_agent_is_selected() {

@@ -19,7 +19,7 @@ QString evaluate_card(const Inputs& in) {
   try {
     auto ev = evaluate(in);
     if (!ev.ok()) return QObject::tr("the policy does not evaluate; open Customize");
-    SummaryInputs si{&ev.value(), nullptr, {}, {}};
+    SummaryInputs si{&ev.value(), nullptr, {}, {}, in.resources_dir};
     return QString::fromStdString(card_line(summarize_policy(si), ev->ir.meta.project));
   } catch (const std::exception&) {
     return QObject::tr("the policy does not evaluate; open Customize");

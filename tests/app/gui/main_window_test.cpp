@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "app_paths.h"
+#include "engine/builtin_lists.h"
 #include "gui_test_env.h"
 #include "tests/support/test_paths.h"
 
@@ -188,6 +189,13 @@ class MainWindowTest : public QObject {
     QVERIFY(editor && effective);
     const QPointF e = editor->mapToScene(QPointF(0, 0)), p = effective->mapToScene(QPointF(0, 0));
     QVERIFY2(p.y() > e.y() + 100 && qAbs(p.x() - e.x()) < 2, "the panes are not stacked");
+    // The form offers the engine's deny lists, each under its name (its title is the tooltip).
+    for (const auto& name : paddock::deny_list_names()) {
+      auto* box = find_item(page, QString::fromStdString("denyList_" + name));
+      QVERIFY2(box, name.c_str());
+      QCOMPARE(box->property("text").toString(), QString::fromStdString(name));
+    }
+    QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
     QFile::remove(gui_json);
   }
 

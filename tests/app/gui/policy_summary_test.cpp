@@ -116,7 +116,7 @@ class PolicySummaryTest : public QObject {
     QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().message.c_str());
     std::vector<std::string> names;
     for (const auto& [k, v] : env) names.push_back(k);
-    const auto lines = summarize_policy({&*ev, nullptr, {}, names});
+    const auto lines = summarize_policy({&*ev, nullptr, {}, names, in.resources_dir});
     const std::string text = dump(lines);
 
     QProcess explain;
@@ -180,7 +180,7 @@ class PolicySummaryTest : public QObject {
     QVERIFY2(probe.ok(), probe.ok() ? "" : probe.error().message.c_str());
     auto plan = backends::compile(ev->ir, backends::host_backend(), *probe);
     QVERIFY(plan.ok());
-    const auto lines = summarize_policy({&*ev, &*plan, {}, {}});
+    const auto lines = summarize_policy({&*ev, &*plan, {}, {}, in.resources_dir});
     const SummaryLine* l = find(lines, "On this machine");
     QVERIFY(l);
     bool partial = false;
@@ -188,7 +188,7 @@ class PolicySummaryTest : public QObject {
     QCOMPARE(l->warn, partial);
     QVERIFY2(l->text.rfind(partial ? "enforced by this machine's kernel, except: " : "everything above is enforced", 0) == 0,
              l->text.c_str());
-    const auto refused = summarize_policy({&*ev, &*plan, "egress relay needs network namespaces", {}});
+    const auto refused = summarize_policy({&*ev, &*plan, "egress relay needs network namespaces", {}, in.resources_dir});
     QCOMPARE(find(refused, "On this machine")->text, std::string("cannot run as asked here: egress relay needs network namespaces"));
     QVERIFY(find(refused, "On this machine")->warn);
   }
@@ -221,7 +221,7 @@ class PolicySummaryTest : public QObject {
     QVERIFY(plan.ok());
     std::vector<std::string> names;
     for (const auto& [k, v] : in.environment) names.push_back(k);
-    const auto lines = summarize_policy({&*ev, &*plan, {}, names});
+    const auto lines = summarize_policy({&*ev, &*plan, {}, names, in.resources_dir});
     const std::string text = dump(lines);
 
     // Secrets: names shaped like secrets only; the AWS setting and the desktop's bus address are

@@ -1,9 +1,12 @@
 // The form view edits YAML as text: comments, unknown keys and formatting must survive.
 #include <QtTest>
 
+#include "app_paths.h"
+#include "engine/builtin_lists.h"
 #include "engine/layer.h"
 #include "engine/tiers.h"
 #include "layer_document.h"
+#include "tests/support/test_paths.h"
 #include "yaml_text_edit.h"
 
 using namespace paddock::gui;
@@ -163,6 +166,17 @@ class YamlTextEditTest : public QObject {
     QVERIFY(doc.openExistingInProject(dir.path(), "local"));
     QCOMPARE(doc.path(), f.fileName());
     QCOMPARE(doc.tier(), QString("local-override"));
+  }
+
+  void the_deny_lists_offered_are_the_engines_with_their_titles() {
+    paddock::gui::AppPaths::setExecutableDir(QString::fromStdString(paddock::test::build_bin()));
+    LayerDocument doc;
+    const QVariantList lists = doc.denyLists();
+    QCOMPARE(lists.size(), qsizetype(paddock::deny_list_names().size()));
+    QMap<QString, QString> titles;
+    for (const QVariant& v : lists) titles[v.toMap().value("name").toString()] = v.toMap().value("title").toString();
+    QCOMPARE(titles.value("aws"), QString("AWS credentials"));
+    QCOMPARE(titles.value("ssh"), QString("SSH keys and config"));
   }
 
   void undo_walks_back_through_unsaved_edits() {
