@@ -81,23 +81,6 @@ bool has_xattr(const std::string& path, const char* name, const char* want = nul
   return !want || (static_cast<std::size_t>(n) == std::strlen(want) && std::memcmp(buf, want, static_cast<std::size_t>(n)) == 0);
 }
 
-std::vector<std::string> list_dir(const std::string& path, std::string& error) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(path.c_str());
-  if (!d) {
-    error = path + ": " + std::strerror(errno);
-    return names;
-  }
-  while (dirent* e = ::readdir(d)) {
-    const char* n = e->d_name;
-    if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
-    names.emplace_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // The directory's entries with their d_type (DT_UNKNOWN where the file system gives none), sorted
 // by name.
 struct DirEntry {
@@ -119,6 +102,13 @@ std::vector<DirEntry> list_dir_typed(const std::string& path, std::string& error
   ::closedir(d);
   std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return entries;
+}
+
+// The directory's entry names, sorted.
+std::vector<std::string> list_dir(const std::string& path, std::string& error) {
+  std::vector<std::string> names;
+  for (auto& e : list_dir_typed(path, error)) names.push_back(std::move(e.name));
+  return names;
 }
 
 // Opens dirfd/name to read its head. O_NOATIME: a listing leaves the session's files as they

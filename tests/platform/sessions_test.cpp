@@ -1,9 +1,8 @@
 // The sessions directory's readers: a session's frozen IR as every front end reads it.
-#include <unistd.h>
-
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "engine/ir.h"
 #include "platform/sessions.h"
@@ -14,19 +13,16 @@ using paddock::platform::read_session_ir;
 
 class SessionsTest : public QObject {
   Q_OBJECT
+  std::unique_ptr<QTemporaryDir> tmp_;
   fs::path dir_;
 
   void put(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
  private slots:
   void init() {
-    char tmpl[] = "/tmp/paddock-sessions-XXXXXX";
-    QVERIFY(::mkdtemp(tmpl) != nullptr);
-    dir_ = tmpl;
-  }
-  void cleanup() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    tmp_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(tmp_->isValid());
+    dir_ = tmp_->path().toStdString();
   }
 
   void a_sessions_ir_reads_back_as_the_engine_froze_it() {
