@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "engine/domain_name.h"
+
 namespace paddock {
 namespace fs = std::filesystem;
 namespace {
@@ -53,36 +55,9 @@ const std::vector<std::string>& deny_write_list_names() {
   return names;
 }
 
-namespace {
-
-const std::vector<std::pair<std::string, std::vector<std::string>>>& network_presets() {
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> presets = {
-      {"npm", {"registry.npmjs.org"}},
-      {"pypi", {"pypi.org", "files.pythonhosted.org"}},
-      {"cargo", {"crates.io", "index.crates.io", "static.crates.io"}},
-      {"git", {"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"}},
-      {"go", {"proxy.golang.org", "sum.golang.org"}},
-      {"maven", {"repo.maven.apache.org", "repo1.maven.org"}},
-      {"huggingface", {"huggingface.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co"}}};
-  return presets;
-}
-
-}  // namespace
-
 const std::vector<std::string>& network_preset_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& [name, domains] : network_presets()) out.push_back(name);
-    return out;
-  }();
+  static const std::vector<std::string> names = {"npm", "pypi", "cargo", "git", "go", "maven", "huggingface"};
   return names;
-}
-
-const std::vector<std::string>& network_preset_domains(const std::string& name) {
-  static const std::vector<std::string> none;
-  for (const auto& [n, domains] : network_presets())
-    if (n == name) return domains;
-  return none;
 }
 
 const std::vector<std::string>& watch_list_names() {
@@ -100,9 +75,10 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
   if (!root.contains("version") || root["version"] != 1) return broken(file, "'version' must be 1");
   auto effect = text(file, root, "effect", true);
   if (!effect.ok()) return effect.error();
-  if (*effect != "deny" && *effect != "deny_write" && *effect != "watch")
-    return broken(file, "'effect' must be deny, deny_write or watch");
+  if (*effect != "deny" && *effect != "deny_write" && *effect != "watch" && *effect != "allow_domains")
+    return broken(file, "'effect' must be deny, deny_write, watch or allow_domains");
   const bool watch = *effect == "watch";
+  const bool domains = *effect == "allow_domains";
   l.effect = *effect;
   auto title = text(file, root, "title", true);
   if (!title.ok()) return title.error();
@@ -120,8 +96,9 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
     const std::string where = file + ": entries[" + std::to_string(i) + "]";
     const json& e = entries[i];
     if (auto s = only_keys(where, e,
-                           watch ? std::set<std::string>{"group", "paths", "why", "tool", "agent", "format", "keys", "state_file"}
-                                 : std::set<std::string>{"group", "paths", "why", "tool", "agent", "files_only"});
+                           watch     ? std::set<std::string>{"group", "paths", "why", "tool", "agent", "format", "keys", "state_file"}
+                           : domains ? std::set<std::string>{"group", "domains", "why"}
+                                     : std::set<std::string>{"group", "paths", "why", "tool", "agent", "files_only"});
         !s.ok())
       return s.error();
     ListEntry entry;
@@ -156,6 +133,21 @@ Result<BuiltinList> parse_builtin_list(const std::string& bytes, const std::stri
         if (!e["state_file"].is_boolean()) return broken(where, "'state_file' must be true or false");
         entry.state_file = e["state_file"].get<bool>();
       }
+    }
+    if (domains) {
+      // A preset: its name (the group) and its domains, each already in the form the engine
+      // normalises a domain to (an allowlist entry is compared as it is written here).
+      if (entry.group.empty()) return broken(where, "'group' (the preset's name) is missing");
+      if (!e.contains("domains") || !e["domains"].is_array() || e["domains"].empty())
+        return broken(where, "'domains' must be a non-empty list");
+      for (const auto& d : e["domains"]) {
+        auto n = d.is_string() ? normalize_domain(d.get<std::string>()) : Result<std::string>(bad_input("not a string"));
+        if (!n.ok() || *n != d.get<std::string>())
+          return broken(where, "domain " + d.dump() + " must be a normalised domain name");
+        entry.domains.push_back(*n);
+      }
+      l.entries.push_back(std::move(entry));
+      continue;
     }
     if (e.contains("files_only")) {
       if (!e["files_only"].is_boolean()) return broken(where, "'files_only' must be true or false");

@@ -44,11 +44,14 @@ struct ListEntry {
   // The agent writes this file as its state (it cannot work with it read-only): watched only,
   // never made read-only by filesystem.protect_agent_config.
   bool state_file = false;
+  // Lists with effect "allow_domains" only (network-presets): the preset's domains, normalised;
+  // `group` is the name network.presets uses, and an entry has no paths.
+  std::vector<std::string> domains;
 };
 
 struct BuiltinList {
   std::string name;         // the file's stem, as layers name it
-  std::string effect;       // "deny" | "deny_write" | "watch"
+  std::string effect;       // "deny" | "deny_write" | "watch" | "allow_domains"
   std::string title;        // a few plain words, as a summary names it: "AWS credentials"
   std::string description;
   std::string note;
@@ -71,9 +74,10 @@ const std::vector<std::string>& deny_write_list_names();
 // Lists of files that are not masked but compared before and after a session (effect: watch).
 const std::vector<std::string>& watch_list_names();
 
-// The package registries network.presets names, each with its domains.
+// The names network.presets accepts (the parser's closed enum); each is one entry's group of
+// resources/lists/network-presets.json, which holds its domains (a test checks both ways).
 const std::vector<std::string>& network_preset_names();
-const std::vector<std::string>& network_preset_domains(const std::string& name);
+inline constexpr const char* kNetworkPresetsList = "network-presets";
 
 // Reads and checks resources/lists/<name>.json. A missing or malformed file is a broken
 // installation (kInternal, naming the file and the entry).

@@ -124,7 +124,7 @@ Status IrBuilder::add_layer(const Layer& l) {
     if (it == quotas_.end() || q < it->second.first) quotas_[d.text] = {q, d.at};
   }
   for (const auto& p : l.net_presets)
-    for (const auto& d : network_preset_domains(p.text)) domains_.push_back(Item{d, p.at});
+    if (auto s = add_network_preset(p); !s.ok()) return s;
 
   for (const auto& i : l.pass_through) pass_through_.push_back(i);
   for (const auto& i : l.env_deny) env_deny_.push_back(i);
@@ -139,6 +139,23 @@ Status IrBuilder::add_layer(const Layer& l) {
   }
   if (in_.with_report) record_adds(l);
   return {};
+}
+
+Status IrBuilder::add_network_preset(const Item& name) {
+  auto it = lists_.find(kNetworkPresetsList);
+  if (it == lists_.end()) {
+    auto l = load_builtin_list(in_.resources_dir, kNetworkPresetsList);
+    if (!l.ok()) return l.error();
+    if (l->effect != "allow_domains")
+      return internal_error(l->file + ": effect " + l->effect + ", not allow_domains (broken installation)");
+    it = lists_.emplace(kNetworkPresetsList, std::move(*l)).first;
+  }
+  for (const auto& e : it->second.entries)
+    if (e.group == name.text) {
+      for (const auto& d : e.domains) domains_.push_back(Item{d, name.at});
+      return {};
+    }
+  return internal_error(it->second.file + " has no preset '" + name.text + "' (broken installation)");
 }
 
 Status IrBuilder::add_list(const Item& name, PathUse use) {

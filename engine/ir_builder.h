@@ -78,6 +78,8 @@ class IrBuilder {
   Status check_lockdown(const Layer& l);
   // Expands a built-in list named by deny_preset / deny_write_preset into path requests.
   Status add_list(const Item& name, PathUse use);
+  // network.presets: the preset's domains from resources/lists/network-presets.json.
+  Status add_network_preset(const Item& name);
   // filesystem.protect_agent_config: the agent-config list's settings files as deny_write.
   Status add_agent_config_protection(const Origin& at);
   // After every grant and mask: the agent-config list's files the session can write.

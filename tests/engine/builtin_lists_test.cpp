@@ -123,11 +123,14 @@ class BuiltinListsTest : public QObject {
       QCOMPARE(load(n).effect, std::string("watch"));
       named.insert(n);
     }
+    QCOMPARE(load(kNetworkPresetsList).effect, std::string("allow_domains"));
+    named.insert(kNetworkPresetsList);
     for (const auto& f : std::filesystem::directory_iterator(kResources + "/lists"))
       QVERIFY2(named.count(f.path().stem().string()), f.path().c_str());
     // Every entry says why; agent logins name their agent.
     for (const auto& n : named)
-      for (const auto& e : load(n).entries) QVERIFY2(e.why.size() > 20, (n + ": " + e.paths.front().text).c_str());
+      for (const auto& e : load(n).entries)
+        QVERIFY2(e.why.size() > 20, (n + ": " + (e.paths.empty() ? e.group : e.paths.front().text)).c_str());
     // Agent logins name their agent, one whose preset ships: a later opt-in lets that agent's own
     // session read its own login.
     for (const auto& e : load("agent-logins").entries) {
@@ -184,11 +187,32 @@ class BuiltinListsTest : public QObject {
     QVERIFY2(r.error().message.find("title") != std::string::npos, r.error().message.c_str());
   }
 
+  void every_network_preset_the_parser_names_is_one_entry_of_the_presets_list_and_no_entry_is_unnamed() {
+    std::vector<std::string> groups;
+    for (const auto& e : load(kNetworkPresetsList).entries) {
+      groups.push_back(e.group);
+      QVERIFY2(!e.domains.empty() && e.paths.empty(), e.group.c_str());
+    }
+    QCOMPARE(groups, network_preset_names());
+    // A preset's domain is written as the allowlist compares it: normalised, or the list is broken.
+    auto r = parse_builtin_list(R"({"version": 1, "effect": "allow_domains", "title": "t", "description": "d",
+                                    "entries": [{"group": "npm", "domains": ["Registry.NPMJS.org."], "why": "w"}]})",
+                                kNetworkPresetsList, "builtin:lists/network-presets.json");
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::kInternal);
+    QVERIFY2(r.error().message.find("must be a normalised domain name") != std::string::npos, r.error().message.c_str());
+    r = parse_builtin_list(R"({"version": 1, "effect": "allow_domains", "title": "t", "description": "d",
+                               "entries": [{"group": "npm", "domains": ["registry.npmjs.org"], "paths": ["~/.x"], "why": "w"}]})",
+                           kNetworkPresetsList, "builtin:lists/network-presets.json");
+    QVERIFY(!r.ok());
+  }
+
   void every_list_has_a_title_in_plain_words_of_its_own() {
     std::set<std::string> titles;
     std::vector<std::string> names = deny_list_names();
     for (const auto& n : deny_write_list_names()) names.push_back(n);
     for (const auto& n : watch_list_names()) names.push_back(n);
+    names.push_back(kNetworkPresetsList);
     for (const auto& name : names) {
       const auto l = load(name);
       QVERIFY2(!l.title.empty() && l.title.size() < 80 && l.title.find(name + ".json") == std::string::npos, name.c_str());

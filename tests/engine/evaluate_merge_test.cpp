@@ -101,6 +101,17 @@ class EvaluateMergeTest : public QObject {
     }
   }
 
+  void a_network_preset_adds_the_domains_its_list_entry_names_with_the_layers_origin() {
+    EngineEnv env;
+    env.repo("version: 1\nnetwork: {presets: [pypi, go]}\n");
+    const auto e = eval_ok(env.inputs());
+    QCOMPARE(e.ir.egress.domains,
+             (std::vector<std::string>{"files.pythonhosted.org", "proxy.golang.org", "pypi.org", "sum.golang.org"}));
+    const auto why = e.provenance.find("egress.domains:pypi.org");
+    QVERIFY2(why != e.provenance.end() && why->dump().find("network.presets[0]") != std::string::npos,
+             e.provenance.dump().c_str());
+  }
+
   void strict_mode_warns_about_domains_without_ports() {
     EngineEnv env;
     auto in = env.inputs();
