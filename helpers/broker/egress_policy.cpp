@@ -116,9 +116,4 @@ std::optional<std::string> EgressPolicy::quota_key(const std::string& host) cons
   return best_match(quota_keys_, host);
 }
 
-std::int64_t EgressPolicy::quota_limit(const std::string& key) const {
-  auto it = egress_.quotas.find(key);
-  return it == egress_.quotas.end() ? -1 : it->second;
-}
-
 }  // namespace paddock::broker

@@ -33,7 +33,6 @@ class EgressPolicy {
 
   // The quotas key the host draws on (exact beats the longest matching "*." suffix), if any.
   std::optional<std::string> quota_key(const std::string& host) const;
-  std::int64_t quota_limit(const std::string& key) const;
 
   NetMode mode() const { return egress_.mode; }
   const IrEgress& egress() const { return egress_; }
