@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "backends/linux/cgroup_choice.h"
+#include "backends/linux/kernel_abi.h"
 #include "engine/capability.h"
 #include "engine/credentials.h"
 
@@ -17,10 +18,9 @@ namespace {
 // not include helper headers, so the value is repeated and a helper test compares the two).
 constexpr int kProxyPort = 3128;
 
-// errno values (Linux generic ABI): spelled out because backends include no OS headers.
-constexpr int kEperm = 1;
-constexpr int kEnosys = 38;
-constexpr int kEafnosupport = 97;
+using abi::kEafnosupport;
+using abi::kEnosys;
+using abi::kEperm;
 
 using Fs = LandlockFsRight;
 
@@ -286,14 +286,11 @@ std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families
     r.push_back(deny(name));
   // New namespaces via clone flags (unshare and setns are denied above). clone3 passes its flags
   // in memory that seccomp cannot read, so it answers ENOSYS and libc falls back to clone.
-  for (std::uint64_t flag : {0x00020000ull /*NEWNS*/, 0x02000000ull /*NEWCGROUP*/,
-                             0x04000000ull /*NEWUTS*/, 0x08000000ull /*NEWIPC*/,
-                             0x10000000ull /*NEWUSER*/, 0x20000000ull /*NEWPID*/,
-                             0x40000000ull /*NEWNET*/})
+  for (std::uint64_t flag : abi::kNamespaceCloneFlags)
     r.push_back(SeccompRule{"clone", kEperm, 0, SeccompArgOp::kMaskedEq, flag, flag});
   r.push_back(SeccompRule{"clone3", kEnosys, -1, SeccompArgOp::kNone, 0, 0});
-  r.push_back(deny_low32("ioctl", 1, 0x5412 /*TIOCSTI*/, kEperm));
-  r.push_back(deny_low32("ioctl", 1, 0x541C /*TIOCLINUX*/, kEperm));
+  r.push_back(deny_low32("ioctl", 1, abi::kTiocsti, kEperm));
+  r.push_back(deny_low32("ioctl", 1, abi::kTioclinux, kEperm));
   // socket(): every family but the allowed ones fails with EAFNOSUPPORT. Families 0..63 are
   // listed one by one; any value >= 64 has one of bits 6..31 set.
   const auto allowed = [&](std::uint64_t fam) {
