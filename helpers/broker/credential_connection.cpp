@@ -25,10 +25,26 @@ void CredentialConnection::start() {
   read_head();
 }
 
+// The connection's one deadline (a request head, an idle connection, a connect): moving it costs
+// no system call when it moves later, as it does once per exchange; the pending wait wakes at its
+// old expiry and waits on to the new deadline. Only an earlier deadline re-arms the timer.
 void CredentialConnection::arm_timer(std::chrono::milliseconds after) {
-  timer_.expires_after(after);
-  timer_.async_wait([self = shared_from_this(), ex = exchange_](const asio::error_code& ec) {
-    if (ec || self->closed_ || ex != self->exchange_) return;
+  deadline_ = std::chrono::steady_clock::now() + after;
+  if (timer_waiting_ && timer_.expiry() <= deadline_) return;
+  wait_for_deadline();
+}
+
+void CredentialConnection::disarm_timer() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+void CredentialConnection::wait_for_deadline() {
+  timer_waiting_ = true;
+  timer_.expires_at(deadline_);  // cancels a wait already pending: its handler finds an older generation
+  timer_.async_wait([self = shared_from_this(), gen = ++timer_generation_](const asio::error_code& ec) {
+    if (gen != self->timer_generation_) return;
+    self->timer_waiting_ = false;
+    if (ec || self->closed_ || self->deadline_ == std::chrono::steady_clock::time_point::max()) return;
+    if (std::chrono::steady_clock::now() < self->deadline_) return self->wait_for_deadline();
+    self->disarm_timer();
     if (self->connecting_) {
       // The upstream did not answer in time: abort the connect or handshake; its handler fails.
       self->timed_out_ = true;
@@ -97,7 +113,7 @@ bool CredentialConnection::budget_refusal(std::string& rule, std::string& reason
 }
 
 void CredentialConnection::on_head() {
-  timer_.cancel();
+  disarm_timer();
   ++exchange_;
   in_exchange_ = true;
   emitted_ = false;
@@ -130,8 +146,12 @@ void CredentialConnection::on_head() {
   client_close_ = lists_token(req_.fields, "connection", "close") ||
                   (req_.minor_version == 0 && !lists_token(req_.fields, "connection", "keep-alive"));
   upstream_head_ = std::move(v.upstream_head);
-  scrubber_ = std::make_unique<SecretScrubber>(
-      std::vector<std::string>{state_.spec.value, credential_header_value(state_.spec)});
+  // One scrubber per connection (its keys do not change); what an earlier exchange left held back
+  // was never sent and is dropped.
+  if (!scrubber_)
+    scrubber_ = std::make_unique<SecretScrubber>(
+        std::vector<std::string>{state_.spec.value, credential_header_value(state_.spec)});
+  scrubber_->flush();
   ensure_upstream();
 }
 
@@ -168,6 +188,9 @@ void CredentialConnection::drain_then_close() {
   asio::error_code ignored;
   client_.shutdown(asio::socket_base::shutdown_send, ignored);
   if (upstream_) upstream_->lowest_layer().close(ignored);
+  disarm_timer();
+  ++timer_generation_;  // a pending deadline's wait, cancelled below, is not this one
+  timer_waiting_ = false;
   timer_.expires_after(std::chrono::seconds(2));
   timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
     if (!ec) self->close();
@@ -318,7 +341,7 @@ void CredentialConnection::handshake() {
   upstream_->async_handshake([self = shared_from_this(), up = upstream_, ex = exchange_](const asio::error_code& ec) {
     if (self->closed_ || ex != self->exchange_ || up != self->upstream_) return;
     self->connecting_ = false;
-    self->timer_.cancel();
+    self->disarm_timer();
     if (self->timed_out_) return self->fail_upstream(504, "the TLS handshake with " + self->state_.spec.upstream + " timed out");
     if (ec) return self->fail_upstream(502, "TLS with " + self->state_.spec.upstream + ": " + self->tls_failure(ec));
     self->send_head();

@@ -112,6 +112,8 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   void emit_exchange(const char* decision, int status, const std::string& rule);
   bool budget_refusal(std::string& rule, std::string& reason);
   void arm_timer(std::chrono::milliseconds after);
+  void disarm_timer();
+  void wait_for_deadline();
   void continue_response();
   void maybe_done();
   void drain_then_close();
@@ -129,6 +131,9 @@ class CredentialConnection : public std::enable_shared_from_this<CredentialConne
   // Shared with the handlers of its pending operations, which reference it until they run.
   std::shared_ptr<UpstreamTls> upstream_;
   asio::steady_timer timer_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  bool timer_waiting_ = false;         // timer_ has a wait pending for the deadline
+  std::uint64_t timer_generation_ = 0;  // a cancelled wait's handler finds a newer number and stops
   std::array<char, 64 * 1024> client_buf_{};
   // Decrypted bytes from one read of the upstream: everything that has arrived, up to this.
   std::array<char, 256 * 1024> upstream_buf_{};

@@ -77,6 +77,32 @@ asio::error_code UpstreamTls::error_of(int ssl_error) const {
   return asio::error_code(static_cast<int>(e), asio::error::get_ssl_category());
 }
 
+int UpstreamTls::outcome(int r, int& want, asio::error_code& ec) {
+  const int e = SSL_get_error(ssl_, r);
+  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+    want = e;
+    ERR_clear_error();
+    return 0;
+  }
+  ec = error_of(e);
+  ERR_clear_error();
+  return -1;
+}
+
+int UpstreamTls::transfer(bool reading, char* p, std::size_t size, std::size_t& done, int& want, asio::error_code& ec) {
+  while (done < size) {
+    ERR_clear_error();
+    errno = 0;
+    const int n = reading ? SSL_read(ssl_, p + done, clamp(size - done)) : SSL_write(ssl_, p + done, clamp(size - done));
+    if (n <= 0) return outcome(n, want, ec);
+    done += static_cast<std::size_t>(n);
+    // A read stops once OpenSSL holds nothing more: everything that had arrived is decrypted, and
+    // asking the socket again would only return EAGAIN (one wasted recv(2) per response).
+    if (reading && !SSL_has_pending(ssl_)) return 0;
+  }
+  return 1;
+}
+
 void UpstreamTls::read_now(asio::mutable_buffer b, std::size_t& got, int& want, asio::error_code& ec) {
   if (read_error_) {
     ec = read_error_;
@@ -86,24 +112,8 @@ void UpstreamTls::read_now(asio::mutable_buffer b, std::size_t& got, int& want, 
     ec = asio::error::not_connected;
     return;
   }
-  char* p = static_cast<char*>(b.data());
-  while (got < b.size()) {
-    ERR_clear_error();
-    errno = 0;
-    const int n = SSL_read(ssl_, p + got, clamp(b.size() - got));
-    if (n > 0) {
-      got += static_cast<std::size_t>(n);
-      continue;
-    }
-    const int e = SSL_get_error(ssl_, n);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-      want = e;
-    } else {
-      read_error_ = error_of(e);
-    }
-    break;
-  }
-  ERR_clear_error();
+  asio::error_code failed;
+  if (transfer(true, static_cast<char*>(b.data()), b.size(), got, want, failed) < 0) read_error_ = failed;
   if (got == 0) ec = read_error_;
 }
 
@@ -111,15 +121,7 @@ int UpstreamTls::handshake_now(int& want, asio::error_code& ec) {
   ERR_clear_error();
   errno = 0;
   const int r = SSL_connect(ssl_);
-  if (r == 1) return 1;
-  const int e = SSL_get_error(ssl_, r);
-  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-    want = e;
-    return 0;
-  }
-  ec = error_of(e);
-  ERR_clear_error();
-  return -1;
+  return r == 1 ? 1 : outcome(r, want, ec);
 }
 
 int UpstreamTls::write_now(asio::const_buffer b, std::size_t& done, int& want, asio::error_code& ec) {
@@ -127,25 +129,8 @@ int UpstreamTls::write_now(asio::const_buffer b, std::size_t& done, int& want, a
     ec = asio::error::not_connected;
     return -1;
   }
-  const char* p = static_cast<const char*>(b.data());
-  while (done < b.size()) {
-    ERR_clear_error();
-    errno = 0;
-    const int n = SSL_write(ssl_, p + done, clamp(b.size() - done));
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-      continue;
-    }
-    const int e = SSL_get_error(ssl_, n);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-      want = e;
-      return 0;
-    }
-    ec = error_of(e);
-    ERR_clear_error();
-    return -1;
-  }
-  return 1;
+  // SSL_write only reads from the buffer; transfer takes a char* for both directions.
+  return transfer(false, const_cast<char*>(static_cast<const char*>(b.data())), b.size(), done, want, ec);
 }
 
 }  // namespace paddock::broker

@@ -84,6 +84,12 @@ class UpstreamTls : public std::enable_shared_from_this<UpstreamTls> {
   // Writes what the socket takes: bytes written so far in `done`; 0 wait for `want`, -1 failed.
   int write_now(asio::const_buffer b, std::size_t& done, int& want, asio::error_code& ec);
   asio::error_code error_of(int ssl_error) const;
+  // Both directions' loop: SSL_read or SSL_write into/from p[done, size) until it is done (1),
+  // OpenSSL must wait for the socket (0, `want`) or the stream failed (-1, `ec`). A read also
+  // returns 0 once it got bytes and OpenSSL holds no more (`want` then stays 0).
+  int transfer(bool reading, char* p, std::size_t size, std::size_t& done, int& want, asio::error_code& ec);
+  // What a failed SSL_* call means: 0 wait for `want`, -1 failed (`ec`).
+  int outcome(int r, int& want, asio::error_code& ec);
 
   template <class Handler>
   void post(Handler&& handler, asio::error_code ec) {
