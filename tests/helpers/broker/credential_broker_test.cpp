@@ -22,9 +22,11 @@ namespace {
 constexpr const char* kKey = "sk-test-REAL-KEY-0123456789";
 constexpr const char* kPlaceholder = "paddock-placeholder-00112233445566778899aabbccddeeff";
 
+// The event log is declared before the broker so that it outlives it: a broker stopped by its
+// destructor still reports the exchanges it closes, into the log.
 struct Running {
-  std::unique_ptr<CredentialBroker> broker;
   EventLog events;
+  std::unique_ptr<CredentialBroker> broker;
   int port = 0;
   std::string error;
 };
