@@ -35,6 +35,10 @@ std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd) {
       ->type_name("PORT")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
+  cmd->add_option("--tier", o->tier,
+                  "Linux sandbox tier: namespaces (default), or landlock where user namespaces are "
+                  "unavailable (Landlock and seccomp only; its losses: docs/capabilities.md)")
+      ->check(CLI::IsMember({"namespaces", "landlock"}));
   return o;
 }
 
@@ -80,6 +84,7 @@ Result<Inputs> to_engine_inputs(const InputsOptions& o, const CliContext& ctx) {
   }
   in.git_ssh = o.git_ssh;
   in.review = o.review;
+  in.linux_tier = o.tier;
   in.publish = o.publish;
   in.host_ports = o.host_ports;
   in.environment = ctx.environment;

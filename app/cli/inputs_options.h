@@ -31,10 +31,11 @@ struct InputsOptions {
   std::string timeout;
   std::vector<int> publish;
   std::vector<int> host_ports;
+  std::string tier;  // --tier: the Linux backend's tier ("" = namespaces)
 };
 
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits --git-ssh --review --timeout --publish --host-port to cmd; values land in the
+// --allow-write --limits --git-ssh --review --timeout --publish --host-port --tier to cmd; values land in the
 // returned object.
 std::shared_ptr<InputsOptions> add_inputs_options(CLI::App* cmd);
 
