@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/linux/landlock_tier_plan.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/capability.h"
 
@@ -47,9 +48,12 @@ void table(std::ostringstream& o, const std::vector<FieldCapability>& rows) {
       << cell(r.loss.empty() ? "-" : r.loss) << " |\n";
 }
 
-void variant(std::ostringstream& o, const std::string& title, const KernelProbe& p) {
-  const auto ref = linux_backend::linux_capability_matrix(reference_probe());
-  const auto alt = linux_backend::linux_capability_matrix(p);
+using Matrix = std::vector<FieldCapability> (*)(const KernelProbe&);
+
+void variant(std::ostringstream& o, const std::string& title, const KernelProbe& p,
+             const KernelProbe& reference = reference_probe(), Matrix matrix = linux_backend::linux_capability_matrix) {
+  const auto ref = matrix(reference);
+  const auto alt = matrix(p);
   std::vector<FieldCapability> changed;
   for (std::size_t i = 0; i < alt.size() && i < ref.size(); ++i)
     if (!(alt[i] == ref[i])) changed.push_back(alt[i]);
@@ -125,6 +129,33 @@ std::string render_capabilities_markdown() {
   p = reference_probe();
   p.overlay_userns_error = "EPERM";
   variant(o, "No overlay in a user namespace (Linux older than 5.11, or a kernel that forbids it)", p);
+  o << "\n### The landlock tier (where user namespaces are unavailable)\n\n"
+    << "Chosen by the user, never fallen into: `paddock run --tier landlock` (docs/cli.md). The IR "
+       "records the tier (`meta.linux_tier`), so its `ir_hash` and `plan_hash` differ from the "
+       "namespace tier's. No namespace is created: paddock-helper becomes a child subreaper, "
+       "carves each deny out of the grants' Landlock rules by listing the directories between "
+       "the grant and the denied path (at most 4,096 rules, refused over it), and starts the "
+       "agent in a process group of its own with no_new_privs, rlimits, every capability "
+       "dropped, Landlock at the kernel's ABI and the namespace tier's seccomp deny list plus "
+       "a gate that refuses socket(2) of every family (the network is off; `--net off` is the "
+       "only mode). At the end it kills the group, the cgroup leaf where there is one, and "
+       "every process reparented to it until none is left. Shown for the same kernel with "
+       "user, mount, PID and network namespaces refused (a container's seccomp profile).\n\n";
+  KernelProbe blocked = reference_probe();
+  blocked.user_ns = blocked.mount_ns = blocked.pid_ns = blocked.net_ns = blocked.ipc_ns = blocked.uts_ns = false;
+  blocked.userns_blocked_by = linux_backend::UsernsBlock::kContainer;
+  table(o, linux_backend::landlock_tier_capability_matrix(blocked));
+  o << "\n#### Rows of the landlock tier that change on other kernels and for other callers\n";
+  p = blocked;
+  p.landlock_abi = 5;
+  variant(o, "Landlock tier, Landlock ABI 1 to 5 (no scoping of signals)", p, blocked,
+          linux_backend::landlock_tier_capability_matrix);
+  p = blocked;
+  p.unprivileged = false;
+  variant(o, "Landlock tier, as root", p, blocked, linux_backend::landlock_tier_capability_matrix);
+  p = blocked;
+  p.cgroup = {};
+  variant(o, "Landlock tier, no writable cgroup", p, blocked, linux_backend::landlock_tier_capability_matrix);
   o << "\n## macOS\n\n"
     << "A Seatbelt profile (`resources/macos/paddock-base.sb` plus generated rules; user paths "
        "are parameters, never profile text) applied with `sandbox_init_with_parameters`, "

@@ -35,6 +35,8 @@ struct Inputs {
   bool git_ssh = false;
   // --review: hold the agent's writes for review (filesystem.review: true in the cli-flags tier).
   bool review = false;
+  // --tier: the Linux backend's tier ("" = namespaces; "landlock": docs/capabilities.md).
+  std::string linux_tier;
   // Where paddock-connect is installed (the front end knows its own layout); used only with
   // git_ssh, and recorded in the IR so the plan shows it and its hash covers it.
   std::string connect_path;

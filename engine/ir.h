@@ -34,6 +34,9 @@ struct IrMeta {
   std::string agent;                       // agent preset name, "" when none
   std::string agent_dir;                   // canonical $AGENT, "" when none
   std::string os;                          // linux | macos | windows: the OS the IR was resolved for
+  // The Linux backend's tier (docs/capabilities.md): "namespaces", or "landlock" (Landlock and
+  // seccomp only, where user namespaces are unavailable), chosen by the user with --tier.
+  std::string linux_tier = "namespaces";
   bool operator==(const IrMeta&) const = default;
 };
 

@@ -404,6 +404,7 @@ Result<Built> IrBuilder::finish() {
   ir_.meta.agent = ctx_.agent;
   ir_.meta.agent_dir = ctx_.agent_dir;
   ir_.meta.os = ctx_.os;
+  if (!in_.linux_tier.empty()) ir_.meta.linux_tier = in_.linux_tier;
   // The schema this engine reads and writes; a change of IR shape changes the hash.
   ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
   add_worktree_grants();

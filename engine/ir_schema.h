@@ -55,7 +55,8 @@ struct Schema<IrMeta> {
       field("home", &IrMeta::home, no_enforcement),
       field("agent", &IrMeta::agent, no_enforcement),
       field("agent_dir", &IrMeta::agent_dir, no_enforcement),
-      field("os", &IrMeta::os, no_enforcement));
+      field("os", &IrMeta::os, no_enforcement),
+      field("linux_tier", &IrMeta::linux_tier, no_enforcement));  // the backend picks its matrix by it
 };
 
 template <>

@@ -34,6 +34,10 @@ std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd) {
       ->type_name("PORT")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", o->timeout, "Wall-clock limit, e.g. 90s, 30m, 2h (run exits 124)");
+  cmd->add_option("--tier", o->tier,
+                  "Linux sandbox tier: namespaces (default), or landlock where user namespaces are "
+                  "unavailable (Landlock and seccomp only; what it loses: docs/capabilities.md)")
+      ->check(CLI::IsMember({"namespaces", "landlock"}));
   return o;
 }
 

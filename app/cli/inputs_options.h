@@ -16,8 +16,8 @@
 namespace paddock::cli {
 
 // Adds --project --agent --profile --preset --policy --net --allow-domain --allow-read
-// --allow-write --limits --git-ssh --review --timeout --publish --host-port to cmd; values land in the returned
-// request.
+// --allow-write --limits --git-ssh --review --timeout --publish --host-port --tier to cmd; values
+// land in the returned request.
 std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd);
 
 // `run`'s own: the inputs, --allow-tainted and the command after "--".

@@ -61,7 +61,11 @@ UsernsBlock classify_userns(const UsernsEvidence& e) {
   return UsernsBlock::kUnknown;
 }
 
-std::string userns_unavailable(const KernelProbe& p) {
+namespace {
+
+// The cause this probe found and the fix for this machine, without the alternative every cause
+// shares (userns_unavailable adds it).
+std::string userns_cause_and_fix(const KernelProbe& p) {
   const std::string err = p.userns_error.empty() ? "" : " (unshare: " + p.userns_error + ")";
   switch (p.userns_blocked_by) {
     case UsernsBlock::kKernelConfig:
@@ -99,6 +103,16 @@ std::string userns_unavailable(const KernelProbe& p) {
   return "user or mount namespaces cannot be created here" + err +
          " for a reason Paddock cannot identify (no sysctl, AppArmor or container setting explains "
          "it); check that 'unshare --user --map-root-user --mount true' works for this user";
+}
+
+}  // namespace
+
+std::string userns_unavailable(const KernelProbe& p) {
+  // The other way out: the tier that needs no namespace, with fewer guarantees, never chosen for
+  // the user (docs/capabilities.md lists what it loses).
+  return userns_cause_and_fix(p) +
+         "; or choose the Landlock and seccomp tier, which needs no namespace and loses what "
+         "docs/capabilities.md lists, with 'paddock run --tier landlock'";
 }
 
 json to_json(const KernelProbe& p) {

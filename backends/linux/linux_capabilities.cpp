@@ -3,6 +3,7 @@
 #include <string>
 
 #include "backends/linux/cgroup_choice.h"
+#include "backends/linux/landlock_tier_plan.h"
 #include "backends/linux/linux_plan.h"
 #include "engine/capability.h"
 
@@ -328,6 +329,15 @@ std::vector<std::string> linux_probe_refusals(const KernelProbe& p) {
 }
 
 Result<LinuxCompiled> compile_linux_parts(const FrozenIr& ir, const KernelProbe& probe) {
+  // The landlock tier (landlock_tier_plan.h) has a plan of its own; LinuxCompiled::linux_plan
+  // stays empty for it, and the helper compiles its typed plan itself.
+  if (ir.meta.linux_tier == kTierLandlock) {
+    auto tier = compile_landlock_tier_parts(ir, probe);
+    if (!tier.ok()) return tier.error();
+    return LinuxCompiled{{}, std::move(tier->plan), std::move(tier->steps)};
+  }
+  if (ir.meta.linux_tier != kTierNamespaces)
+    return bad_input("meta.linux_tier: unknown tier \"" + ir.meta.linux_tier + "\"; expected namespaces or landlock");
   auto lp = compile_linux_plan(ir, probe);
   if (!lp.ok()) return lp.error();
   LinuxCompiled out;

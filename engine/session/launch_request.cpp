@@ -102,6 +102,9 @@ Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx) {
       out->push_back(port);
     }
   }
+  if (!r.tier.empty() && r.tier != "namespaces" && r.tier != "landlock")
+    return bad_input("--tier " + r.tier + ": expected namespaces or landlock");
+  in.linux_tier = r.tier;
   in.git_ssh = r.git_ssh;
   in.review = r.review;
   // paddock-connect is bound into the view only with --git-ssh (nothing else reads it).

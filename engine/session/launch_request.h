@@ -33,6 +33,7 @@ struct LaunchRequest {
   std::string timeout;                     // --timeout DUR (90, 90s, 30m, 2h); "" = none
   std::vector<std::string> publish;        // host loopback ports forwarded in, as typed (1..65535)
   std::vector<std::string> host_ports;     // host loopback ports the sandbox may reach, as typed
+  std::string tier;                        // Linux: namespaces | landlock; "" = namespaces
   bool allow_tainted = false;              // run only
   std::vector<std::string> command;        // run only: after "--"
   bool operator==(const LaunchRequest&) const = default;
@@ -55,7 +56,7 @@ struct LaunchContext {
   std::map<std::string, std::string> stored_credentials;  // name -> "host:port" of each stored credential
 };
 
-// The engine's Inputs for this launch. A bad --net, --timeout, --publish or --host-port is kBadInput
+// The engine's Inputs for this launch. A bad --net, --timeout, --publish, --host-port or --tier is kBadInput
 // naming the option.
 Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx);
 
@@ -75,7 +76,7 @@ struct Schema<session::LaunchRequest> {
       field("allow-domain", &R::allow_domains), field("allow-read", &R::allow_reads),
       field("allow-write", &R::allow_writes), field("limits", &R::limits), field("git-ssh", &R::git_ssh),
       field("review", &R::review), field("timeout", &R::timeout), field("publish", &R::publish),
-      field("host-port", &R::host_ports), field("allow-tainted", &R::allow_tainted),
+      field("host-port", &R::host_ports), field("tier", &R::tier), field("allow-tainted", &R::allow_tainted),
       field("command", &R::command));
 };
 

@@ -22,6 +22,7 @@
 #include "engine/session/layout.h"
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
+#include "helpers/linux/landlock_tier_exec.h"
 #include "helpers/linux/probe.h"
 #include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
@@ -102,6 +103,49 @@ std::map<std::string, std::string> environment() {
   return env;
 }
 
+// The landlock tier's session (landlock_tier_exec.h): the same checks as the namespace tier's
+// (plan hash, capability refusals, taint) on its own plan. An error is a refusal before anything
+// started; otherwise the session's exit code.
+Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, const linux_backend::KernelProbe& probe,
+                     SessionOptions& opt, const std::map<std::string, std::string>& env,
+                     std::optional<std::uint64_t> caller_nofile, std::optional<std::string>& ir_record) {
+  auto compiled = linux_backend::compile_landlock_tier_parts(ir, probe);
+  if (!compiled) return compiled.error();
+  const BackendPlan& bplan = compiled->plan;
+  std::string plan_bytes = plan_canonical_bytes(bplan, compiled->steps);
+  const std::string hash = sha256_hex(plan_bytes);
+  if (hash != args.plan_hash)
+    return Error{ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
+                                                 ", the caller expected " + args.plan_hash +
+                                                 " (IR, probe or Paddock version differ; nothing was run)"};
+  if (auto s = backends::check(bplan); !s) return s.error();
+  if (!bplan.taint.empty() && !args.allow_tainted)
+    return refused("the plan is tainted (" + bplan.taint.front() +
+                   "); rerun with --allow-tainted to accept a weakened boundary");
+  Attestation att;
+  att.ir_hash = bplan.ir_hash;
+  att.plan_hash = hash;
+  att.backend = "linux";
+  att.abi = compiled->tier_plan.landlock.abi;
+  att.capability_vector = bplan.capability_vector;
+  att.taint = bplan.taint;
+  for (const auto& l : ir.meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
+  TierSpec spec;
+  spec.plan = std::move(compiled->tier_plan);
+  spec.argv = args.command;
+  spec.launch_env = env;
+  spec.cwd = args.cwd.empty() ? ir.meta.project : args.cwd;
+  spec.attestation_json = to_json(att).dump();
+  spec.agent_nofile_soft = caller_nofile;
+  if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
+    opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
+  if (args.record_session) {
+    opt.record_ir = std::move(*ir_record);
+    opt.record_plan = std::move(plan_bytes);
+  }
+  return run_landlock_tier(spec, opt);
+}
+
 }  // namespace
 
 int helper_run_main(int argc, char** argv) {
@@ -151,6 +195,10 @@ int helper_run_main(int argc, char** argv) {
   if (!ir) return fail(ir.error());
   auto probe = load_probe(args->probe_file);
   if (!probe) return fail(probe.error());
+  if (ir->meta.linux_tier == linux_backend::kTierLandlock) {
+    auto tier = run_tier(*args, *ir, *probe, opt, env, caller_nofile, ir_record);
+    return finish(tier.ok() ? *tier : fail(tier.error()));
+  }
   // One compile: the typed plan to apply, and the plan's hash over the canonical bytes of its
   // steps as written (no json tree of the steps is built here).
   auto compiled = linux_backend::compile_linux_parts(*ir, *probe);

@@ -30,6 +30,7 @@
 
 #include "engine/credentials.h"
 #include "engine/session/init_message.h"
+#include "helpers/linux/agent_exec.h"
 #include "helpers/linux/host_ports.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/mount_view.h"
@@ -167,6 +168,9 @@ Status prove_rlimit_data(rlim_t limit) {
   return Status::Ok();
 }
 
+}  // namespace
+
+// The agent's last steps before exec, shared with the landlock tier (agent_exec.h).
 // Runs in the agent, inside the sandbox's user namespace: RLIMIT_NPROC set here counts the
 // sandbox's own tasks (Linux >= 5.14). Set in the helper before clone it would instead cap the
 // namespace at the user's host-wide count.
@@ -221,6 +225,8 @@ Status clear_capabilities() {
   return Status::Ok();
 }
 
+namespace {
+
 std::vector<std::string> build_env(const SandboxSpec& spec) {
   std::map<std::string, std::string> env;
   for (const auto& name : spec.plan.env.pass)
@@ -235,6 +241,8 @@ std::vector<std::string> build_env(const SandboxSpec& spec) {
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
 }
+
+}  // namespace
 
 // execvpe with the agent's own PATH (not the helper's); returns the errno that decides 126/127.
 int exec_agent(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
@@ -264,6 +272,8 @@ int exec_agent(const std::vector<std::string>& argv, const std::vector<std::stri
   }
   return best;
 }
+
+namespace {
 
 // The filter the helper compiled for this plan (see sandbox_child.h for the framing).
 Result<std::vector<sock_filter>> receive_filter(int fd) {

@@ -24,6 +24,7 @@ inline session::LaunchRequest every_option() {
   r.review = true;
   r.publish = {"1455", "3000"};
   r.host_ports = {"11434"};
+  r.tier = "landlock";
   r.allow_tainted = true;
   r.command = {"sh", "-c", "echo --net off"};
   return r;

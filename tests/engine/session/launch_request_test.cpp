@@ -30,7 +30,7 @@ class LaunchRequestTest : public QObject {
         "--policy", "/p/a.yaml", "--policy", "rel.yaml", "--net", "allowlist", "--allow-domain", "a.example",
         "--allow-domain", "b.example:443", "--allow-read", "/r", "--allow-write", "w", "--limits", "mem=1GiB,wall=1h",
         "--git-ssh", "--review", "--timeout", "90s", "--publish", "1455", "--publish", "3000", "--host-port", "11434",
-        "--allow-tainted", "--",
+        "--tier", "landlock", "--allow-tainted", "--",
         "sh", "-c", "echo --net off"};
     QCOMPARE(argv, expected);
     QCOMPARE(run_arguments(LaunchRequest{}), (std::vector<std::string>{"run", "--project", ".", "--"}));
@@ -61,6 +61,7 @@ class LaunchRequestTest : public QObject {
     QCOMPARE(in->publish, (std::vector<int>{1455, 3000}));
     QVERIFY(in->review);
     QCOMPARE(in->host_ports, (std::vector<int>{11434}));
+    QCOMPARE(in->linux_tier, std::string("landlock"));
     QCOMPARE(in->placeholders, ctx.placeholders);
     QCOMPARE(in->environment, ctx.environment);
     QCOMPARE(in->resources_dir, ctx.resources_dir);
@@ -74,6 +75,7 @@ class LaunchRequestTest : public QObject {
              {[](LaunchRequest& r) { r.publish = {"http"}; }, "--publish http"},
              {[](LaunchRequest& r) { r.publish = {"65536"}; }, "--publish 65536"},
              {[](LaunchRequest& r) { r.host_ports = {"0"}; }, "--host-port 0"},
+             {[](LaunchRequest& r) { r.tier = "chroot"; }, "--tier chroot"},
          }) {
       LaunchRequest r;
       change(r);

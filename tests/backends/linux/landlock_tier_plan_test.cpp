@@ -1,0 +1,150 @@
+// The landlock tier's compiler (backends/linux/landlock_tier_plan.h), pure: what the user's choice
+// changes in the IR and plan hashes, what it refuses, and how denies become carves.
+#include <QtTest>
+
+#include <algorithm>
+
+#include "backends/backend.h"
+#include "backends/linux/landlock_tier_plan.h"
+#include "engine/capability.h"
+#include "tests/backends/fixtures.h"
+
+using namespace paddock;
+using namespace paddock::linux_backend;
+using paddock::test::probe_abi;
+using paddock::test::relay_ir;
+using paddock::test::typical_ir;
+
+namespace {
+
+FrozenIr tier(FrozenIr ir) {
+  ir.meta.linux_tier = kTierLandlock;
+  return ir;
+}
+
+// A machine without user namespaces (a container's seccomp profile), as the probe records it.
+KernelProbe blocked_probe() {
+  KernelProbe p = probe_abi(7);
+  p.user_ns = p.mount_ns = p.pid_ns = p.net_ns = p.ipc_ns = p.uts_ns = false;
+  p.userns_blocked_by = UsernsBlock::kContainer;
+  p.userns_error = "EPERM";
+  return p;
+}
+
+BackendPlan checked(const FrozenIr& ir, const KernelProbe& p) {
+  auto plan = compile_linux(ir, p);
+  if (!plan.ok()) qFatal("%s", plan.error().message.c_str());
+  return *plan;
+}
+
+const FieldCapability* row(const std::vector<FieldCapability>& rows, const std::string& field) {
+  for (const auto& c : rows)
+    if (c.field == field) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+class LandlockTierPlanTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void choosing_the_tier_changes_the_ir_hash_and_the_plan_hash() {
+    const BackendPlan ns = checked(typical_ir(), probe_abi(7));
+    const BackendPlan ll = checked(tier(typical_ir()), probe_abi(7));
+    QVERIFY(ns.ir_hash != ll.ir_hash);
+    QVERIFY(plan_hash(ns) != plan_hash(ll));
+    QCOMPARE(ll.steps[0]["step"].get<std::string>(), std::string("tier"));
+    QCOMPARE(ll.steps[0]["value"].get<std::string>(), std::string("landlock"));
+    // Deterministic: the same IR and probe, the same bytes.
+    QCOMPARE(plan_hash(checked(tier(typical_ir()), probe_abi(7))), plan_hash(ll));
+  }
+
+  void without_user_namespaces_the_namespace_tier_is_refused_and_the_landlock_tier_is_not() {
+    const BackendPlan ns = checked(typical_ir(), blocked_probe());
+    QVERIFY(!backends::check(ns).ok());
+    const Status s = backends::check(checked(tier(typical_ir()), blocked_probe()));
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+  }
+
+  void a_network_mode_that_needs_the_relay_is_refused_with_one_actionable_line() {
+    const Status s = backends::check(checked(tier(relay_ir()), blocked_probe()));
+    QVERIFY(!s.ok());
+    QCOMPARE(s.error().exit_code(), 125);
+    QVERIFY2(s.error().message.find("only --net off runs in it") != std::string::npos, s.error().message.c_str());
+  }
+
+  void a_kernel_without_landlock_refuses_the_tier() {
+    KernelProbe p = blocked_probe();
+    p.landlock_abi = 0;
+    const Status s = backends::check(checked(tier(typical_ir()), p));
+    QVERIFY(!s.ok());
+    QVERIFY2(s.error().message.find("the landlock tier needs Landlock") != std::string::npos, s.error().message.c_str());
+  }
+
+  void denies_inside_grants_are_carved_and_grants_without_one_are_plain_rules() {
+    auto c = compile_landlock_tier_parts(tier(typical_ir()), blocked_probe());
+    QVERIFY(c.ok());
+    const LandlockTierPlan& t = c->tier_plan;
+    const auto carve = [&](const std::string& grant) -> const LandlockCarve* {
+      for (const auto& k : t.carves)
+        if (k.grant == grant) return &k;
+      return nullptr;
+    };
+    const LandlockCarve* proj = carve("/home/dev/proj");
+    QVERIFY(proj);
+    QCOMPARE(proj->denied, (std::vector<std::string>{"/home/dev/proj/.env", "/home/dev/proj/secrets"}));
+    // The protected hooks and the read root nested in the write root get read rights only.
+    QCOMPARE(proj->read_only, (std::vector<std::string>{"/home/dev/proj/.git/hooks", "/home/dev/proj/vendor"}));
+    const LandlockCarve* usr = carve("/usr");
+    QVERIFY(usr);
+    QCOMPARE(usr->denied, std::vector<std::string>{"/usr/share/secret.key"});
+    const auto plain = [&](const std::string& p) {
+      return std::any_of(t.landlock.path_rules.begin(), t.landlock.path_rules.end(),
+                         [&](const LandlockPathRule& r) { return r.path == p; });
+    };
+    QVERIFY(plain("/etc"));
+    QVERIFY(!plain("/usr"));
+    QVERIFY(!plain("/home/dev/proj"));
+    QVERIFY(!plain("/tmp"));  // the host's /tmp is not granted: TMPDIR is private
+    QVERIFY(!plain("/dev/shm"));
+    QVERIFY(t.private_tmpdir);
+  }
+
+  void every_socket_family_is_refused_by_the_seccomp_gate() {
+    auto c = compile_landlock_tier_parts(tier(typical_ir()), blocked_probe());
+    QVERIFY(c.ok());
+    for (const std::uint64_t fam : {1u, 2u, 10u})
+      QVERIFY(std::any_of(c->tier_plan.seccomp.begin(), c->tier_plan.seccomp.end(), [&](const SeccompRule& r) {
+        return r.syscall == "socket" && r.arg_index == 0 && r.arg_value == fam && r.errno_value == 97;
+      }));
+    QVERIFY(c->tier_plan.socket_families_allowed.empty());
+    // The namespace tier's deny list is kept whole.
+    QVERIFY(std::any_of(c->tier_plan.seccomp.begin(), c->tier_plan.seccomp.end(),
+                        [](const SeccompRule& r) { return r.syscall == "ptrace"; }));
+  }
+
+  void every_row_of_the_tier_is_exact_or_says_what_is_lost_or_why_it_is_refused() {
+    for (const bool root : {false, true}) {
+      KernelProbe p = blocked_probe();
+      p.unprivileged = !root;
+      const auto rows = landlock_tier_capability_matrix(p);
+      QCOMPARE(rows.size(), linux_capability_matrix(p).size());
+      for (const auto& r : rows) QVERIFY2(validate_row(r).ok(), r.field.c_str());
+      QCOMPARE(row(rows, "fs.deny.inside_read_root")->support, Support::kPartial);
+      QCOMPARE(row(rows, "fs.tmp_isolated")->support, Support::kPartial);
+      QCOMPARE(row(rows, "egress.mode=off")->support, Support::kExact);
+      QCOMPARE(row(rows, "egress.mode=allowlist")->support, Support::kUnsupported);
+      QCOMPARE(row(rows, "fs.review_roots")->support, Support::kUnsupported);
+      QCOMPARE(row(rows, "process.privilege_drop")->support, root ? Support::kPartial : Support::kExact);
+    }
+  }
+
+  void an_unknown_tier_is_refused() {
+    FrozenIr ir = typical_ir();
+    ir.meta.linux_tier = "chroot";
+    QVERIFY(!compile_linux(ir, probe_abi(7)).ok());
+  }
+};
+
+QTEST_GUILESS_MAIN(LandlockTierPlanTest)
+#include "landlock_tier_plan_test.moc"
