@@ -81,6 +81,15 @@ Status IrBuilder::add_layer(const Layer& l) {
   for (const auto& c : l.credentials) merge_credential(c);
   if (l.tmpfs_tmp) (*l.tmpfs_tmp ? tmpfs_true_ : tmpfs_false_) = std::make_pair(*l.tmpfs_tmp, l.tmpfs_at);
   if (l.review.value_or(false) && !review_) review_ = l.review_at;
+  if (l.linux_tier) {
+    // The landlock tier has no namespaces (docs/capabilities.md): only the user's own tiers may
+    // trade them away, and any of them may take the choice back.
+    if (l.tier != kTierSystem && l.tier != kTierUser && l.tier != kTierCliFile)
+      return error_at(ErrorCode::kPolicyBlocked, l.linux_tier_at.pos(),
+                      "tier " + l.tier + " may not set sandbox.linux_tier (only the system, user or a --policy file "
+                      "may choose how the sandbox is built)");
+    linux_tier_ = *l.linux_tier;
+  }
   if (l.agent_state) {
     // Shared widens (the agent writes the user's real directories): only the user's own tiers
     // may choose it. Own only narrows, so any tier may insist on it, and it wins.
@@ -404,7 +413,9 @@ Result<Built> IrBuilder::finish() {
   ir_.meta.agent = ctx_.agent;
   ir_.meta.agent_dir = ctx_.agent_dir;
   ir_.meta.os = ctx_.os;
+  // --tier is the launch's own word; without it, the layers'.
   if (!in_.linux_tier.empty()) ir_.meta.linux_tier = in_.linux_tier;
+  else if (linux_tier_) ir_.meta.linux_tier = *linux_tier_;
   // The schema this engine reads and writes; a change of IR shape changes the hash.
   ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
   add_worktree_grants();

@@ -164,6 +164,7 @@ class IrBuilder {
   std::optional<Origin> review_;  // the first tier that asked for review mode
   // filesystem.agent_state: the first tier that said own, and the last trusted one that said shared.
   std::optional<Origin> agent_state_own_, agent_state_shared_;
+  std::optional<std::string> linux_tier_;  // sandbox.linux_tier of the last trusted tier saying it
   std::vector<std::string> login_paths_;  // every agent's stored logins (agent-logins), resolved
   // Net mode sources (docs/network.md): cli > agent default > user > system > off; off forced by
   // others.

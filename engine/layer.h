@@ -149,6 +149,12 @@ struct Layer {
 
   std::array<LimitValue, kLimitCount> limits{};
 
+  // sandbox.linux_tier: the Linux backend's tier, "namespaces" or "landlock" (docs/capabilities.md).
+  // Only the system, user and --policy tiers may choose it: a repository's layer could otherwise
+  // trade the namespaces away.
+  std::optional<std::string> linux_tier;
+  Origin linux_tier_at;
+
   // `agent:` — only in agent-preset files (resources/agents).
   struct Agent {
     bool present = false;

@@ -190,6 +190,11 @@ const std::vector<std::string>& agent_state_words() {
   return words;
 }
 
+const std::vector<std::string>& linux_tier_words() {
+  static const std::vector<std::string> words = {"namespaces", "landlock"};
+  return words;
+}
+
 std::vector<std::string> keys_of(std::string_view section) {
   std::vector<std::string> out;
   for_each_key([&](const auto& k) {

@@ -50,6 +50,7 @@ inline constexpr Section kSections[] = {
     {"secrets", "variables never passed, whatever a tier says"},
     {"credentials", "brokered credentials: the key stays on the host, the agent gets a placeholder"},
     {"limits", "resource limits"},
+    {"sandbox", "how the sandbox is built where the OS offers more than one way"},
     {"agent", "what the agent preset says about its agent (resources/agents only)", true},
 };
 
@@ -192,6 +193,8 @@ constexpr auto limit(std::string_view name, LimitKey which, Unit unit, std::stri
 
 const std::vector<std::string>& os_names();
 const std::vector<std::string>& agent_state_words();
+// sandbox.linux_tier and --tier: "namespaces" (the default) or "landlock" (docs/capabilities.md).
+const std::vector<std::string>& linux_tier_words();
 
 // The declarations. Within a section, the order is the order of the parser's "allowed here" list
 // and of the documentation.
@@ -297,6 +300,13 @@ inline constexpr auto kKeys = std::make_tuple(
                                          "largest file a process may write"),
     limit<&IrResources::wall_time_secs>("wall_time", LimitKey::kWallTime, Unit::kDuration, "wall",
                                         "wall-clock time; the session ends with 124"),
+
+    key("sandbox", "linux_tier", Choice{&linux_tier_words}, &Layer::linux_tier, Merge::kLatestTrusted,
+        locks_word("landlock", "choose the landlock tier (sandbox.linux_tier: landlock)"), feeds<&IrMeta::linux_tier>,
+        "`namespaces` (default) or `landlock`: Landlock and seccomp only, for machines without user namespaces, "
+        "with the losses [capabilities.md](capabilities.md) lists (system, user and --policy tiers only; "
+        "`--tier` overrides it)",
+        &Layer::linux_tier_at),
 
     key("agent", "data_dir", RequiredPath{"the agent's data directory, e.g. ~/.claude"}, &Layer::Agent::data_dir, Merge::kAgentPreset, unlocked,
         feeds<&IrMeta::agent_dir>, "the agent's data directory, `$AGENT` in paths (required)"),

@@ -40,6 +40,7 @@ ApplicationWindow {
         command: workspace.agents.commandOf(workspace.currentAgent)
         profile: workspace.defaultProfile
         terminal: workspace.terminal
+        tier: workspace.linuxTier
         review: workspace.currentReview
         onLaunched: (project, agent, mode) => workspace.recordLaunch(project, workspace.currentAgent, mode)
         // The session a launch became is the one the Sessions page shows next (not an older one).

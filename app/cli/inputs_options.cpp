@@ -1,5 +1,6 @@
 #include "app/cli/inputs_options.h"
 
+#include "engine/layer_schema.h"
 #include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 #include "platform/placeholders.h"
@@ -37,7 +38,7 @@ std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd) {
   cmd->add_option("--tier", o->tier,
                   "Linux sandbox tier: namespaces (default), or landlock where user namespaces are "
                   "unavailable (Landlock and seccomp only; what it loses: docs/capabilities.md)")
-      ->check(CLI::IsMember({"namespaces", "landlock"}));
+      ->check(CLI::IsMember(layer_schema::linux_tier_words()));
   return o;
 }
 

@@ -146,6 +146,7 @@ PADDOCK_SETTER(Timeout, timeout_)
 PADDOCK_SETTER(Publish, publish_)
 PADDOCK_SETTER(HostPorts, host_ports_)
 PADDOCK_SETTER(Terminal, terminal_)
+PADDOCK_SETTER(Tier, tier_)
 #undef PADDOCK_SETTER
 
 void Launcher::setReview(bool on) {
@@ -167,6 +168,7 @@ session::LaunchRequest Launcher::request() const {
   for (const QString& p : split_words(publish_)) r.publish.push_back(p.toStdString());
   for (const QString& p : split_words(host_ports_)) r.host_ports.push_back(p.toStdString());
   r.review = review_;
+  r.tier = tier_ == "namespaces" ? std::string() : tier_.toStdString();
   for (const QString& w : splitCommandLine(command_)) r.command.push_back(w.toStdString());
   return r;
 }

@@ -45,6 +45,8 @@ class Launcher : public QObject {
   Q_PROPERTY(QString hostPorts READ hostPorts WRITE setHostPorts NOTIFY inputsChanged)
   // Hold the agent's writes for review (--review; the project's choice, docs/review.md).
   Q_PROPERTY(bool review READ review WRITE setReview NOTIFY inputsChanged)
+  // The Linux sandbox tier, --tier ("" = namespaces; "landlock": docs/capabilities.md).
+  Q_PROPERTY(QString tier READ tier WRITE setTier NOTIFY inputsChanged)
   // The terminal emulator to use ("" = the first one found on PATH, see knownTerminals()).
   Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY inputsChanged)
   Q_PROPERTY(QString cliEquivalent READ cliEquivalent NOTIFY inputsChanged)
@@ -89,6 +91,8 @@ class Launcher : public QObject {
   void setHostPorts(const QString& v);
   QString terminal() const { return terminal_; }
   void setTerminal(const QString& v);
+  QString tier() const { return tier_; }
+  void setTier(const QString& v);
   bool review() const { return review_; }
   void setReview(bool on);
 
@@ -166,7 +170,7 @@ class Launcher : public QObject {
  private:
 
   QString project_, agent_preset_, command_, profile_ = "default";
-  QString net_mode_, extra_domains_, limits_, timeout_, publish_, host_ports_, terminal_;
+  QString net_mode_, extra_domains_, limits_, timeout_, publish_, host_ports_, terminal_, tier_;
   bool review_ = false;
   State state_ = Idle;
   QString message_;

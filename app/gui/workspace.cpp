@@ -49,6 +49,7 @@ void Workspace::load() {
     default_profile_ = st.value("default_profile").toString("default");
     close_to_tray_ = st.value("close_to_tray").toBool(true);
     tray_notice_shown_ = st.value("tray_notice_shown").toBool(false);
+    linux_tier_ = st.value("linux_tier").toString("namespaces");
     autostart_ = QFile::exists(autostartFile());
     recent_ = o.value("recent_launches").toArray().toVariantList();
     for (const auto& a : o.value("custom_agents").toArray()) {
@@ -89,6 +90,7 @@ void Workspace::save() {
   settings.insert("default_profile", default_profile_);
   settings.insert("close_to_tray", close_to_tray_);
   settings.insert("tray_notice_shown", tray_notice_shown_);
+  settings.insert("linux_tier", linux_tier_);
   o.insert("settings", settings);
   o.insert("recent_launches", QJsonArray::fromVariantList(recent_));
   const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
@@ -222,6 +224,7 @@ PADDOCK_SETTING(DefaultAgent, const QString&, default_agent_)
 PADDOCK_SETTING(DefaultProfile, const QString&, default_profile_)
 PADDOCK_SETTING(CloseToTray, bool, close_to_tray_)
 PADDOCK_SETTING(TrayNoticeShown, bool, tray_notice_shown_)
+PADDOCK_SETTING(LinuxTier, const QString&, linux_tier_)
 #undef PADDOCK_SETTING
 
 QString Workspace::autostartFile() {

@@ -36,6 +36,9 @@ class Workspace : public QObject {
   Q_PROPERTY(QString defaultProfile READ defaultProfile WRITE setDefaultProfile NOTIFY settingsChanged)
   Q_PROPERTY(bool closeToTray READ closeToTray WRITE setCloseToTray NOTIFY settingsChanged)
   Q_PROPERTY(bool trayNoticeShown READ trayNoticeShown WRITE setTrayNoticeShown NOTIFY settingsChanged)
+  // The Linux sandbox tier every launch asks for: "namespaces" (default) or "landlock" (chosen by
+  // the user where user namespaces are unavailable; docs/capabilities.md).
+  Q_PROPERTY(QString linuxTier READ linuxTier WRITE setLinuxTier NOTIFY settingsChanged)
   // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
   Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
   Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
@@ -86,6 +89,8 @@ class Workspace : public QObject {
   void setCloseToTray(bool v);
   bool trayNoticeShown() const { return tray_notice_shown_; }
   void setTrayNoticeShown(bool v);
+  QString linuxTier() const { return linux_tier_; }
+  void setLinuxTier(const QString& v);
   bool autostart() const { return autostart_; }
   void setAutostart(bool v);
   static QString autostartFile();
@@ -114,7 +119,7 @@ class Workspace : public QObject {
   QJsonObject loaded_;  // gui.json as read: keys this version does not know are written back
   std::map<QString, QString> project_agents_;
   std::map<QString, bool> project_review_;
-  QString terminal_, default_agent_, default_profile_ = "default";
+  QString terminal_, default_agent_, default_profile_ = "default", linux_tier_ = "namespaces";
   bool close_to_tray_ = true, tray_notice_shown_ = false, autostart_ = false;
   QVariantList recent_;
 };

@@ -1,8 +1,11 @@
 #include "engine/session/launch_request.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <tuple>
+
+#include "engine/layer_schema.h"
 
 namespace paddock::session {
 namespace {
@@ -102,7 +105,8 @@ Result<Inputs> inputs_of(const LaunchRequest& r, const LaunchContext& ctx) {
       out->push_back(port);
     }
   }
-  if (!r.tier.empty() && r.tier != "namespaces" && r.tier != "landlock")
+  const auto& tiers = layer_schema::linux_tier_words();
+  if (!r.tier.empty() && std::find(tiers.begin(), tiers.end(), r.tier) == tiers.end())
     return bad_input("--tier " + r.tier + ": expected namespaces or landlock");
   in.linux_tier = r.tier;
   in.git_ssh = r.git_ssh;

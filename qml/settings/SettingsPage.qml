@@ -84,6 +84,31 @@ Pane {
                     currentIndex: Math.max(0, model.indexOf(page.workspace.defaultProfile))
                     onActivated: (index) => page.workspace.defaultProfile = textAt(index)
                 }
+                Label { text: qsTr("Linux sandbox") }
+                ComboBox {
+                    objectName: "linuxTierBox"
+                    Layout.fillWidth: true
+                    textRole: "text"
+                    valueRole: "value"
+                    model: [
+                        { value: "namespaces", text: qsTr("Namespaces: the full sandbox (default)") },
+                        { value: "landlock", text: qsTr("Landlock and seccomp only: where namespaces are unavailable") }
+                    ]
+                    currentIndex: Math.max(0, indexOfValue(page.workspace.linuxTier))
+                    onActivated: page.workspace.linuxTier = currentValue
+                }
+                Label {
+                    Layout.columnSpan: 2
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    visible: page.workspace.linuxTier === "landlock"
+                    text: qsTr("Every launch runs without namespaces: no private /tmp, the network only off, no review "
+                               + "mode, and nothing can be created in a folder that holds a protected file. "
+                               + "docs/capabilities.md lists each loss; 'paddock doctor' says why namespaces are "
+                               + "unavailable here.")
+                }
             }
         }
 

@@ -12,6 +12,7 @@ using namespace paddock;
 using paddock::test::contains;
 using paddock::test::EngineEnv;
 using paddock::test::has_deny;
+using paddock::test::eval_err;
 using paddock::test::eval_ok;
 
 class EvaluateTiersTest : public QObject {
@@ -282,6 +283,26 @@ class EvaluateTiersTest : public QObject {
     QCOMPARE(std::filesystem::last_write_time(env.project + "/.paddock/policy.yaml"), before);
     QVERIFY(!std::filesystem::exists(env.home + "/.local/state/paddock/approvals.json"));
     QVERIFY(!std::filesystem::exists(env.project + "/.paddock/policy.yaml.sig"));
+  }
+  // The landlock tier trades the namespaces away (docs/capabilities.md): only the user's own tiers
+  // may choose it, the last of them that says it wins, and --tier overrides them all.
+  void the_linux_tier_is_the_users_choice_and_the_launch_option_overrides_it() {
+    EngineEnv env;
+    auto in = env.inputs();
+    QCOMPARE(eval_ok(in).ir.meta.linux_tier, std::string("namespaces"));
+    env.repo("version: 1\nsandbox: {linux_tier: landlock}\n");
+    const Error e = eval_err(in);
+    QCOMPARE(e.code, ErrorCode::kPolicyBlocked);
+    QVERIFY2(e.message.find("may not set sandbox.linux_tier") != std::string::npos, e.message.c_str());
+    QVERIFY2(e.message.find(":2:") != std::string::npos, e.message.c_str());
+    std::filesystem::remove(env.project + "/.paddock/policy.yaml");
+    env.user("version: 1\nsandbox: {linux_tier: landlock}\n");
+    const auto chosen = eval_ok(in);
+    QCOMPARE(chosen.ir.meta.linux_tier, std::string("landlock"));
+    in.linux_tier = "namespaces";
+    const auto overridden = eval_ok(in);
+    QCOMPARE(overridden.ir.meta.linux_tier, std::string("namespaces"));
+    QVERIFY(overridden.ir_hash != chosen.ir_hash);
   }
 };
 

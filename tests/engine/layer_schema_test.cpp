@@ -133,6 +133,7 @@ class LayerSchemaTest : public QObject {
         {"environment:\n  pass_through: [X]\n", "add pass-through environment", 3},
         {"environment:\n  agent_credentials: true\n", "pass agent credentials", 3},
         {"limits:\n  memory: 2GiB\n", "raise a limit above the system's", 3},
+        {"sandbox:\n  linux_tier: landlock\n", "choose the landlock tier (sandbox.linux_tier: landlock)", 3},
     };
     for (const auto& c : cases) {
       const auto v = lockdown_violation(parsed(std::string("version: 1\n") + c.yaml), sys);
@@ -143,7 +144,7 @@ class LayerSchemaTest : public QObject {
     for (const char* narrows : {"filesystem: {deny: [/d], deny_write: [/d], tmpfs_tmp: true, protect_agent_config: true}\n",
                                 "network: {mode: off, loopback_bind: false, quotas: {a.com: 1}}\n",
                                 "limits: {memory: 1k, processes: 10}\n", "environment: {deny: [X], agent_credentials: false}\n",
-                                "secrets: {brokered_env: [T]}\n"})
+                                "secrets: {brokered_env: [T]}\n", "sandbox: {linux_tier: namespaces}\n"})
       QVERIFY2(!lockdown_violation(parsed(std::string("version: 1\n") + narrows), sys), narrows);
   }
 

@@ -8,6 +8,8 @@
 #include <QJsonObject>
 
 #include "app_paths.h"
+#include "backends/linux/kernel_probe.h"
+#include "backends/linux/linux_plan.h"
 #include "platform/probe.h"
 
 namespace paddock::gui {
@@ -77,6 +79,7 @@ void DoctorModel::refresh() {
   struct ProbeOutcome {
     QByteArray probe;  // the JSON object, or empty with error
     QString error;
+    QStringList refusals;
   };
   const std::string helper = helper_.toStdString();
   auto* watcher = new QFutureWatcher<ProbeOutcome>(this);
@@ -92,14 +95,19 @@ void DoctorModel::refresh() {
     flatten(QJsonDocument::fromJson(o.probe).object(), QString(), rows);
     beginResetModel();
     rows_ = std::move(rows);
+    refusals_ = o.refusals;
     endResetModel();
     emit countChanged();
     setStatus(ModelStatus::Ready);
   });
   watcher->setFuture(QtConcurrent::run([helper] {
     auto probe = platform::run_probe(helper);
-    if (!probe.ok()) return ProbeOutcome{{}, QString::fromStdString(probe.error().message)};
-    return ProbeOutcome{QByteArray::fromStdString(probe->dump()), {}};
+    if (!probe.ok()) return ProbeOutcome{{}, QString::fromStdString(probe.error().message), {}};
+    ProbeOutcome out{QByteArray::fromStdString(probe->dump()), {}, {}};
+    auto kernel = linux_backend::probe_from_json(*probe);
+    if (!kernel.ok()) return ProbeOutcome{{}, QString::fromStdString(kernel.error().message), {}};
+    for (const auto& line : linux_backend::linux_probe_refusals(*kernel)) out.refusals << QString::fromStdString(line);
+    return out;
   }));
 }
 

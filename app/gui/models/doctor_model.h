@@ -13,6 +13,9 @@ class DoctorModel : public StatusListModel {
   Q_OBJECT
   QML_ELEMENT
   Q_PROPERTY(QString helperPath READ helperPath WRITE setHelperPath NOTIFY helperPathChanged)
+  // What keeps the namespace tier from running here, each with its cause and fix: the lines
+  // `paddock doctor` prints as "cannot run" (the Linux backend's own words). Empty when it runs.
+  Q_PROPERTY(QStringList refusals READ refusals NOTIFY countChanged)
 
  public:
   enum Role { NameRole = Qt::UserRole + 1, ValueRole };
@@ -27,6 +30,7 @@ class DoctorModel : public StatusListModel {
 
   QString helperPath() const { return helper_; }
   void setHelperPath(const QString& path);
+  QStringList refusals() const { return refusals_; }
 
   Q_INVOKABLE void refresh();
 
@@ -40,6 +44,7 @@ class DoctorModel : public StatusListModel {
   };
   QString helper_;
   std::vector<Row> rows_;
+  QStringList refusals_;
   bool probing_ = false;
 };
 

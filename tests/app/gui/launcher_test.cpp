@@ -110,6 +110,7 @@ class LauncherTest : public QObject {
     l.setPublish("1455");
     l.setHostPorts("11434");
     l.setReview(true);
+    l.setTier("landlock");
     paddock::session::LaunchRequest expected;
     expected.project = "/home/u/proj";
     expected.agent = "codex";
@@ -122,6 +123,7 @@ class LauncherTest : public QObject {
     expected.publish = {"1455"};
     expected.host_ports = {"11434"};
     expected.review = true;
+    expected.tier = "landlock";
     QVERIFY(l.request() == expected);
     QStringList argv;
     for (const auto& w : paddock::session::run_arguments(expected)) argv << QString::fromStdString(w);
@@ -136,6 +138,7 @@ class LauncherTest : public QObject {
     QCOMPARE(*in->timeout_secs, std::int64_t{90});
     QCOMPARE(in->publish, std::vector<int>{1455});
     QVERIFY(in->review);
+    QCOMPARE(in->linux_tier, std::string("landlock"));
   }
 
   // The project's "Review changes before they reach the project" reaches the launch and the

@@ -101,6 +101,18 @@ class WorkspaceTest : public QObject {
     QVERIFY(again.reviewOf(b));
   }
 
+  // The Linux tier is the user's choice in Settings, remembered, and never made for them.
+  void the_linux_tier_starts_as_namespaces_and_the_users_choice_is_remembered() {
+    {
+      Workspace w;
+      QCOMPARE(w.linuxTier(), QString("namespaces"));
+      w.setLinuxTier("landlock");
+    }
+    Workspace again;
+    QCOMPARE(again.linuxTier(), QString("landlock"));
+    again.setLinuxTier("namespaces");
+  }
+
  private:
   paddock::gui::test::GuiTestEnv* env_;
 };
