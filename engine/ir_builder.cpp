@@ -150,34 +150,35 @@ Status IrBuilder::add_layer(const Layer& l) {
   return {};
 }
 
-Status IrBuilder::add_network_preset(const Item& name) {
-  auto it = lists_.find(kNetworkPresetsList);
+Result<const BuiltinList*> IrBuilder::builtin(const std::string& name, std::string_view effect, const std::string& named_by) {
+  auto it = lists_.find(name);
   if (it == lists_.end()) {
-    auto l = load_builtin_list(in_.resources_dir, kNetworkPresetsList);
+    auto l = load_builtin_list(in_.resources_dir, name);
     if (!l.ok()) return l.error();
-    if (l->effect != "allow_domains")
-      return internal_error(l->file + ": effect " + l->effect + ", not allow_domains (broken installation)");
-    it = lists_.emplace(kNetworkPresetsList, std::move(*l)).first;
+    it = lists_.emplace(name, std::move(*l)).first;
   }
-  for (const auto& e : it->second.entries)
+  const BuiltinList& list = it->second;
+  if (list.effect != effect)
+    return internal_error(list.file + ": effect " + list.effect + ", but " + named_by + " reads it as " +
+                          std::string(effect) + " (broken installation)");
+  return &list;
+}
+
+Status IrBuilder::add_network_preset(const Item& name) {
+  auto list = builtin(kNetworkPresetsList, "allow_domains", name.at.key);
+  if (!list.ok()) return list.error();
+  for (const auto& e : (*list)->entries)
     if (e.group == name.text) {
       for (const auto& d : e.domains) domains_.push_back(Item{d, name.at});
       return {};
     }
-  return internal_error(it->second.file + " has no preset '" + name.text + "' (broken installation)");
+  return internal_error((*list)->file + " has no preset '" + name.text + "' (broken installation)");
 }
 
 Status IrBuilder::add_list(const Item& name, PathUse use) {
-  auto it = lists_.find(name.text);
-  if (it == lists_.end()) {
-    auto l = load_builtin_list(in_.resources_dir, name.text);
-    if (!l.ok()) return l.error();
-    it = lists_.emplace(name.text, std::move(*l)).first;
-  }
-  const BuiltinList& list = it->second;
-  const char* want = use == PathUse::kDeny ? "deny" : "deny_write";
-  if (list.effect != want)
-    return internal_error(list.file + ": effect " + list.effect + ", but " + name.at.key + " names it (broken installation)");
+  auto loaded = builtin(name.text, use == PathUse::kDeny ? "deny" : "deny_write", name.at.key);
+  if (!loaded.ok()) return loaded.error();
+  const BuiltinList& list = **loaded;
   // Every entry, whichever agent is selected: agent-logins masks each agent's login for all of
   // them. The selected agent's own entries are lifted after the merge (apply_list_rules) when
   // a trusted tier opted in, since that opt-in may come from a tier after this one.
@@ -191,13 +192,13 @@ Status IrBuilder::add_list(const Item& name, PathUse use) {
 // Every agent's settings, whichever agent is selected (another agent's may be writable too, by a
 // layer's grant); not its state files, which it must write to work at all: those stay watched.
 Status IrBuilder::add_agent_config_protection(const Origin& at_key) {
-  auto l = load_builtin_list(in_.resources_dir, "agent-config");
+  auto l = builtin("agent-config", "watch", at_key.key);
   if (!l.ok()) return l.error();
   Origin at = at_key;
   at.key += " (agent-config)";
-  for (const auto& e : l->entries)
+  for (const auto& e : (*l)->entries)
     if (!e.state_file)
-      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, l->name, false, {}});
+      for (const auto& p : e.paths) paths_.push_back({Item{p.text, at}, PathUse::kDenyWrite, {}, (*l)->name, false, {}});
   return {};
 }
 

@@ -76,6 +76,9 @@ class IrBuilder {
 
  private:
   Status check_lockdown(const Layer& l);
+  // The built-in list `name` (resources/lists), loaded once per evaluation, whose effect must be
+  // `effect`: another effect is a broken installation, reported naming `named_by`.
+  Result<const BuiltinList*> builtin(const std::string& name, std::string_view effect, const std::string& named_by);
   // Expands a built-in list named by deny_preset / deny_write_preset into path requests.
   Status add_list(const Item& name, PathUse use);
   // network.presets: the preset's domains from resources/lists/network-presets.json.

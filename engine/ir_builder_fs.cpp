@@ -499,13 +499,9 @@ void IrBuilder::add_paddock_dirs() {
 // directory resolved, the name itself not, so that a file the agent replaces with a symlink is
 // seen as replaced; a symlink's target the session can write is watched too.
 Status IrBuilder::add_watched_configs() {
-  auto cached = lists_.find("agent-config");
-  if (cached == lists_.end()) {
-    auto l = load_builtin_list(in_.resources_dir, "agent-config");
-    if (!l.ok()) return l.error();
-    cached = lists_.emplace("agent-config", std::move(*l)).first;
-  }
-  const BuiltinList* list = &cached->second;
+  auto loaded = builtin("agent-config", "watch", "the watched agent settings");
+  if (!loaded.ok()) return loaded.error();
+  const BuiltinList* list = *loaded;
   auto under = [](const std::string& p, const std::vector<DenyEntry>& v) {
     return std::any_of(v.begin(), v.end(), [&](const DenyEntry& d) { return path_within(p, d.path); });
   };
