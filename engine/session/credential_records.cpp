@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "engine/schema_codec.h"
 #include "engine/session/record_json.h"
 #include "engine/strict_json_reader.h"
 
@@ -17,113 +18,51 @@ bool valid_credential_value(std::string_view value) {
 }
 
 std::string encode_credential_secrets(const std::vector<CredentialSecret>& secrets) {
-  json list = json::array();
-  for (const auto& s : secrets)
-    list.push_back({{"name", s.name}, {"upstream", s.upstream}, {"placeholder", s.placeholder}, {"value", s.value}});
-  return dump_record({{"credentials", std::move(list)}});
+  return dump_record(schema::to_json_value(CredentialSecrets{secrets}));
 }
 
 Result<std::vector<CredentialSecret>> decode_credential_secrets(std::string_view bytes) {
   const std::string what = "credentials hand-off";
   auto parsed = parse_record(bytes, what);
   if (!parsed.ok()) return parsed.error();
-  StrictJsonReader r(what + ": ");
-  std::vector<CredentialSecret> out;
+  auto read = schema::from_json_value<CredentialSecrets>(*parsed, what + ": ");
+  if (!read.ok()) return read.error();
   std::set<std::string> names;
-  if (r.object(*parsed, "", {"credentials"})) {
-    const json& list = (*parsed)["credentials"];
-    if (!list.is_array()) r.fail("credentials", "expected an array");
-    for (std::size_t i = 0; list.is_array() && i < list.size() && r.error().empty(); ++i) {
-      const std::string at = "credentials[" + std::to_string(i) + "]";
-      if (!r.object(list[i], at, {"name", "upstream", "placeholder", "value"})) break;
-      CredentialSecret s;
-      r.str(list[i]["name"], at + ".name", s.name);
-      r.str(list[i]["upstream"], at + ".upstream", s.upstream);
-      r.str(list[i]["placeholder"], at + ".placeholder", s.placeholder);
-      r.str(list[i]["value"], at + ".value", s.value);
-      if (!r.error().empty()) break;
-      // Never quoted back: the message names the field, not what it holds.
-      if (!valid_credential_value(s.value)) r.fail(at + ".value", "not a key a header can carry");
-      else if (!valid_credential_value(s.placeholder)) r.fail(at + ".placeholder", "not a placeholder a header can carry");
-      else if (!names.insert(s.name).second) r.fail(at + ".name", "a second entry for " + s.name);
-      out.push_back(std::move(s));
-    }
+  for (std::size_t i = 0; i < read->credentials.size(); ++i) {
+    const CredentialSecret& s = read->credentials[i];
+    const std::string at = what + ": credentials[" + std::to_string(i) + "]";
+    // Never quoted back: the message names the field, not what it holds.
+    if (!valid_credential_value(s.value)) return bad_input(at + ".value: not a key a header can carry");
+    if (!valid_credential_value(s.placeholder)) return bad_input(at + ".placeholder: not a placeholder a header can carry");
+    if (!names.insert(s.name).second) return bad_input(at + ".name: a second entry for " + s.name);
   }
-  if (!r.error().empty()) return bad_input(r.error());
-  return out;
+  return std::move(read->credentials);
 }
 
 std::string encode_credential_placeholders(const std::map<std::string, std::string>& placeholders) {
-  json j = json::object();
-  for (const auto& [name, p] : placeholders) j[name] = p;
-  return dump_record(j);
+  return dump_record(schema::to_json_value(placeholders));
 }
 
 Result<std::map<std::string, std::string>> decode_credential_placeholders(std::string_view bytes) {
   const std::string what = "credential placeholders";
   auto parsed = parse_record(bytes, what);
   if (!parsed.ok()) return parsed.error();
-  if (!parsed->is_object()) return bad_input(what + ": not a JSON object");
-  std::map<std::string, std::string> out;
-  for (auto it = parsed->begin(); it != parsed->end(); ++it) {
-    if (!it.value().is_string() || !valid_credential_value(it.value().get_ref<const std::string&>()))
-      return bad_input(what + ": " + it.key() + ": not a placeholder a header can carry");
-    out[it.key()] = it.value().get<std::string>();
-  }
-  return out;
+  auto read = schema::from_json_value<std::map<std::string, std::string>>(*parsed, what + ": ");
+  if (!read.ok()) return read.error();
+  for (const auto& [name, p] : *read)
+    if (!valid_credential_value(p)) return bad_input(what + ": " + name + ": not a placeholder a header can carry");
+  return read;
 }
 
 std::string encode_credential_broker_spec(const CredentialBrokerSpec& spec) {
-  json list = json::array();
-  for (const auto& e : spec.endpoints)
-    list.push_back({{"name", e.name}, {"upstream", e.upstream}, {"upstream_port", e.upstream_port}, {"connect_to", e.connect_to},
-                    {"header", e.header}, {"scheme", e.scheme}, {"basic_user", e.basic_user}, {"placeholder", e.placeholder},
-                    {"endpoint_port", e.endpoint_port}, {"listen_fd", e.listen_fd},
-                    {"max_requests", e.max_requests ? json(*e.max_requests) : json(nullptr)},
-                    {"max_bytes", e.max_bytes ? json(*e.max_bytes) : json(nullptr)},
-                    {"max_request_bytes", e.max_request_bytes}, {"max_response_bytes", e.max_response_bytes}});
-  return dump_record({{"endpoints", std::move(list)}, {"secrets_fd", spec.secrets_fd}, {"extra_ca", spec.extra_ca},
-                      {"tainted", spec.tainted}, {"parent_pid", spec.parent_pid}});
+  return dump_record(schema::to_json_value(spec));
 }
 
 Result<CredentialBrokerSpec> decode_credential_broker_spec(std::string_view bytes) {
   const std::string what = "credential broker spec";
   auto parsed = parse_record(bytes, what);
   if (!parsed.ok()) return parsed.error();
-  StrictJsonReader r(what + ": ");
-  CredentialBrokerSpec spec;
-  const json& j = *parsed;
-  if (r.object(j, "", {"endpoints", "secrets_fd", "extra_ca", "tainted", "parent_pid"})) {
-    r.int_value(j["secrets_fd"], "secrets_fd", spec.secrets_fd);
-    r.str(j["extra_ca"], "extra_ca", spec.extra_ca);
-    r.boolean(j["tainted"], "tainted", spec.tainted);
-    r.integer(j["parent_pid"], "parent_pid", spec.parent_pid);
-    const json& list = j["endpoints"];
-    if (!list.is_array()) r.fail("endpoints", "expected an array");
-    for (std::size_t i = 0; list.is_array() && i < list.size() && r.error().empty(); ++i) {
-      const std::string at = "endpoints[" + std::to_string(i) + "]";
-      const json& e = list[i];
-      if (!r.object(e, at, {"name", "upstream", "upstream_port", "connect_to", "header", "scheme", "basic_user", "placeholder",
-                            "endpoint_port", "listen_fd", "max_requests", "max_bytes", "max_request_bytes",
-                            "max_response_bytes"}))
-        break;
-      CredentialEndpoint c;
-      for (auto [key, out] : {std::pair{"name", &c.name}, {"upstream", &c.upstream}, {"connect_to", &c.connect_to},
-                              {"header", &c.header}, {"scheme", &c.scheme}, {"basic_user", &c.basic_user},
-                              {"placeholder", &c.placeholder}})
-        r.str(e[key], at + "." + key, *out);
-      r.int_value(e["upstream_port"], at + ".upstream_port", c.upstream_port);
-      r.int_value(e["endpoint_port"], at + ".endpoint_port", c.endpoint_port);
-      r.int_value(e["listen_fd"], at + ".listen_fd", c.listen_fd);
-      r.opt_integer(e["max_requests"], at + ".max_requests", c.max_requests);
-      r.opt_integer(e["max_bytes"], at + ".max_bytes", c.max_bytes);
-      r.integer(e["max_request_bytes"], at + ".max_request_bytes", c.max_request_bytes);
-      r.integer(e["max_response_bytes"], at + ".max_response_bytes", c.max_response_bytes);
-      spec.endpoints.push_back(std::move(c));
-    }
-  }
-  if (!r.error().empty()) return bad_input(r.error());
-  return spec;
+  return schema::from_json_value<CredentialBrokerSpec>(*parsed, what + ": ");
 }
 
 std::string encode_credential_broker_report(const CredentialBrokerReport& report) {
@@ -174,71 +113,34 @@ Result<CredentialBrokerReport> decode_credential_broker_report(std::string_view 
   return out;
 }
 
-const char* to_string(CredentialBackend b) {
-  return b == CredentialBackend::kFile ? "file" : "secret-service";
-}
+const char* to_string(CredentialBackend b) { return schema::enum_name(b).data(); }
 
 std::string encode_credential_index(const CredentialIndex& index) {
-  json list = json::object();
-  for (const auto& [name, e] : index)
-    list[name] = {{"upstream", e.upstream}, {"placeholder", e.placeholder}, {"backend", to_string(e.backend)},
-                  {"created", e.created}};
-  return dump_record({{"version", 1}, {"credentials", std::move(list)}}, 2) + "\n";
+  return dump_record(schema::to_json_value(CredentialIndexFile{1, index}), 2) + "\n";
 }
 
 Result<CredentialIndex> decode_credential_index(std::string_view bytes) {
   const std::string what = "credentials.json";
   auto parsed = parse_record(bytes, what);
   if (!parsed.ok()) return parsed.error();
-  StrictJsonReader r(what + ": ");
-  CredentialIndex out;
-  if (r.object(*parsed, "", {"version", "credentials"})) {
-    std::int64_t version = 0;
-    if (r.integer((*parsed)["version"], "version", version) && version != 1) r.fail("version", "unsupported version");
-    const json& list = (*parsed)["credentials"];
-    if (!list.is_object()) r.fail("credentials", "expected an object");
-    for (auto it = list.begin(); list.is_object() && it != list.end() && r.error().empty(); ++it) {
-      const std::string at = "credentials." + it.key();
-      if (!r.object(it.value(), at, {"upstream", "placeholder", "backend", "created"})) break;
-      CredentialIndexEntry e;
-      std::string backend;
-      r.str(it.value()["upstream"], at + ".upstream", e.upstream);
-      r.str(it.value()["placeholder"], at + ".placeholder", e.placeholder);
-      r.str(it.value()["created"], at + ".created", e.created);
-      if (r.str(it.value()["backend"], at + ".backend", backend)) {
-        if (backend == "file") e.backend = CredentialBackend::kFile;
-        else if (backend != "secret-service") r.fail(at + ".backend", "expected secret-service or file");
-      }
-      if (r.error().empty() && !valid_credential_value(e.placeholder)) r.fail(at + ".placeholder", "not a placeholder a header can carry");
-      out[it.key()] = std::move(e);
-    }
-  }
-  if (!r.error().empty()) return bad_input(r.error());
-  return out;
+  auto read = schema::from_json_value<CredentialIndexFile>(*parsed, what + ": ");
+  if (!read.ok()) return read.error();
+  if (read->version != 1) return bad_input(what + ": version: unsupported version");
+  for (const auto& [name, e] : read->credentials)
+    if (!valid_credential_value(e.placeholder))
+      return bad_input(what + ": credentials." + name + ".placeholder: not a placeholder a header can carry");
+  return std::move(read->credentials);
 }
 
 std::string encode_credential_use(const CredentialUseRecord& record) {
-  json j = json::object();
-  for (const auto& [name, use] : record) j[name] = {{"last_used", use.last_used}, {"session", use.session}};
-  return dump_record(j, 2) + "\n";
+  return dump_record(schema::to_json_value(record), 2) + "\n";
 }
 
 Result<CredentialUseRecord> decode_credential_use(std::string_view bytes) {
   const std::string what = "credential-use.json";
   auto parsed = parse_record(bytes, what);
   if (!parsed.ok()) return parsed.error();
-  if (!parsed->is_object()) return bad_input(what + ": not a JSON object");
-  StrictJsonReader r(what + ": ");
-  CredentialUseRecord out;
-  for (auto it = parsed->begin(); it != parsed->end() && r.error().empty(); ++it) {
-    if (!r.object(it.value(), it.key(), {"last_used", "session"})) break;
-    CredentialLastUse u;
-    r.str(it.value()["last_used"], it.key() + ".last_used", u.last_used);
-    r.str(it.value()["session"], it.key() + ".session", u.session);
-    out[it.key()] = std::move(u);
-  }
-  if (!r.error().empty()) return bad_input(r.error());
-  return out;
+  return schema::from_json_value<CredentialUseRecord>(*parsed, what + ": ");
 }
 
 }  // namespace paddock::session

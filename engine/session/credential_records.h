@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/schema.h"
 #include "engine/session/report.h"
 #include "engine/status.h"
 
@@ -40,6 +41,10 @@ struct CredentialSecret {
   std::string upstream;     // "host:port" it was stored for
   std::string placeholder;  // what the agent sends instead
   std::string value;        // the key
+};
+// The hand-off as written: {"credentials": [...]}.
+struct CredentialSecrets {
+  std::vector<CredentialSecret> credentials;
 };
 
 std::string encode_credential_secrets(const std::vector<CredentialSecret>& secrets);
@@ -86,6 +91,7 @@ Result<CredentialBrokerReport> decode_credential_broker_report(std::string_view 
 enum class CredentialBackend { kSecretService, kFile };
 const char* to_string(CredentialBackend b);  // "secret-service" | "file"
 
+// The store's index as written: {"version": 1, "credentials": {NAME: entry}}.
 struct CredentialIndexEntry {
   std::string upstream;     // "host:port"
   std::string placeholder;
@@ -93,6 +99,10 @@ struct CredentialIndexEntry {
   std::string created;      // UTC
 };
 using CredentialIndex = std::map<std::string, CredentialIndexEntry>;
+struct CredentialIndexFile {
+  int version = 1;
+  CredentialIndex credentials;
+};
 
 std::string encode_credential_index(const CredentialIndex& index);
 Result<CredentialIndex> decode_credential_index(std::string_view bytes);
@@ -107,3 +117,69 @@ std::string encode_credential_use(const CredentialUseRecord& record);
 Result<CredentialUseRecord> decode_credential_use(std::string_view bytes);
 
 }  // namespace paddock::session
+
+// The records' declarations (engine/schema.h): their JSON and strict readers derive from these
+// lines; the checks a declaration cannot state (a key a header can carry, unique names, the one
+// version) follow the read in credential_records.cpp. The broker's reports stay tagged by hand:
+// one carries a session event and one the report's usage rows as they are.
+namespace paddock::schema {
+
+template <>
+struct Schema<session::CredentialSecret> {
+  using S = session::CredentialSecret;
+  static constexpr auto fields = std::make_tuple(field("name", &S::name), field("upstream", &S::upstream),
+                                                 field("placeholder", &S::placeholder), field("value", &S::value));
+};
+
+template <>
+struct Schema<session::CredentialSecrets> {
+  static constexpr auto fields = std::make_tuple(field("credentials", &session::CredentialSecrets::credentials));
+};
+
+template <>
+struct Schema<session::CredentialEndpoint> {
+  using E = session::CredentialEndpoint;
+  static constexpr auto fields = std::make_tuple(
+      field("name", &E::name), field("upstream", &E::upstream), field("upstream_port", &E::upstream_port, kPort),
+      field("connect_to", &E::connect_to), field("header", &E::header), field("scheme", &E::scheme),
+      field("basic_user", &E::basic_user), field("placeholder", &E::placeholder),
+      field("endpoint_port", &E::endpoint_port, kPort), field("listen_fd", &E::listen_fd),
+      field("max_requests", &E::max_requests, kNonNegative), field("max_bytes", &E::max_bytes, kNonNegative),
+      field("max_request_bytes", &E::max_request_bytes, kNonNegative),
+      field("max_response_bytes", &E::max_response_bytes, kNonNegative));
+};
+
+template <>
+struct Schema<session::CredentialBrokerSpec> {
+  using S = session::CredentialBrokerSpec;
+  static constexpr auto fields =
+      std::make_tuple(field("endpoints", &S::endpoints), field("secrets_fd", &S::secrets_fd), field("extra_ca", &S::extra_ca),
+                      field("tainted", &S::tainted), field("parent_pid", &S::parent_pid));
+};
+
+template <>
+struct EnumNames<session::CredentialBackend> {
+  static constexpr NameTable<session::CredentialBackend, 2> values{
+      {{session::CredentialBackend::kSecretService, "secret-service"}, {session::CredentialBackend::kFile, "file"}}};
+};
+
+template <>
+struct Schema<session::CredentialIndexEntry> {
+  using E = session::CredentialIndexEntry;
+  static constexpr auto fields = std::make_tuple(field("upstream", &E::upstream), field("placeholder", &E::placeholder),
+                                                 field("backend", &E::backend), field("created", &E::created));
+};
+
+template <>
+struct Schema<session::CredentialIndexFile> {
+  using F = session::CredentialIndexFile;
+  static constexpr auto fields = std::make_tuple(field("version", &F::version), field("credentials", &F::credentials));
+};
+
+template <>
+struct Schema<session::CredentialLastUse> {
+  using U = session::CredentialLastUse;
+  static constexpr auto fields = std::make_tuple(field("last_used", &U::last_used), field("session", &U::session));
+};
+
+}  // namespace paddock::schema

@@ -7,9 +7,47 @@
 #include "engine/session/init_message.h"
 #include "engine/session/report.h"
 #include "engine/session/run_args.h"
+#include "tests/support/member_count.h"
 
 using namespace paddock;
 using namespace paddock::session;
+
+namespace {
+
+constexpr const char* SPEC_BYTES =
+    R"({"endpoints":[{"basic_user":"","connect_to":"127.0.0.1:8443","endpoint_port":3129,"header":"x-api-key",)"
+    R"("listen_fd":3,"max_bytes":1000,"max_request_bytes":10,"max_requests":null,"max_response_bytes":20,"name":"a",)"
+    R"("placeholder":"paddock-placeholder-01234567","scheme":"raw","upstream":"api.example.com","upstream_port":443}],)"
+    R"("extra_ca":"/ca.pem","parent_pid":42,"secrets_fd":5,"tainted":false})";
+
+constexpr const char* INDEX_BYTES = R"({
+  "credentials": {
+    "a": {
+      "backend": "file",
+      "created": "2026-12-01T00:00:00Z",
+      "placeholder": "paddock-placeholder-0123",
+      "upstream": "h.example:443"
+    },
+    "b": {
+      "backend": "secret-service",
+      "created": "2026-12-02T00:00:00Z",
+      "placeholder": "paddock-placeholder-4567",
+      "upstream": "g.example:443"
+    }
+  },
+  "version": 1
+}
+)";
+
+constexpr const char* USE_BYTES = R"({
+  "a": {
+    "last_used": "2026-12-03T00:00:00.000Z",
+    "session": "s1"
+  }
+}
+)";
+
+}  // namespace
 
 class CredentialRecordsTest : public QObject {
   Q_OBJECT
@@ -119,6 +157,47 @@ class CredentialRecordsTest : public QObject {
     QVERIFY(d.ok());
     QCOMPARE(QString::fromStdString(d->credentials_file), QString("/proc/self/fd/5"));
     QCOMPARE(QString::fromStdString(d->placeholders_file), QString("/proc/self/fd/6"));
+  }
+  // The files and hand-offs keep their bytes (a store's index written by an older Paddock reads
+  // the same, and the broker process of one build reads the spec of the same build).
+  // Each record is declared once (engine/schema.h): a member without its line fails here.
+  void every_member_of_the_declared_records_has_its_line() {
+    QCOMPARE(test::member_count<CredentialSecret>(), schema::field_count<CredentialSecret>);
+    QCOMPARE(test::member_count<CredentialEndpoint>(), schema::field_count<CredentialEndpoint>);
+    QCOMPARE(test::member_count<CredentialBrokerSpec>(), schema::field_count<CredentialBrokerSpec>);
+    QCOMPARE(test::member_count<CredentialIndexEntry>(), schema::field_count<CredentialIndexEntry>);
+    QCOMPARE(test::member_count<CredentialIndexFile>(), schema::field_count<CredentialIndexFile>);
+    QCOMPARE(test::member_count<CredentialLastUse>(), schema::field_count<CredentialLastUse>);
+  }
+
+  void each_record_is_written_in_the_bytes_it_always_had() {
+    QCOMPARE(QString::fromStdString(encode_credential_secrets({{"a", "h.example:443", "paddock-placeholder-0123", "sk-real-0123"}})),
+             QString(R"({"credentials":[{"name":"a","placeholder":"paddock-placeholder-0123","upstream":"h.example:443","value":"sk-real-0123"}]})"));
+    QCOMPARE(QString::fromStdString(encode_credential_placeholders({{"a", "paddock-placeholder-0123"}, {"b", "paddock-placeholder-4567"}})),
+             QString(R"({"a":"paddock-placeholder-0123","b":"paddock-placeholder-4567"})"));
+    CredentialBrokerSpec spec;
+    spec.secrets_fd = 5;
+    spec.parent_pid = 42;
+    spec.extra_ca = "/ca.pem";
+    CredentialEndpoint e;
+    e.name = "a";
+    e.upstream = "api.example.com";
+    e.connect_to = "127.0.0.1:8443";
+    e.header = "x-api-key";
+    e.scheme = "raw";
+    e.placeholder = "paddock-placeholder-01234567";
+    e.listen_fd = 3;
+    e.endpoint_port = 3129;
+    e.max_bytes = 1000;
+    e.max_request_bytes = 10;
+    e.max_response_bytes = 20;
+    spec.endpoints.push_back(e);
+    QCOMPARE(QString::fromStdString(encode_credential_broker_spec(spec)), QString(SPEC_BYTES));
+    CredentialIndex index;
+    index["a"] = {"h.example:443", "paddock-placeholder-0123", CredentialBackend::kFile, "2026-12-01T00:00:00Z"};
+    index["b"] = {"g.example:443", "paddock-placeholder-4567", CredentialBackend::kSecretService, "2026-12-02T00:00:00Z"};
+    QCOMPARE(QString::fromStdString(encode_credential_index(index)), QString(INDEX_BYTES));
+    QCOMPARE(QString::fromStdString(encode_credential_use({{"a", {"2026-12-03T00:00:00.000Z", "s1"}}})), QString(USE_BYTES));
   }
 };
 
