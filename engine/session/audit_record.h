@@ -53,6 +53,7 @@ struct AuditStart {
   std::vector<std::string> roots;  // the write roots the agent writes directly (not in review mode)
   std::string record;              // "fanotify" or "walk": how the helper sees what was written
   std::vector<PreservedFile> preserved;  // files whose content before the session the helper preserves
+  int version = 1;                       // the file's format; 1 is the one this Paddock reads
   bool operator==(const AuditStart&) const = default;
 };
 
@@ -94,6 +95,7 @@ struct AuditRecord {
   std::int64_t entries = 0;      // entries looked at
   std::int64_t duration_ms = 0;
   std::vector<AuditFinding> findings;  // sorted by path
+  int version = 1;
   const AuditFinding* find(const std::string& path) const;
   bool operator==(const AuditRecord&) const = default;
 };
@@ -115,6 +117,7 @@ struct AuditDecisionRecord {
 
 struct AuditState {
   std::vector<AuditDecisionRecord> decisions;  // sorted by path, one per path
+  int version = 1;
   const AuditDecisionRecord* find(const std::string& path) const;
   void set(AuditDecisionRecord d);
   bool operator==(const AuditState&) const = default;
@@ -131,6 +134,7 @@ struct QuarantineJournal {
   std::string previous;  // "preserved/<n>" or ""
   FileStamp stamp;       // the entry as audited
   std::string started;   // UTC
+  int version = 1;
   bool operator==(const QuarantineJournal&) const = default;
 };
 
@@ -146,3 +150,85 @@ std::size_t pending_findings(const AuditRecord& a, const AuditState& s);
 std::string terminal_safe(std::string_view s);
 
 }  // namespace paddock::session
+
+// The audit's files, declared (engine/schema.h): their JSON and strict readers derive from these
+// lines (FileStamp's is review mode's, review_record.h). What a declaration cannot state (the one
+// version, absolute paths, names inside the audit directory, a finding's flags never empty, how
+// the walk recorded) is checked after the read in audit_record.cpp.
+namespace paddock::schema {
+
+template <>
+struct Schema<session::PreservedFile> {
+  using P = session::PreservedFile;
+  static constexpr auto fields = std::make_tuple(field("path", &P::path), field("stamp", &P::stamp));
+};
+
+template <>
+struct Schema<session::AuditStart> {
+  using S = session::AuditStart;
+  static constexpr auto fields =
+      std::make_tuple(field("version", &S::version), field("started_ns", &S::started_ns), field("project", &S::project),
+                      field("roots", &S::roots), field("record", &S::record), field("preserved", &S::preserved));
+};
+
+template <>
+struct EnumNames<session::FindingKind> {
+  static constexpr NameTable<session::FindingKind, 2> values{
+      {{session::FindingKind::kAdded, "added"}, {session::FindingKind::kChanged, "changed"}}};
+};
+
+template <>
+struct Schema<session::AuditFlag> {
+  using F = session::AuditFlag;
+  static constexpr auto fields =
+      std::make_tuple(field("rule", &F::rule), field("tool", &F::tool), field("why", &F::why), field("source", &F::source));
+};
+
+template <>
+struct Schema<session::AuditFinding> {
+  using F = session::AuditFinding;
+  static constexpr auto fields = std::make_tuple(
+      field("path", &F::path), field("kind", &F::kind), field("type", &F::type), field("flags", &F::flags),
+      field("inside", &F::inside), field("stamp", &F::stamp), field("previous", &F::previous),
+      field("previous_note", &F::previous_note));
+};
+
+template <>
+struct Schema<session::AuditRecord> {
+  using A = session::AuditRecord;
+  static constexpr auto fields = std::make_tuple(
+      field("version", &A::version), field("session_id", &A::session_id), field("audited", &A::audited),
+      field("by", &A::by), field("method", &A::method), field("complete", &A::complete),
+      field("problems", &A::problems), field("entries", &A::entries), field("duration_ms", &A::duration_ms),
+      field("findings", &A::findings));
+};
+
+template <>
+struct EnumNames<session::AuditDecision> {
+  static constexpr NameTable<session::AuditDecision, 2> values{
+      {{session::AuditDecision::kQuarantined, "quarantined"}, {session::AuditDecision::kKept, "kept"}}};
+};
+
+template <>
+struct Schema<session::AuditDecisionRecord> {
+  using D = session::AuditDecisionRecord;
+  static constexpr auto fields =
+      std::make_tuple(field("path", &D::path), field("decision", &D::decision), field("moved_to", &D::moved_to),
+                      field("restored", &D::restored), field("ts", &D::ts));
+};
+
+template <>
+struct Schema<session::AuditState> {
+  using S = session::AuditState;
+  static constexpr auto fields = std::make_tuple(field("version", &S::version), field("decisions", &S::decisions));
+};
+
+template <>
+struct Schema<session::QuarantineJournal> {
+  using J = session::QuarantineJournal;
+  static constexpr auto fields =
+      std::make_tuple(field("version", &J::version), field("path", &J::path), field("to", &J::to),
+                      field("previous", &J::previous), field("stamp", &J::stamp), field("started", &J::started));
+};
+
+}  // namespace paddock::schema

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "engine/session/audit_record.h"
+#include "tests/support/member_count.h"
 
 using namespace paddock::session;
 
@@ -104,6 +105,28 @@ class AuditRecordTest : public QObject {
   void a_name_the_agent_chose_cannot_drive_the_terminal_or_forge_a_line() {
     QCOMPARE(terminal_safe("/p/\x1b]0;pwned\x07x\nforged\\"), std::string("/p/\\x1b]0;pwned\\x07x\\x0aforged\\\\"));
     QCOMPARE(terminal_safe("/p/caf\xc3\xa9"), std::string("/p/caf\xc3\xa9"));
+  }
+  // Declared once (engine/schema.h): a member without its line fails here, and the files keep the
+  // bytes they had when they were written by hand (a session audited by an older Paddock reads).
+  void every_member_has_its_line_and_the_files_keep_their_bytes() {
+    QCOMPARE(paddock::test::member_count<AuditStart>(), paddock::schema::field_count<AuditStart>);
+    QCOMPARE(paddock::test::member_count<AuditFinding>(), paddock::schema::field_count<AuditFinding>);
+    QCOMPARE(paddock::test::member_count<AuditFlag>(), paddock::schema::field_count<AuditFlag>);
+    QCOMPARE(paddock::test::member_count<AuditDecisionRecord>(), paddock::schema::field_count<AuditDecisionRecord>);
+    QCOMPARE(paddock::test::member_count<QuarantineJournal>(), paddock::schema::field_count<QuarantineJournal>);
+    AuditState st;
+    st.set({"/p/b", AuditDecision::kKept, "", false, "2026-12-04T09:00:02Z"});
+    st.set({"/p/a", AuditDecision::kQuarantined, "quarantine/0/a", true, "2026-12-04T09:00:01Z"});
+    QCOMPARE(QString::fromStdString(encode_audit_state(st)),
+             QString("{\n \"decisions\": [\n  {\n   \"decision\": \"quarantined\",\n   \"moved_to\": \"quarantine/0/a\",\n"
+                     "   \"path\": \"/p/a\",\n   \"restored\": true,\n   \"ts\": \"2026-12-04T09:00:01Z\"\n  },\n  {\n"
+                     "   \"decision\": \"kept\",\n   \"moved_to\": \"\",\n   \"path\": \"/p/b\",\n   \"restored\": false,\n"
+                     "   \"ts\": \"2026-12-04T09:00:02Z\"\n  }\n ],\n \"version\": 1\n}\n"));
+    const QuarantineJournal j{"/p/a", "quarantine/0/a", "preserved/1", {1, 2, 3}, "2026-12-04T09:00:03Z"};
+    QCOMPARE(QString::fromStdString(encode_quarantine_journal(j)),
+             QString("{\n \"path\": \"/p/a\",\n \"previous\": \"preserved/1\",\n \"stamp\": {\n  \"ctime_ns\": 3,\n"
+                     "  \"ino\": 1,\n  \"size\": 2\n },\n \"started\": \"2026-12-04T09:00:03Z\",\n"
+                     " \"to\": \"quarantine/0/a\",\n \"version\": 1\n}\n"));
   }
 };
 
