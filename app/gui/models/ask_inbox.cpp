@@ -59,8 +59,13 @@ void AskInbox::setSessionDirs(const QStringList& dirs) {
             [this, raw](const QString& id, const QString& host, int port) {
               emit askRaised(raw->sessionId(), host, port, raw->sessionDir(), id, raw->askTimeoutSecs());
             });
+    // Posted, never emitted from here: a monitor finds a session that ended before it looked while
+    // setSessionDir runs below, and a reload of the sessions list inside this setter would set
+    // sessionDirs again from within itself (a QML binding loop). Only the directory travels, never
+    // the monitor, which may be gone by then.
     connect(m.get(), &SessionMonitor::liveChanged, this, [this, raw] {
-      if (!raw->live()) emit sessionClosed(raw->sessionDir());
+      if (raw->live()) return;
+      QMetaObject::invokeMethod(this, [this, dir = raw->sessionDir()] { emit sessionClosed(dir); }, Qt::QueuedConnection);
     });
     m->setSessionDir(dir);
     monitors_[dir] = std::move(m);
