@@ -3,6 +3,7 @@
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
 #include "backends/macos/macos_plan.h"
+#include "backends/oci/oci_plan.h"
 #include "backends/windows/windows_plan.h"
 #include "engine/capability.h"
 
@@ -13,6 +14,7 @@ const char* to_string(BackendId id) {
     case BackendId::kLinux: return "linux";
     case BackendId::kMacos: return "macos";
     case BackendId::kWindows: return "windows";
+    case BackendId::kOci: return "oci";
   }
   return "linux";
 }
@@ -21,7 +23,8 @@ Result<BackendId> backend_from_string(const std::string& name) {
   if (name == "linux") return BackendId::kLinux;
   if (name == "macos") return BackendId::kMacos;
   if (name == "windows") return BackendId::kWindows;
-  return bad_input("unknown backend '" + name + "'; expected linux, macos or windows");
+  if (name == "oci") return BackendId::kOci;
+  return bad_input("unknown backend '" + name + "'; expected linux, macos, windows or oci");
 }
 
 BackendId host_backend() {
@@ -34,6 +37,12 @@ BackendId host_backend() {
 #endif
 }
 
+const std::vector<BackendId>& all_backends() {
+  static const std::vector<BackendId> kAll = {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows,
+                                              BackendId::kOci};
+  return kAll;
+}
+
 Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohmann::json& probe) {
   switch (backend) {
     case BackendId::kLinux: {
@@ -43,6 +52,7 @@ Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohman
     }
     case BackendId::kMacos: return macos_backend::compile_macos(ir, probe);
     case BackendId::kWindows: return windows_backend::compile_windows(ir, probe);
+    case BackendId::kOci: return oci_backend::compile_oci(ir, probe);
   }
   return internal_error("unknown backend id");
 }
@@ -57,6 +67,10 @@ std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann
     }
     case BackendId::kMacos: return macos_backend::macos_capability_matrix();
     case BackendId::kWindows: return windows_backend::windows_capability_matrix();
+    case BackendId::kOci: {
+      auto facts = oci_backend::facts_from_json(probe);
+      return oci_backend::oci_capability_matrix(facts.ok() ? *facts : oci_backend::OciFacts{});
+    }
   }
   return {};
 }

@@ -13,10 +13,11 @@
 
 namespace paddock::backends {
 
-enum class BackendId { kLinux, kMacos, kWindows };
+enum class BackendId { kLinux, kMacos, kWindows, kOci };
 const char* to_string(BackendId id);
 Result<BackendId> backend_from_string(const std::string& name);  // kBadInput on unknown
 BackendId host_backend();  // the OS this binary was built for
+const std::vector<BackendId>& all_backends();  // every backend, in this enum's order
 
 // probe: backend-specific facts (Linux: KernelProbe JSON from `paddock-helper probe`; macOS and
 // Windows: {} or an OS version object). Compiling never fails for an unsupported request: that

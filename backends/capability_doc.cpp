@@ -6,6 +6,7 @@
 #include "backends/backend.h"
 #include "backends/linux/landlock_tier_plan.h"
 #include "backends/linux/linux_plan.h"
+#include "backends/oci/oci_plan.h"
 #include "engine/capability.h"
 
 namespace paddock::backends {
@@ -166,6 +167,23 @@ std::string render_capabilities_markdown() {
        "path (and explicit deny entries where exact), and a Job object (memory, active "
        "processes, kill on close). Only net mode `off`.\n\n";
   table(o, capability_matrix(BackendId::kWindows, nlohmann::json::object()));
+  o << "\n## OCI runtimes\n\n"
+    << "`paddock plan --backend oci --bundle DIR -- CMD` writes a runtime bundle that an existing "
+       "OCI runtime (crun, runc) runs: an empty read-only root holding only binds of the IR's "
+       "roots, the Linux helper's view of masks and protections as mounts, new namespaces (user, "
+       "mount, PID, network with loopback only, IPC, UTS, cgroup), the Linux helper's seccomp "
+       "table, no capabilities, `noNewPrivileges`, rlimits and the runtime's cgroup. Only net "
+       "mode `off` (docs/backends.md). Shown for a runtime started by root.\n\n";
+  table(o, capability_matrix(BackendId::kOci, nlohmann::json::object()));
+  oci_backend::OciFacts rootless;
+  rootless.runtime_cgroups = false;
+  const auto ref = capability_matrix(BackendId::kOci, nlohmann::json::object());
+  const auto alt = oci_backend::oci_capability_matrix(rootless);
+  std::vector<FieldCapability> changed;
+  for (std::size_t i = 0; i < alt.size() && i < ref.size(); ++i)
+    if (!(alt[i] == ref[i])) changed.push_back(alt[i]);
+  o << "\n#### Rows that change for a rootless runtime (no cgroup; Linux 5.14+)\n\n";
+  table(o, changed);
   return o.str();
 }
 

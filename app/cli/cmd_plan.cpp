@@ -2,6 +2,7 @@
 // effective policy for a backend and prints the steps, the capability vector, the losses and the
 // check() verdict. A refused plan is still printed, then the command exits 125 with the one-line
 // reason on stderr, exactly as `paddock run` would refuse it.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -11,6 +12,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/inputs_options.h"
 #include "backends/backend.h"
+#include "backends/oci/oci_plan.h"
+#include "engine/capability.h"
+#include "platform/oci_bundle.h"
 #include "engine/display_text.h"
 #include "platform/probe.h"
 
@@ -22,13 +26,20 @@ using nlohmann::json;
 struct PlanFlags {
   std::string backend;  // "" = this OS
   bool json = false;
+  std::string bundle;                // --bundle DIR (oci only)
+  std::vector<std::string> command;  // after "--": the bundle's process
 };
 
 // The facts the plan compiler needs. Linux: the same helper that will enforce the plan probes the
 // kernel (so `plan` and `run` cannot disagree). macOS and Windows plans need no probe.
 Result<json> probe_for(backends::BackendId b, CliContext& ctx) {
-  if (b != backends::BackendId::kLinux) return json::object();
-  return platform::run_probe(ctx.helper_path().string());
+  if (b != backends::BackendId::kLinux && b != backends::BackendId::kOci) return json::object();
+  auto probe = platform::run_probe(ctx.helper_path().string());
+  if (!probe.ok() || b == backends::BackendId::kLinux) return probe;
+  // OCI: what a runtime started by this user can do with cgroups and rlimits on this kernel.
+  auto kernel = linux_backend::probe_from_json(*probe);
+  if (!kernel.ok()) return kernel.error();
+  return oci_backend::to_json(oci_backend::facts_for(*kernel));
 }
 
 // A string of the plan as it may be shown: paths and names are chosen by whoever made the files
@@ -97,6 +108,16 @@ void print_step(std::ostream& o, int n, const json& step) {
     for (const auto& d : v["denies"])
       o << "       deny " << str(d["access"]) << " " << str(d["path"]) << "\n";
     o << "       job " << v["job"].dump() << "\n";
+  } else if (name == "oci_config") {
+    std::string ns;
+    for (const auto& each : v["linux"]["namespaces"]) ns += " " + each["type"].get<std::string>();
+    o << "OCI config.json: namespaces" << ns << "; " << v["linux"]["seccomp"]["syscalls"].size()
+      << " seccomp deny rules; no capabilities; noNewPrivileges\n";
+    for (const auto& m : v["mounts"]) {
+      o << "       mount " << str(m["type"]) << " " << str(m["destination"]);
+      if (m["type"] == "bind" && m["source"] != m["destination"]) o << " <- " << str(m["source"]);
+      o << " (" << join(m.value("options", json::array()), ",") << ")\n";
+    }
   } else {
     o << display_text(name) << " " << str(v) << "\n";
   }
@@ -124,6 +145,25 @@ void print_plan(std::ostream& o, const BackendPlan& plan, const Status& verdict)
   o << "check: " << (verdict.ok() ? "ok" : "refused: " + display_text(verdict.error().message)) << "\n";
 }
 
+// The checked plan's config, completed with what the launch knows, as a bundle a runtime runs
+// (`crun run --bundle DIR NAME`). The working directory is the launch's when the view holds it.
+Status write_bundle(const BackendPlan& plan, const FrozenIr& ir, const PlanFlags& f, const Inputs& in) {
+  oci_backend::LaunchFacts launch;
+  launch.command = f.command;
+  for (const std::string& name : ir.env.passed_names)
+    if (auto it = in.environment.find(name); it != in.environment.end()) launch.pass[name] = it->second;
+  const std::string cwd = std::filesystem::current_path().string();
+  launch.cwd = ir.fs.write_roots.empty() ? "/" : ir.fs.write_roots.front();
+  for (const auto* roots : {&ir.fs.write_roots, &ir.fs.read_roots})
+    for (const std::string& r : *roots)
+      if (path_inside(cwd, r)) launch.cwd = cwd;
+  launch.uid = platform::current_uid();
+  launch.gid = platform::current_gid();
+  auto config = oci_backend::complete_config(plan.steps.at(0).at("value"), launch);
+  if (!config.ok()) return config.error();
+  return platform::write_oci_bundle(f.bundle, *config);
+}
+
 int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext& ctx) {
   backends::BackendId backend = backends::host_backend();
   if (!f.backend.empty()) {
@@ -133,7 +173,12 @@ int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext
   }
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) { print_error(in.error().message); return in.error().exit_code(); }
-  in->os = backends::to_string(backend);  // resolve the policy for the OS it will run on
+  // Resolve the policy for the OS it will run on (an OCI container runs Linux).
+  in->os = backend == backends::BackendId::kOci ? "linux" : backends::to_string(backend);
+  if (!f.bundle.empty() && backend != backends::BackendId::kOci) {
+    print_error("--bundle writes an OCI runtime bundle: use it with --backend oci");
+    return 2;
+  }
   auto ev = evaluate(*in);
   if (!ev.ok()) { print_error(ev.error().message); return ev.error().exit_code(); }
   auto probe = probe_for(backend, ctx);
@@ -157,6 +202,10 @@ int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext
     print_error(verdict.error().message);
     return verdict.error().exit_code();
   }
+  if (!f.bundle.empty()) {
+    Status s = write_bundle(*plan, ev->ir, f, *in);
+    if (!s.ok()) { print_error(s.error().message); return s.error().exit_code(); }
+  }
   return 0;
 }
 
@@ -166,8 +215,15 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("plan", "Compile the effective policy for a backend: steps, capabilities, losses");
   auto o = add_inputs_options(cmd);
   auto f = std::make_shared<PlanFlags>();
-  cmd->add_option("--backend", f->backend, "linux, macos or windows (default: this OS)")
-      ->check(CLI::IsMember({"linux", "macos", "windows"}));
+  cmd->add_option("--backend", f->backend, "linux, macos, windows or oci (default: this OS)")
+      ->check(CLI::IsMember({"linux", "macos", "windows", "oci"}));
+  cmd->add_option("--bundle", f->bundle,
+                  "With --backend oci: write an OCI runtime bundle to DIR (new or empty) for the command "
+                  "after --")
+      ->type_name("DIR");
+  for (auto* opt : cmd->get_options())
+    if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  cmd->add_option("command", f->command, "-- CMD [ARGS...] (with --bundle)")->type_name("CMD");
   cmd->add_flag("--json", f->json, "{plan, plan_hash, check} as JSON");
   cmd->callback([&ctx, o, f] { ctx.exit_code = plan_command(*o, *f, ctx); });
 }

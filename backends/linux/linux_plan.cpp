@@ -64,6 +64,8 @@ Container container_of(const std::string& path, const IrFs& fs) {
   return c;
 }
 
+}  // namespace
+
 // The file system view. Grants and the special mounts (/dev, /proc, /tmp) are sorted together
 // by path so that a parent is always mounted before anything below it: a project under /tmp
 // stays visible on top of the private /tmp, and a read root inside a write root is bound
@@ -170,6 +172,8 @@ TmpfsSize tmpfs_size(const IrResources& res) {
   return t;
 }
 
+namespace {
+
 // The credential endpoints, in the IR's order (by name), each on its own loopback port.
 std::vector<CredentialPlan> credential_plans(const FrozenIr& ir) {
   std::vector<CredentialPlan> out;
@@ -273,6 +277,8 @@ SeccompRule deny_low32(const std::string& name, int arg, std::uint64_t value, in
   return SeccompRule{name, err, arg, SeccompArgOp::kMaskedEq, value, 0xFFFFFFFFull};
 }
 
+}  // namespace
+
 std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families) {
   std::vector<SeccompRule> r;
   for (const char* name :
@@ -305,6 +311,8 @@ std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families
   }
   return r;
 }
+
+namespace {
 
 // Memory and processes go either to the cgroup or to an rlimit (choose_limits), never both:
 // the plan says which, and the capability vector says what each one means. No RLIMIT_AS: an

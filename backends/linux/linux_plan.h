@@ -283,6 +283,20 @@ nlohmann::json to_json(const LinuxPlan& plan);
 // are these bytes parsed.
 std::string canonical_steps(const LinuxPlan& plan);
 
+// The file system view as ordered mount steps (grants and the special mounts parents first, then
+// protections and masks): the namespace tier applies them itself; the OCI backend writes the same
+// view as an OCI runtime's mounts. sockets: named sockets to bind in; connect: paddock-connect's
+// path, or "".
+std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets,
+                                   const std::string& connect);
+
+// The size of each private tmpfs (/tmp, /dev/shm) under the IR's memory limit.
+TmpfsSize tmpfs_size(const IrResources& res);
+
+// The seccomp deny list every Linux sandbox gets (the namespace tier, the landlock tier and the OCI
+// backend's profile), with socket(2) refused for every family but the given ones.
+std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families);
+
 // Compiles the Linux plan for this IR on a kernel described by probe. Pure: same inputs, same
 // plan. Never widens the IR; what cannot be expressed is reported by the capability vector and
 // refused by check().

@@ -87,7 +87,7 @@ class CapabilityMatrixTest : public QObject {
   Q_OBJECT
  private slots:
   void every_backend_describes_every_field_in_the_same_order() {
-    for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+    for (BackendId b : backends::all_backends()) {
       auto m = backends::capability_matrix(b, linux_backend::to_json(probe_abi(7)));
       std::vector<std::string> fields;
       for (const auto& r : m) fields.push_back(r.field);
@@ -106,7 +106,7 @@ class CapabilityMatrixTest : public QObject {
     using namespace paddock::ir_schema;
     const auto& rows = capability_fields();
     for (const auto& p : probes())
-      for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+      for (BackendId b : backends::all_backends()) {
         std::set<std::string> described;
         for (const auto& r : backends::capability_matrix(b, linux_backend::to_json(p))) described.insert(r.field);
         for_each_ir_field(FrozenIr{}, [&](const std::string& path, const FieldInfo&, const auto&) {
@@ -129,7 +129,7 @@ class CapabilityMatrixTest : public QObject {
 
   void every_row_is_valid_and_no_row_says_best_effort() {
     for (const auto& p : probes())
-      for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows})
+      for (BackendId b : backends::all_backends())
         for (const auto& r : backends::capability_matrix(b, linux_backend::to_json(p))) {
           Status s = validate_row(r);
           QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
@@ -142,7 +142,7 @@ class CapabilityMatrixTest : public QObject {
   void no_plan_reports_a_field_differently_from_its_own_matrix() {
     for (const auto& p : probes())
       for (const FrozenIr& ir : irs())
-        for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+        for (BackendId b : backends::all_backends()) {
           const auto probe = b == BackendId::kLinux ? linux_backend::to_json(p) : nlohmann::json::object();
           auto plan = backends::compile(ir, b, probe);
           QVERIFY(plan.ok());

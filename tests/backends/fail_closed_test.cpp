@@ -81,7 +81,7 @@ class FailClosedTest : public QObject {
   }
 
   void allow_cidr_without_ip_level_enforcement_is_refused_on_every_backend() {
-    for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+    for (BackendId b : backends::all_backends()) {
       FrozenIr ir = minimal_ir(b == BackendId::kWindows ? "windows" : "linux");
       ir.egress.cidr = {"10.0.0.0/8"};
       std::string why;
@@ -105,7 +105,7 @@ class FailClosedTest : public QObject {
   }
 
   void a_resolve_budget_exceeded_is_refused_on_every_backend() {
-    for (BackendId b : {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows}) {
+    for (BackendId b : backends::all_backends()) {
       FrozenIr ir = minimal_ir(b == BackendId::kWindows ? "windows" : "linux");
       ir.warnings = {"resolve_budget_exceeded: $PROJECT/**/*.key matched more than 50000 paths"};
       std::string why;

@@ -12,7 +12,7 @@ class PlanDataTest : public QObject {
   Q_OBJECT
  private slots:
   void a_plan_reads_back_equal_with_the_same_hash() {
-    for (auto b : {backends::BackendId::kLinux, backends::BackendId::kMacos, backends::BackendId::kWindows}) {
+    for (auto b : backends::all_backends()) {
       auto probe = b == backends::BackendId::kLinux ? linux_backend::to_json(probe_abi(5))
                                                     : nlohmann::json::object();
       auto plan = backends::compile(relay_ir(), b, probe);

@@ -11,6 +11,13 @@
 using nlohmann::json;
 using paddock::test::run_process;
 
+namespace {
+std::string slurp_file(const std::string& path) {
+  QFile f(QString::fromStdString(path));
+  return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+}
+}  // namespace
+
 class PlanCliTest : public QObject {
   Q_OBJECT
   QTemporaryDir project_;
@@ -43,6 +50,35 @@ class PlanCliTest : public QObject {
     QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
     QCOMPARE(paddock::plan_hash(*p), j["plan_hash"].get<std::string>());
     QCOMPARE(j["check"]["ok"].get<bool>(), a.exit_code == 0);
+  }
+
+  // One IR, one hash: the OCI plan reads the policy for Linux, so its ir_hash is the Linux plan's.
+  void the_oci_plan_has_the_linux_plans_ir_hash_and_writes_a_bundle_for_the_command() {
+    auto linux = plan({"--backend", "linux", "--json"});
+    auto oci = plan({"--backend", "oci", "--json"});
+    QVERIFY2(oci.exit_code == 0, oci.err.c_str());
+    QCOMPARE(json::parse(oci.out)["plan"]["ir_hash"], json::parse(linux.out)["plan"]["ir_hash"]);
+    QTemporaryDir out;
+    const std::string bundle = out.path().toStdString() + "/b";
+    auto r = plan({"--backend", "oci", "--bundle", bundle, "--", "sh", "-c", "echo hi"});
+    QVERIFY2(r.exit_code == 0, r.err.c_str());
+    QVERIFY(r.out.find("OCI config.json: namespaces") != std::string::npos);
+    QFile f(QString::fromStdString(bundle + "/config.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+    json config = json::parse(f.readAll().toStdString());
+    QCOMPARE(config["process"]["args"], json({"sh", "-c", "echo hi"}));
+    QVERIFY(QFileInfo::exists(QString::fromStdString(bundle + "/rootfs")));
+    QVERIFY(QFileInfo::exists(QString::fromStdString(bundle + "/paddock/masked-file")));
+    // Never over something: the same directory a second time is refused, and left as it was.
+    auto again = plan({"--backend", "oci", "--bundle", bundle, "--", "true"});
+    QCOMPARE(again.exit_code, 2);
+    QVERIFY2(again.err.find("not empty") != std::string::npos, again.err.c_str());
+    QCOMPARE(json::parse(slurp_file(bundle + "/config.json"))["process"]["args"][2], json("echo hi"));
+    auto wrong = plan({"--backend", "linux", "--bundle", out.path().toStdString() + "/c", "--", "true"});
+    QCOMPARE(wrong.exit_code, 2);
+    QVERIFY2(wrong.err.find("--backend oci") != std::string::npos, wrong.err.c_str());
+    QVERIFY(!QFileInfo::exists(out.path() + "/c"));
   }
 
   void a_domain_mode_on_windows_is_refused_with_exit_125_and_one_line() {
