@@ -1,5 +1,6 @@
 #include "backends/backend.h"
 
+#include "backends/kubernetes/kubernetes_plan.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
 #include "backends/macos/macos_plan.h"
@@ -15,6 +16,7 @@ const char* to_string(BackendId id) {
     case BackendId::kMacos: return "macos";
     case BackendId::kWindows: return "windows";
     case BackendId::kOci: return "oci";
+    case BackendId::kKubernetes: return "kubernetes";
   }
   return "linux";
 }
@@ -24,7 +26,8 @@ Result<BackendId> backend_from_string(const std::string& name) {
   if (name == "macos") return BackendId::kMacos;
   if (name == "windows") return BackendId::kWindows;
   if (name == "oci") return BackendId::kOci;
-  return bad_input("unknown backend '" + name + "'; expected linux, macos, windows or oci");
+  if (name == "kubernetes") return BackendId::kKubernetes;
+  return bad_input("unknown backend '" + name + "'; expected linux, macos, windows, oci or kubernetes");
 }
 
 BackendId host_backend() {
@@ -39,7 +42,7 @@ BackendId host_backend() {
 
 const std::vector<BackendId>& all_backends() {
   static const std::vector<BackendId> kAll = {BackendId::kLinux, BackendId::kMacos, BackendId::kWindows,
-                                              BackendId::kOci};
+                                              BackendId::kOci, BackendId::kKubernetes};
   return kAll;
 }
 
@@ -53,6 +56,7 @@ Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohman
     case BackendId::kMacos: return macos_backend::compile_macos(ir, probe);
     case BackendId::kWindows: return windows_backend::compile_windows(ir, probe);
     case BackendId::kOci: return oci_backend::compile_oci(ir, probe);
+    case BackendId::kKubernetes: return kubernetes_backend::compile_kubernetes(ir, probe);
   }
   return internal_error("unknown backend id");
 }
@@ -71,6 +75,7 @@ std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann
       auto facts = oci_backend::facts_from_json(probe);
       return oci_backend::oci_capability_matrix(facts.ok() ? *facts : oci_backend::OciFacts{});
     }
+    case BackendId::kKubernetes: return kubernetes_backend::kubernetes_capability_matrix();
   }
   return {};
 }

@@ -13,7 +13,7 @@
 
 namespace paddock::backends {
 
-enum class BackendId { kLinux, kMacos, kWindows, kOci };
+enum class BackendId { kLinux, kMacos, kWindows, kOci, kKubernetes };
 const char* to_string(BackendId id);
 Result<BackendId> backend_from_string(const std::string& name);  // kBadInput on unknown
 BackendId host_backend();  // the OS this binary was built for

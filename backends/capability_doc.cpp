@@ -184,6 +184,13 @@ std::string render_capabilities_markdown() {
     if (!(alt[i] == ref[i])) changed.push_back(alt[i]);
   o << "\n#### Rows that change for a rootless runtime (no cgroup; Linux 5.14+)\n\n";
   table(o, changed);
+  o << "\n## Kubernetes\n\n"
+    << "`paddock plan --backend kubernetes --bundle DIR --image IMAGE -- CMD` writes the manifests "
+       "(a Pod, a NetworkPolicy that allows it nothing, a ConfigMap its file masks come from) and the "
+       "Localhost seccomp profile (the Linux helper's table) an admin installs on the nodes. The project "
+       "is a PersistentVolumeClaim; the rest of the file system is the agent image's. Rows that depend "
+       "on the cluster say so. Only net mode `off` (docs/backends.md).\n\n";
+  table(o, capability_matrix(BackendId::kKubernetes, nlohmann::json::object()));
   return o.str();
 }
 

@@ -30,8 +30,9 @@ Result<BackendPlan> plan_from_json(const json& j) {
   schema::Reader r(prefix, "plan");
   BackendPlan p;
   if (!r.read(j, "plan", p)) return bad_input(r.error());
-  if (p.backend != "linux" && p.backend != "macos" && p.backend != "windows" && p.backend != "oci")
-    return bad_input(prefix + "plan.backend: expected linux, macos, windows or oci");
+  if (p.backend != "linux" && p.backend != "macos" && p.backend != "windows" && p.backend != "oci" &&
+      p.backend != "kubernetes")
+    return bad_input(prefix + "plan.backend: expected linux, macos, windows, oci or kubernetes");
   if (!p.steps.is_array()) return bad_input(prefix + "plan.steps: expected an array");
   if (!p.probe.is_object()) return bad_input(prefix + "plan.probe: expected an object");
   if (auto s = check_capabilities(p.capability_vector, "plan.capability_vector", prefix); !s.ok()) return s.error();

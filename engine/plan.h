@@ -35,7 +35,7 @@ struct FieldCapability {
 // The plan as data: ordered backend steps (backend-specific JSON), the capability vector for the
 // fields this IR actually requests, and the losses in words. No pid, nonce or time is ever here.
 struct BackendPlan {
-  std::string backend;                    // linux | macos | windows | oci
+  std::string backend;                    // linux | macos | windows | oci | kubernetes
   std::string ir_hash;                    // of the IR it was compiled from
   nlohmann::json probe;                   // the kernel/OS facts the compiler was given
   nlohmann::json steps = nlohmann::json::array();

@@ -4,6 +4,7 @@
 // reason on stderr, exactly as `paddock run` would refuse it.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -12,9 +13,10 @@
 #include "app/cli/commands.h"
 #include "app/cli/inputs_options.h"
 #include "backends/backend.h"
+#include "backends/kubernetes/kubernetes_plan.h"
 #include "backends/oci/oci_plan.h"
 #include "engine/capability.h"
-#include "platform/oci_bundle.h"
+#include "platform/bundles.h"
 #include "engine/display_text.h"
 #include "platform/probe.h"
 
@@ -26,7 +28,10 @@ using nlohmann::json;
 struct PlanFlags {
   std::string backend;  // "" = this OS
   bool json = false;
-  std::string bundle;                // --bundle DIR (oci only)
+  std::string bundle;                // --bundle DIR (oci, kubernetes)
+  std::string image;                 // --image (kubernetes)
+  std::string claim = "paddock-project";  // --project-claim (kubernetes)
+  std::int64_t uid = 1000;           // --uid (kubernetes)
   std::vector<std::string> command;  // after "--": the bundle's process
 };
 
@@ -118,6 +123,17 @@ void print_step(std::ostream& o, int n, const json& step) {
       if (m["type"] == "bind" && m["source"] != m["destination"]) o << " <- " << str(m["source"]);
       o << " (" << join(m.value("options", json::array()), ",") << ")\n";
     }
+  } else if (name == "kubernetes") {
+    o << "Kubernetes manifests:\n";
+    for (const auto& item : v["manifests"]["items"])
+      o << "       " << str(item["kind"]) << " " << str(item["metadata"]["name"]) << "\n";
+    const json& pod = v["manifests"]["items"].back();
+    for (const auto& m : pod["spec"]["containers"][0]["volumeMounts"]) {
+      o << "       mount " << str(m["name"]) << " " << str(m["mountPath"]);
+      if (m.contains("subPath")) o << " (subPath " << str(m["subPath"]) << ")";
+      o << (m["readOnly"].get<bool>() ? " ro" : " rw") << "\n";
+    }
+    o << "       seccomp profile (Localhost): " << str(v["seccomp_profile"]["path"]) << "\n";
   } else {
     o << display_text(name) << " " << str(v) << "\n";
   }
@@ -145,13 +161,29 @@ void print_plan(std::ostream& o, const BackendPlan& plan, const Status& verdict)
   o << "check: " << (verdict.ok() ? "ok" : "refused: " + display_text(verdict.error().message)) << "\n";
 }
 
-// The checked plan's config, completed with what the launch knows, as a bundle a runtime runs
-// (`crun run --bundle DIR NAME`). The working directory is the launch's when the view holds it.
-Status write_bundle(const BackendPlan& plan, const FrozenIr& ir, const PlanFlags& f, const Inputs& in) {
+// The checked plan, completed with what the launch knows: a bundle a runtime runs (`crun run
+// --bundle DIR NAME`), or manifests a user applies. The working directory is the launch's when the
+// view holds it.
+Status write_bundle(backends::BackendId backend, const BackendPlan& plan, const FrozenIr& ir, const PlanFlags& f,
+                    const Inputs& in) {
+  std::map<std::string, std::string> pass;
+  for (const std::string& name : ir.env.passed_names)
+    if (auto it = in.environment.find(name); it != in.environment.end()) pass[name] = it->second;
+  const json& step = plan.steps.at(0).at("value");
+  if (backend == backends::BackendId::kKubernetes) {
+    kubernetes_backend::LaunchFacts launch;
+    launch.image = f.image;
+    launch.command = f.command;
+    launch.pass = pass;
+    launch.project_claim = f.claim;
+    launch.uid = launch.gid = f.uid;
+    auto manifests = kubernetes_backend::complete_manifests(step, launch);
+    if (!manifests.ok()) return manifests.error();
+    return platform::write_kubernetes_bundle(f.bundle, *manifests);
+  }
   oci_backend::LaunchFacts launch;
   launch.command = f.command;
-  for (const std::string& name : ir.env.passed_names)
-    if (auto it = in.environment.find(name); it != in.environment.end()) launch.pass[name] = it->second;
+  launch.pass = pass;
   const std::string cwd = std::filesystem::current_path().string();
   launch.cwd = ir.fs.write_roots.empty() ? "/" : ir.fs.write_roots.front();
   for (const auto* roots : {&ir.fs.write_roots, &ir.fs.read_roots})
@@ -159,7 +191,7 @@ Status write_bundle(const BackendPlan& plan, const FrozenIr& ir, const PlanFlags
       if (path_inside(cwd, r)) launch.cwd = cwd;
   launch.uid = platform::current_uid();
   launch.gid = platform::current_gid();
-  auto config = oci_backend::complete_config(plan.steps.at(0).at("value"), launch);
+  auto config = oci_backend::complete_config(step, launch);
   if (!config.ok()) return config.error();
   return platform::write_oci_bundle(f.bundle, *config);
 }
@@ -174,9 +206,10 @@ int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) { print_error(in.error().message); return in.error().exit_code(); }
   // Resolve the policy for the OS it will run on (an OCI container runs Linux).
-  in->os = backend == backends::BackendId::kOci ? "linux" : backends::to_string(backend);
-  if (!f.bundle.empty() && backend != backends::BackendId::kOci) {
-    print_error("--bundle writes an OCI runtime bundle: use it with --backend oci");
+  const bool container = backend == backends::BackendId::kOci || backend == backends::BackendId::kKubernetes;
+  in->os = container ? "linux" : backends::to_string(backend);
+  if (!f.bundle.empty() && !container) {
+    print_error("--bundle writes an OCI runtime bundle or Kubernetes manifests: use it with --backend oci or kubernetes");
     return 2;
   }
   auto ev = evaluate(*in);
@@ -203,7 +236,7 @@ int plan_command(const session::LaunchRequest& o, const PlanFlags& f, CliContext
     return verdict.error().exit_code();
   }
   if (!f.bundle.empty()) {
-    Status s = write_bundle(*plan, ev->ir, f, *in);
+    Status s = write_bundle(backend, *plan, ev->ir, f, *in);
     if (!s.ok()) { print_error(s.error().message); return s.error().exit_code(); }
   }
   return 0;
@@ -215,12 +248,20 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("plan", "Compile the effective policy for a backend: steps, capabilities, losses");
   auto o = add_inputs_options(cmd);
   auto f = std::make_shared<PlanFlags>();
-  cmd->add_option("--backend", f->backend, "linux, macos, windows or oci (default: this OS)")
-      ->check(CLI::IsMember({"linux", "macos", "windows", "oci"}));
+  cmd->add_option("--backend", f->backend, "linux, macos, windows, oci or kubernetes (default: this OS)")
+      ->check(CLI::IsMember({"linux", "macos", "windows", "oci", "kubernetes"}));
   cmd->add_option("--bundle", f->bundle,
-                  "With --backend oci: write an OCI runtime bundle to DIR (new or empty) for the command "
-                  "after --")
+                  "With --backend oci: write an OCI runtime bundle to DIR (new or empty) for the command after --; "
+                  "with --backend kubernetes: the manifests and their seccomp profile")
       ->type_name("DIR");
+  cmd->add_option("--image", f->image, "With --backend kubernetes --bundle: the agent's container image")
+      ->type_name("IMAGE");
+  cmd->add_option("--project-claim", f->claim,
+                  "With --backend kubernetes --bundle: the PersistentVolumeClaim holding the project (default "
+                  "paddock-project)")
+      ->type_name("NAME");
+  cmd->add_option("--uid", f->uid, "With --backend kubernetes --bundle: the uid and gid the agent runs as (default 1000)")
+      ->check(CLI::Range(1, 2147483647));
   for (auto* opt : cmd->get_options())
     if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   cmd->add_option("command", f->command, "-- CMD [ARGS...] (with --bundle)")->type_name("CMD");

@@ -161,6 +161,20 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   return out;
 }
 
+std::set<std::string> parents_to_pin(const std::vector<MountStep>& steps) {
+  std::set<std::string> targets, pins;
+  for (const MountStep& m : steps) targets.insert(m.target);
+  for (const MountStep& m : steps) {
+    const bool exists = m.op == MountOp::kProtectDir || m.op == MountOp::kProtectFile ||
+                        m.op == MountOp::kMaskDir || m.op == MountOp::kMaskFile;
+    if (!m.pin || !exists || m.within.empty()) continue;
+    for (std::size_t at = m.target.find('/', m.within.size() + 1); at != std::string::npos;
+         at = m.target.find('/', at + 1))
+      if (!targets.count(m.target.substr(0, at))) pins.insert(m.target.substr(0, at));
+  }
+  return pins;
+}
+
 // /tmp and /dev/shm each get half the memory limit, so the two together hold at most the limit
 // (without a cgroup, tmpfs pages count against no rlimit); one inode per 16 KiB, at least 4,096.
 // Without a memory limit the kernel's default size (half of RAM) applies.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -289,6 +290,12 @@ std::string canonical_steps(const LinuxPlan& plan);
 // path, or "".
 std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string>& sockets,
                                    const std::string& connect);
+
+// The directories a runtime that only mounts (OCI, Kubernetes) must make mount points of their own
+// so that the agent cannot rename them away: every directory between a write root and a protected
+// or masked path that exists (a path recorded absent may have missing parents), not itself a
+// target of steps. The helper pins the same directories as it builds its view.
+std::set<std::string> parents_to_pin(const std::vector<MountStep>& steps);
 
 // The size of each private tmpfs (/tmp, /dev/shm) under the IR's memory limit.
 TmpfsSize tmpfs_size(const IrResources& res);

@@ -55,16 +55,8 @@ json mounts(const FrozenIr& ir) {
   // mount point of its own, as in the helper's view: the kernel refuses to rename a mount point,
   // so the agent cannot move the path's parent away and make the path anew. Each is bound before
   // the first mount below it (a later bind of the directory would hide that mount).
-  std::set<std::string> targets, pins, pinned;
-  for (const MountStep& m : steps) targets.insert(m.target);
-  for (const MountStep& m : steps) {
-    const bool exists = m.op == MountOp::kProtectDir || m.op == MountOp::kProtectFile ||
-                        m.op == MountOp::kMaskDir || m.op == MountOp::kMaskFile;
-    if (!m.pin || !exists || m.within.empty()) continue;
-    for (std::size_t at = m.target.find('/', m.within.size() + 1); at != std::string::npos;
-         at = m.target.find('/', at + 1))
-      if (!targets.count(m.target.substr(0, at))) pins.insert(m.target.substr(0, at));
-  }
+  const std::set<std::string> pins = linux_backend::parents_to_pin(steps);
+  std::set<std::string> pinned;
   json out = json::array();
   for (const MountStep& m : steps) {
     for (const std::string& dir : pins)
@@ -112,22 +104,6 @@ json mounts(const FrozenIr& ir) {
   return out;
 }
 
-// The Linux helper's seccomp deny list (the same table), in the runtime spec's words. No
-// "architectures": a call made through another ABI (i386, x32) fails the filter's arch check.
-json seccomp() {
-  using linux_backend::SocketFamily;
-  json calls = json::array();
-  for (const linux_backend::SeccompRule& r :
-       linux_backend::seccomp_rules({SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6})) {
-    json c = {{"names", {r.syscall}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", r.errno_value}};
-    if (r.arg_index >= 0)
-      c["args"] = {{{"index", r.arg_index}, {"value", r.arg_mask}, {"valueTwo", r.arg_value},
-                    {"op", "SCMP_CMP_MASKED_EQ"}}};
-    calls.push_back(std::move(c));
-  }
-  return {{"defaultAction", "SCMP_ACT_ALLOW"}, {"syscalls", calls}};
-}
-
 json rlimits(const IrResources& res, const OciFacts& facts) {
   json out = json::array();
   const auto add = [&](const char* type, std::int64_t v) {
@@ -143,6 +119,22 @@ json rlimits(const IrResources& res, const OciFacts& facts) {
 }
 
 }  // namespace
+
+// The Linux helper's seccomp deny list (the same table), in the runtime spec's words. No
+// "architectures": a call made through another ABI (i386, x32) fails the filter's arch check.
+json seccomp_profile() {
+  using linux_backend::SocketFamily;
+  json calls = json::array();
+  for (const linux_backend::SeccompRule& r :
+       linux_backend::seccomp_rules({SocketFamily::kUnix, SocketFamily::kInet, SocketFamily::kInet6})) {
+    json c = {{"names", {r.syscall}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", r.errno_value}};
+    if (r.arg_index >= 0)
+      c["args"] = {{{"index", r.arg_index}, {"value", r.arg_mask}, {"valueTwo", r.arg_value},
+                    {"op", "SCMP_CMP_MASKED_EQ"}}};
+    calls.push_back(std::move(c));
+  }
+  return {{"defaultAction", "SCMP_ACT_ALLOW"}, {"syscalls", calls}};
+}
 
 const std::vector<BundleFile>& bundle_files() {
   static const std::vector<BundleFile> kFiles = {
@@ -201,7 +193,7 @@ json compile_config(const FrozenIr& ir, const OciFacts& facts) {
       {"linux",
        {{"namespaces", namespaces},
         {"resources", resources},
-        {"seccomp", seccomp()},
+        {"seccomp", seccomp_profile()},
         // The runtime's usual hiding of kernel interfaces under /proc.
         {"maskedPaths", {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
                          "/proc/sched_debug", "/proc/scsi", "/proc/timer_list", "/proc/timer_stats",

@@ -44,6 +44,10 @@ struct BundleFile {
 };
 const std::vector<BundleFile>& bundle_files();
 
+// The Linux helper's seccomp deny table in the runtime spec's words (also the format of a
+// Kubernetes Localhost seccomp profile).
+nlohmann::json seccomp_profile();
+
 // The config.json the IR asks for, launch-independent (process.args empty, process.env holding
 // only the IR's set values, no uid mappings): the plan's one step, "oci_config".
 nlohmann::json compile_config(const FrozenIr& ir, const OciFacts& facts);

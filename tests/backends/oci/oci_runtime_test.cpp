@@ -19,7 +19,7 @@
 #include "backends/backend.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/oci/oci_plan.h"
-#include "platform/oci_bundle.h"
+#include "platform/bundles.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
 #include "tests/support/loopback_server.h"
 #include "tests/support/test_paths.h"

@@ -1,4 +1,4 @@
-#include "platform/oci_bundle.h"
+#include "platform/bundles.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -80,6 +80,20 @@ Status write_oci_bundle(const std::string& dir, const nlohmann::json& config) {
     if (::chmod(path.c_str(), static_cast<mode_t>(f.mode)) != 0) return os_error("set the mode of", path);
   }
   return write_file_atomic(dir + "/config.json", config.dump(2) + "\n");
+}
+
+Status write_kubernetes_bundle(const std::string& dir, const nlohmann::json& step) {
+  if (Status s = ensure_empty_dir(dir); !s.ok()) return s;
+  const std::string profile = step["seccomp_profile"]["path"].get<std::string>();
+  if (profile.find("..") != std::string::npos || profile.empty() || profile[0] == '/')
+    return internal_error("seccomp profile path " + profile + " is not a relative name");
+  WriteOptions w;
+  w.mode = 0644;
+  w.create_dirs = true;
+  if (Status s = write_file_atomic(dir + "/seccomp/" + profile, step["seccomp_profile"]["profile"].dump(2) + "\n", w);
+      !s.ok())
+    return s;
+  return write_file_atomic(dir + "/manifests.json", step["manifests"].dump(2) + "\n");
 }
 
 unsigned current_uid() { return ::getuid(); }

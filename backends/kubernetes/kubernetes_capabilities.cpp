@@ -1,0 +1,110 @@
+// The Kubernetes capability matrix (docs/capabilities.md is made from it): what the manifests ask
+// a cluster for. Rows that depend on the cluster say so in their loss: Paddock writes the
+// manifests and never sees the cluster that runs them.
+#include "backends/kubernetes/kubernetes_plan.h"
+#include "engine/capability.h"
+
+namespace paddock::kubernetes_backend {
+namespace {
+
+using namespace paddock::capability_rows;
+
+const char* kNoBroker =
+    "the Kubernetes manifests do not deploy Paddock's egress broker yet, so only net mode off is "
+    "written (a NetworkPolicy that allows nothing); use --net off";
+const char* kImage =
+    "the container's files outside the project are the agent image's, not this machine's: the "
+    "IR's read roots outside the write roots are not mounted, and what the image holds is its "
+    "builder's choice";
+
+}  // namespace
+
+std::vector<FieldCapability> kubernetes_capability_matrix() {
+  std::vector<FieldCapability> m;
+  m.push_back(partial("fs.write_roots", "the project: its PersistentVolumeClaim, read-write; any other write root: an emptyDir",
+                      "a write root other than the project starts empty in each Pod (the agent's own directories "
+                      "on this machine are not there), and the project is whatever the claim holds"));
+  m.push_back(partial("fs.read_roots", "the agent image's read-only root file system", kImage));
+  m.push_back(exact("fs.deny.outside_grants", "this machine's files are never in the Pod"));
+  m.push_back(partial("fs.deny.inside_read_root", "an empty read-only file (ConfigMap) or emptyDir mounted over the path",
+                      "the path is masked in the image's file system, which may hold its own secrets elsewhere"));
+  m.push_back(exact("fs.deny.inside_write_root",
+                    "an empty read-only file (ConfigMap) or emptyDir mounted over the path; each directory above it a "
+                    "subPath mount of its own"));
+  m.push_back(partial("fs.deny.absent_inside_write_root", "an empty read-only file or emptyDir mounted where the path would be",
+                      "the container runtime creates the mount point in the project's volume, and the directories above "
+                      "it are not pinned: the agent can rename such a directory and create the path anew"));
+  m.push_back(exact("fs.deny_write.outside_write_roots", "read-only root file system; the image's files"));
+  m.push_back(partial("fs.deny_write.inside_write_root", "a read-only subPath mount of the path; each directory above it a subPath mount",
+                      "a protected symlink's own name cannot be mounted (a mount follows the link): the agent can "
+                      "replace the link"));
+  m.push_back(partial("fs.deny_write.absent_inside_write_root", "an empty read-only file or emptyDir mounted where the path would be",
+                      "the container runtime creates the mount point in the project's volume (it stays there), and the "
+                      "directories above it are not pinned: the agent can rename such a directory and create the path anew"));
+  m.push_back(exact("fs.tmp_isolated", "an emptyDir in memory at /tmp, sized from the memory limit"));
+  m.push_back(partial("fs.symlink_policy=resolve_parent_then_prefix", "canonical paths of the IR", kImage));
+  m.push_back(exact("fs.mount_semantics=no_host_mounts", "the Pod's own mount namespace; no hostPath volume"));
+  m.push_back(unsupported("fs.host_mounted_paths", "the manifests never mount host paths; remove them"));
+  m.push_back(unsupported("fs.review_roots", "a Pod has no place for the helper's copy-on-write layer, so the agent's writes "
+                                             "would reach the project's volume directly; run without --review or "
+                                             "filesystem.review"));
+  m.push_back(unsupported("fs.agent_state", "a Pod has no place for the helper's copy-on-write layer; set "
+                                            "filesystem.agent_state: shared in your own policy"));
+  m.push_back(partial("fs.shared_agent_dirs", "an emptyDir", "the agent's directories start empty in each Pod"));
+  m.push_back(unsupported("fs.watched_configs", "nothing compares the agents' settings after a Pod ends; set "
+                                                "filesystem.protect_agent_config: true to keep them read-only"));
+  m.push_back(partial("egress.mode=off", "a NetworkPolicy with no ingress and no egress rule (DNS included)",
+                      "enforced only where the cluster's network plugin enforces NetworkPolicy (Calico and Cilium do; "
+                      "some simple plugins accept the object and enforce nothing): Paddock cannot see the cluster"));
+  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",
+                        "egress.dns=broker_resolved_once_pinned", "egress.tls=opaque_passthrough_no_interception",
+                        "egress.quotas", "egress.git_ssh", "egress.publish", "egress.host_ports", "egress.cidr",
+                        "egress.bind_ports", "egress.connect_ports"})
+    m.push_back(unsupported(f, kNoBroker));
+  m.push_back(unsupported("egress.debug_resolve",
+                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; unset it"));
+  m.push_back(partial("egress.loopback_bind=false", "the Pod's own network namespace",
+                      "the agent can listen on the Pod's own addresses; the NetworkPolicy keeps other Pods out"));
+  m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
+  m.push_back(unsupported("egress.unix_socket_files", "this machine's sockets are not in the Pod; remove unix_sockets.allow"));
+  m.push_back(partial("process.exec_scope=allow_roots", "the image and the mounted volumes", kImage));
+  m.push_back(exact("process.inheritance=same_policy", "the Pod's security context holds for every process"));
+  m.push_back(exact("process.detach_policy=contained_or_fail", "the container's PID namespace"));
+  m.push_back(partial("process.privilege_drop", "runAsNonRoot with the given uid, every capability dropped",
+                      "without user namespaces (hostUsers: false needs Kubernetes 1.30+ and a runtime that supports "
+                      "it) the agent's uid is the node's uid of that number"));
+  m.push_back(exact("process.no_new_privs", "allowPrivilegeEscalation: false"));
+  m.push_back(exact("secrets.default=deny", "the environment written into the Pod; no service account token"));
+  m.push_back(exact("secrets.brokered_env", "absent from the Pod's environment"));
+  m.push_back(unsupported("secrets.credentials", "the manifests do not deploy Paddock's credential broker yet: remove the "
+                                                 "credential ('paddock credentials remove NAME')"));
+  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
+    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
+                               "Linux credential broker only; unset them"));
+  m.push_back(exact("secrets.inherited_credentials=deny",
+                    "automountServiceAccountToken: false, enableServiceLinks: false; nothing of this machine's"));
+  m.push_back(exact("env.mode=allowlist", "the container's env is the whole environment"));
+  m.push_back(partial("env.passed_names", "copied by name into the Pod when the manifests are written",
+                      "the values are written into the manifests, readable by whoever can read them or the Pod"));
+  m.push_back(exact("env.set", "the container's env"));
+  m.push_back(partial("resources.cpu_seconds", "RLIMIT_CPU through prlimit(1) before the command",
+                      "RLIMIT_CPU bounds each process's CPU time, not the total; the image must hold util-linux's "
+                      "prlimit (the Pod fails to start otherwise)"));
+  m.push_back(exact("resources.memory_bytes", "the container's memory limit (its cgroup)"));
+  m.push_back(partial("resources.processes", "RLIMIT_NPROC through prlimit(1) before the command",
+                      "without user namespaces RLIMIT_NPROC counts every process of the agent's uid on the node, not "
+                      "only the Pod's; the image must hold util-linux's prlimit"));
+  m.push_back(exact("resources.open_files", "RLIMIT_NOFILE through prlimit(1) before the command (the image must hold it)"));
+  m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE through prlimit(1) before the command (the image must hold it)"));
+  m.push_back(exact("resources.wall_time_secs", "activeDeadlineSeconds: the kubelet ends the Pod"));
+  m.push_back(exact("lifecycle.cleanup=kill_tree", "the container's PID namespace ends with its first process"));
+  m.push_back(exact("lifecycle.orphan_policy=kill", "the container's PID namespace ends with its first process"));
+  m.push_back(partial("lifecycle.crash_handling=fail_closed_report", "the kubelet does not start a Pod it cannot set up",
+                      "no attestation: the cluster does not report to Paddock what it applied"));
+  m.push_back(unsupported("extensions.linux", "the Kubernetes manifests apply no Linux extension; remove extensions.linux"));
+  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
+  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  return in_field_order(std::move(m));
+}
+
+}  // namespace paddock::kubernetes_backend

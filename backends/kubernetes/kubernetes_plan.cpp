@@ -1,0 +1,234 @@
+#include "backends/kubernetes/kubernetes_plan.h"
+
+#include <set>
+
+#include "backends/linux/linux_plan.h"
+#include "backends/oci/oci_plan.h"
+#include "engine/capability.h"
+
+namespace paddock::kubernetes_backend {
+namespace {
+
+using nlohmann::json;
+using linux_backend::MountOp;
+using linux_backend::MountStep;
+
+constexpr const char* kEmptyDir = "empty-dir";   // an emptyDir volume mounted read-only over masks
+constexpr const char* kMaskFiles = "mask-files";  // the ConfigMap volume: "empty" and "dot"
+
+std::string short_hash(const FrozenIr& ir) {
+  const std::string h = ir_hash(ir);
+  return h.substr(h.find(':') + 1, 12);
+}
+
+// Which volume holds a path inside a write root, and the path relative to that root.
+struct Holder {
+  std::string volume;
+  std::string sub_path;
+};
+
+class Mounts {
+ public:
+  explicit Mounts(const FrozenIr& ir) : ir_(ir) {
+    for (std::size_t i = 0; i < ir.fs.write_roots.size(); ++i)
+      names_[ir.fs.write_roots[i]] = ir.fs.write_roots[i] == ir.meta.project ? "project" : "write-" + std::to_string(i);
+  }
+
+  // The innermost write root holding path, or {"", ""}.
+  Holder holder(const std::string& path) const {
+    Holder h;
+    std::size_t best = 0;
+    for (const auto& [root, volume] : names_)
+      if (path_inside(path, root) && root.size() >= best) {
+        best = root.size();
+        h = {volume, path == root ? "" : path.substr(root == "/" ? 1 : root.size() + 1)};
+      }
+    return h;
+  }
+
+  void add(const std::string& path, const std::string& volume, bool read_only, const std::string& sub_path = "") {
+    json m = {{"name", volume}, {"mountPath", path}, {"readOnly", read_only}};
+    if (!sub_path.empty()) m["subPath"] = sub_path;
+    out_.push_back(std::move(m));
+  }
+
+  // The same view as the Linux helper's and the OCI bundle's (backends/linux/linux_plan.h
+  // mount_steps), as a container's volume mounts. Read roots outside the write roots are the
+  // image's own files; what a Pod cannot hold is left out and stated by the capability rows.
+  json build() {
+    const auto steps = linux_backend::mount_steps(ir_.fs, {}, "");
+    const std::set<std::string> pins = linux_backend::parents_to_pin(steps);
+    std::set<std::string> pinned;
+    for (const MountStep& m : steps) {
+      // Every directory between a write root and a protected or masked path that exists is a
+      // mount point of its own, so that it cannot be renamed away (as in the helper's view).
+      for (const std::string& dir : pins)
+        if (path_inside(m.target, dir) && dir != m.target && pinned.insert(dir).second) {
+          const Holder h = holder(dir);
+          add(dir, h.volume, false, h.sub_path);
+        }
+      const Holder h = holder(m.target);
+      switch (m.op) {
+        case MountOp::kBindRw: add(m.target, names_.at(m.target), false); break;
+        case MountOp::kBindRo:
+          if (!h.volume.empty()) add(m.target, h.volume, true, h.sub_path);
+          break;
+        case MountOp::kTmpfs: add(m.target, "tmp", false); break;
+        case MountOp::kProtectDir:
+        case MountOp::kProtectFile:
+          if (!h.volume.empty()) add(m.target, h.volume, true, h.sub_path);
+          break;
+        case MountOp::kProtectAbsentDir:
+        case MountOp::kMaskDir: add(m.target, kEmptyDir, true); break;
+        case MountOp::kProtectAbsentFile:
+        case MountOp::kMaskFile: add(m.target, kMaskFiles, true, "empty"); break;
+        case MountOp::kProtectAbsentPointer: add(m.target, kMaskFiles, true, "dot"); break;
+        case MountOp::kMaskAbsent: {
+          bool dir = false;
+          for (const DenyEntry& d : ir_.fs.deny) dir |= d.path == m.target && d.kind == PathKind::kAbsentDir;
+          if (dir) add(m.target, kEmptyDir, true);
+          else add(m.target, kMaskFiles, true, "empty");
+          break;
+        }
+        case MountOp::kDev:
+        case MountOp::kProc:
+        case MountOp::kOverlay:
+        case MountOp::kAgentState:
+        case MountOp::kProtectLink:
+        case MountOp::kExpectAbsent: break;
+      }
+    }
+    return out_;
+  }
+
+  json volumes() const {
+    json v = json::array();
+    for (const auto& [root, volume] : names_)
+      if (volume == "project") v.push_back({{"name", volume}, {"persistentVolumeClaim", {{"claimName", ""}}}});
+      else v.push_back({{"name", volume}, {"emptyDir", json::object()}});
+    json tmp = {{"medium", "Memory"}};
+    if (ir_.resources.memory_bytes) tmp["sizeLimit"] = std::to_string(linux_backend::tmpfs_size(ir_.resources).bytes);
+    v.push_back({{"name", "tmp"}, {"emptyDir", tmp}});
+    v.push_back({{"name", kEmptyDir}, {"emptyDir", {{"sizeLimit", "1Ki"}}}});
+    v.push_back({{"name", kMaskFiles}, {"configMap", {{"name", "paddock-masks-" + short_hash(ir_)}}}});
+    return v;
+  }
+
+ private:
+  const FrozenIr& ir_;
+  std::map<std::string, std::string> names_;  // write root -> volume name
+  json out_ = json::array();
+};
+
+// The IR's per-process limits, set by prlimit(1) before the agent's command: a Pod has no rlimits
+// of its own. The image must hold util-linux's prlimit; without it the Pod fails to start.
+std::vector<std::string> prlimit_prefix(const IrResources& res) {
+  std::vector<std::string> out = {"prlimit"};
+  const auto add = [&](const char* flag, const std::optional<std::int64_t>& v) {
+    if (v) out.push_back(std::string(flag) + "=" + std::to_string(*v) + ":" + std::to_string(*v));
+  };
+  add("--cpu", res.cpu_seconds);
+  add("--nproc", res.processes);
+  add("--nofile", res.open_files);
+  add("--fsize", res.file_size_bytes);
+  out.push_back("--core=0:0");
+  return out;
+}
+
+}  // namespace
+
+json compile_manifests(const FrozenIr& ir) {
+  const std::string id = short_hash(ir);
+  const std::string name = "paddock-agent-" + id;
+  const json labels = {{"app.kubernetes.io/name", "paddock-agent"}, {"paddock.dev/ir", id}};
+  Mounts mounts(ir);
+  json env = json::array();
+  for (const auto& [k, v] : ir.env.set) env.push_back({{"name", k}, {"value", v}});
+  json container = {
+      {"name", "agent"},
+      {"image", ""},
+      {"command", prlimit_prefix(ir.resources)},
+      {"workingDir", ir.meta.project.empty() ? "/" : ir.meta.project},
+      {"env", env},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"privileged", false},
+        {"readOnlyRootFilesystem", true},
+        {"runAsNonRoot", true},
+        {"capabilities", {{"drop", {"ALL"}}}}}},
+      {"volumeMounts", mounts.build()},
+  };
+  if (ir.resources.memory_bytes) {
+    const std::string mem = std::to_string(*ir.resources.memory_bytes);
+    container["resources"] = {{"limits", {{"memory", mem}}}, {"requests", {{"memory", mem}}}};
+  }
+  json pod_spec = {
+      {"restartPolicy", "Never"},
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"hostNetwork", false},
+      {"hostPID", false},
+      {"hostIPC", false},
+      {"shareProcessNamespace", false},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 0},
+        {"runAsGroup", 0},
+        {"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "paddock/" + id + ".json"}}}}},
+      {"containers", json::array({container})},
+      {"volumes", mounts.volumes()},
+  };
+  if (ir.resources.wall_time_secs) pod_spec["activeDeadlineSeconds"] = *ir.resources.wall_time_secs;
+  const json pod = {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", {{"name", name}, {"labels", labels}}},
+                    {"spec", pod_spec}};
+  // No ingress and no egress rule: the agent's Pod reaches nothing and nothing reaches it, DNS
+  // included, where the cluster's network plugin enforces NetworkPolicy.
+  const json policy = {{"apiVersion", "networking.k8s.io/v1"},
+                       {"kind", "NetworkPolicy"},
+                       {"metadata", {{"name", name + "-isolated"}, {"labels", labels}}},
+                       {"spec",
+                        {{"podSelector", {{"matchLabels", {{"paddock.dev/ir", id}}}}},
+                         {"policyTypes", {"Ingress", "Egress"}}}}};
+  const json masks = {{"apiVersion", "v1"},
+                      {"kind", "ConfigMap"},
+                      {"metadata", {{"name", "paddock-masks-" + id}, {"labels", labels}}},
+                      {"data", {{"empty", ""}, {"dot", "."}}}};
+  return {{"manifests", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", {masks, policy, pod}}}},
+          {"seccomp_profile", {{"path", "paddock/" + id + ".json"}, {"profile", oci_backend::seccomp_profile()}}}};
+}
+
+Result<json> complete_manifests(const json& step, const LaunchFacts& launch) {
+  if (launch.command.empty()) return bad_input("no command to run: give the agent's command after --");
+  if (launch.image.empty()) return bad_input("no agent image: give it with --image (docs/backends.md)");
+  if (launch.uid <= 0 || launch.gid <= 0) return bad_input("the agent's uid and gid must not be 0 (root)");
+  json out = step;
+  json& pod = out["manifests"]["items"][2];
+  json& c = pod["spec"]["containers"][0];
+  c["image"] = launch.image;
+  for (const std::string& a : launch.command) c["command"].push_back(a);
+  for (const auto& [k, v] : launch.pass) c["env"].push_back({{"name", k}, {"value", v}});
+  pod["spec"]["securityContext"]["runAsUser"] = launch.uid;
+  pod["spec"]["securityContext"]["runAsGroup"] = launch.gid;
+  for (auto& v : pod["spec"]["volumes"])
+    if (v.contains("persistentVolumeClaim")) v["persistentVolumeClaim"]["claimName"] = launch.project_claim;
+  return out;
+}
+
+Result<BackendPlan> compile_kubernetes(const FrozenIr& ir, const json& probe) {
+  if (!probe.is_object() || !probe.empty()) return bad_input("Kubernetes probe: expected {}");
+  BackendPlan plan;
+  plan.backend = "kubernetes";
+  plan.ir_hash = ir_hash(ir);
+  plan.probe = probe;
+  plan.steps = json::array({{{"step", "kubernetes"}, {"value", compile_manifests(ir)}}});
+  plan.capability_vector = capability_vector(kubernetes_capability_matrix(), requested_fields(ir));
+  plan.losses = losses_of(plan.capability_vector);
+  plan.taint = ir.taint;
+  plan.refusals = ir_refusals(ir);
+  for (auto& r : refusals_of("kubernetes", plan.capability_vector)) plan.refusals.push_back(std::move(r));
+  return plan;
+}
+
+}  // namespace paddock::kubernetes_backend
