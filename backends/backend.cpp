@@ -80,6 +80,21 @@ std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann
   return {};
 }
 
+std::vector<FieldCapability> capability_matrix_here(BackendId backend, const nlohmann::json& linux_probe) {
+  switch (backend) {
+    case BackendId::kLinux: return capability_matrix(backend, linux_probe);
+    case BackendId::kOci: {
+      auto kernel = linux_backend::probe_from_json(linux_probe);
+      return capability_matrix(backend, kernel.ok() ? oci_backend::to_json(oci_backend::facts_for(*kernel))
+                                                    : nlohmann::json::object());
+    }
+    case BackendId::kMacos:
+    case BackendId::kWindows:
+    case BackendId::kKubernetes: break;
+  }
+  return capability_matrix(backend, nlohmann::json::object());
+}
+
 Status check(const BackendPlan& plan) {
   // The capability vector is re-read here, not trusted from plan.refusals alone, so that a plan
   // read back from disk or built by hand cannot skip a refusal by leaving that list empty.

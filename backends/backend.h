@@ -27,6 +27,10 @@ Result<BackendPlan> compile(const FrozenIr& ir, BackendId backend, const nlohman
 // Every field of the matrix for a backend (for docs and the GUI's Capabilities view).
 std::vector<FieldCapability> capability_matrix(BackendId backend, const nlohmann::json& probe);
 
+// The matrix as it holds for a launch from this machine, given the Linux helper's probe of it (the
+// OCI rows depend on who starts the runtime and on the kernel); {} where there is no probe.
+std::vector<FieldCapability> capability_matrix_here(BackendId backend, const nlohmann::json& linux_probe);
+
 // Fail-closed check (docs/capabilities.md): ok, or kRefused (exit 125) with one actionable line.
 Status check(const BackendPlan& plan);
 

@@ -486,9 +486,7 @@ void PolicyComposer::probeCapabilities() {
     watcher->deleteLater();
     probe_ = o.probe;
     CapabilityModel::Matrices m;
-    m.linux_caps = backends::capability_matrix(backends::BackendId::kLinux, probe_);
-    m.macos_caps = backends::capability_matrix(backends::BackendId::kMacos, nlohmann::json::object());
-    m.windows_caps = backends::capability_matrix(backends::BackendId::kWindows, nlohmann::json::object());
+    for (backends::BackendId b : backends::all_backends()) m.push_back(backends::capability_matrix_here(b, probe_));
     if (!o.problem.isEmpty()) {
       capabilities_.setError(tr("%1, so this kernel's capabilities are unknown").arg(o.problem));
       return;

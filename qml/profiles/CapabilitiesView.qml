@@ -1,6 +1,6 @@
-// IR fields × Linux / macOS / Windows: exact (green), partial (amber), unsupported (red); hover a
-// cell for what it needs and what is lost. This OS's column is highlighted; fields the current
-// IR requests are in bold.
+// IR fields × every backend (the model's columns): exact (green), partial (amber), unsupported
+// (red); hover a cell for what it needs and what is lost. This OS's column is highlighted; fields
+// the current IR requests are in bold.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -10,7 +10,7 @@ ColumnLayout {
     id: view
     required property PolicyComposer composer
     readonly property CapabilityModel caps: composer.capabilities
-    readonly property var oses: ["linux", "macos", "windows"]
+    readonly property var oses: caps.backends
 
     function tint(support) {
         return support === "exact" ? "#2e7d32" : support === "partial" ? "#f9a825" : "#c62828"
@@ -30,7 +30,7 @@ ColumnLayout {
                 required property string modelData
                 text: modelData + (modelData === view.caps.hostOs ? qsTr(" (this OS)") : "")
                 font.bold: true
-                Layout.preferredWidth: 92
+                Layout.preferredWidth: 84
                 horizontalAlignment: Text.AlignHCenter
                 color: modelData === view.caps.hostOs ? "#1565c0" : palette.windowText
             }
@@ -55,9 +55,7 @@ ColumnLayout {
         delegate: RowLayout {
             id: capRow
             required property string field
-            required property var linux
-            required property var macos
-            required property var windows
+            required property var cells
             required property bool requested
             width: list.width
             height: 24
@@ -71,12 +69,12 @@ ColumnLayout {
                 elide: Text.ElideRight
             }
             Repeater {
-                model: [capRow.linux, capRow.macos, capRow.windows]
+                model: capRow.cells
                 delegate: Rectangle {
                     id: cellBox
                     required property var modelData
                     required property int index
-                    Layout.preferredWidth: 92
+                    Layout.preferredWidth: 84
                     Layout.preferredHeight: 20
                     radius: 4
                     color: view.tint(modelData.support)

@@ -25,23 +25,26 @@ int CapabilityModel::rowCount(const QModelIndex& parent) const {
 
 QString CapabilityModel::hostOs() const { return backends::to_string(backends::host_backend()); }
 
+QStringList CapabilityModel::backends() const {
+  QStringList out;
+  for (backends::BackendId b : backends::all_backends()) out << backends::to_string(b);
+  return out;
+}
+
 QVariant CapabilityModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const auto& r = rows_[static_cast<size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
     case FieldRole: return QString::fromStdString(r.field);
-    case LinuxRole: return r.cell[0];
-    case MacosRole: return r.cell[1];
-    case WindowsRole: return r.cell[2];
+    case CellsRole: return r.cells;
     case RequestedRole: return r.requested;
     default: return {};
   }
 }
 
 QHash<int, QByteArray> CapabilityModel::roleNames() const {
-  return {{FieldRole, "field"}, {LinuxRole, "linux"}, {MacosRole, "macos"}, {WindowsRole, "windows"},
-          {RequestedRole, "requested"}};
+  return {{FieldRole, "field"}, {CellsRole, "cells"}, {RequestedRole, "requested"}};
 }
 
 void CapabilityModel::setMatrices(const Matrices& m, const std::set<std::string>& requested) {
@@ -49,22 +52,19 @@ void CapabilityModel::setMatrices(const Matrices& m, const std::set<std::string>
   std::map<std::string, std::size_t> at;
   const QVariantMap missing{{"support", "unsupported"}, {"needs", "none"},
                             {"loss", tr("not in this backend's matrix")}, {"mechanism", ""}};
-  auto add = [&](const std::vector<FieldCapability>& caps, int col) {
-    for (const auto& c : caps) {
+  const qsizetype columns = backends().size();
+  for (std::size_t col = 0; col < m.size() && col < static_cast<std::size_t>(columns); ++col)
+    for (const auto& c : m[col]) {
       auto it = at.find(c.field);
       if (it == at.end()) {
         it = at.emplace(c.field, rows.size()).first;
         Row r;
         r.field = c.field;
-        for (auto& x : r.cell) x = missing;
+        for (qsizetype i = 0; i < columns; ++i) r.cells.append(missing);
         rows.push_back(r);
       }
-      rows[it->second].cell[col] = cell(c);
+      rows[it->second].cells[static_cast<qsizetype>(col)] = cell(c);
     }
-  };
-  add(m.linux_caps, 0);
-  add(m.macos_caps, 1);
-  add(m.windows_caps, 2);
   for (auto& r : rows) r.requested = is_requested(r.field, requested);
   beginResetModel();
   rows_ = std::move(rows);

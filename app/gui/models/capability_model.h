@@ -1,12 +1,15 @@
-// The Capabilities tab: every IR field × Linux / macOS / Windows — exact / partial / unsupported,
-// what it needs and what is lost — from backends::capability_matrix(); rows the live IR requests
-// are flagged, and the host OS column is named so the view can highlight it.
+// The Capabilities tab: every IR field × every backend (backends::all_backends(): Linux, macOS,
+// Windows, OCI, Kubernetes) — exact / partial / unsupported, what it needs and what is lost — from
+// backends::capability_matrix(); rows the live IR requests are flagged, and the host OS column is
+// named so the view can highlight it.
 #pragma once
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include <QStringList>
+#include <QVariantList>
 #include <QVariantMap>
 
 #include "engine/plan.h"
@@ -19,9 +22,11 @@ class CapabilityModel : public StatusListModel {
   QML_ELEMENT
   QML_UNCREATABLE("owned by PolicyComposer")
   Q_PROPERTY(QString hostOs READ hostOs CONSTANT)
+  // The columns, in backends::all_backends() order; each row's "cells" has one entry per column.
+  Q_PROPERTY(QStringList backends READ backends CONSTANT)
 
  public:
-  enum Role { FieldRole = Qt::UserRole + 1, LinuxRole, MacosRole, WindowsRole, RequestedRole };
+  enum Role { FieldRole = Qt::UserRole + 1, CellsRole, RequestedRole };
   Q_ENUM(Role)
 
   using StatusListModel::StatusListModel;
@@ -31,10 +36,10 @@ class CapabilityModel : public StatusListModel {
   QHash<int, QByteArray> roleNames() const override;
 
   QString hostOs() const;
+  QStringList backends() const;
 
-  struct Matrices {
-    std::vector<FieldCapability> linux_caps, macos_caps, windows_caps;
-  };
+  // One matrix per backend, in backends::all_backends() order.
+  using Matrices = std::vector<std::vector<FieldCapability>>;
   void setMatrices(const Matrices& m, const std::set<std::string>& requested);
   void setRequested(const std::set<std::string>& requested);
   void setLoading() { setStatus(ModelStatus::Loading); }
@@ -43,7 +48,7 @@ class CapabilityModel : public StatusListModel {
  private:
   struct Row {
     std::string field;
-    QVariantMap cell[3];
+    QVariantList cells;
     bool requested = false;
   };
   std::vector<Row> rows_;

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "app_paths.h"
+#include "backends/backend.h"
 #include "gui_test_env.h"
 #include "layer_document.h"
 #include "policy_composer.h"
@@ -98,6 +99,33 @@ class PolicyComposerTest : public QObject {
     QCOMPARE(m.data(m.index(row_of(m, "builtin-profile")), TierStackModel::EditableRole).toBool(), false);
     QVERIFY2(c.irJson().contains(canonicalProject() + "/secrets"), qPrintable(c.irJson()));
     QVERIFY(c.irHash().startsWith("sha256:"));
+  }
+
+  // The Capabilities tab has a column per backend the engine knows, in its order, each filled
+  // from that backend's own matrix (a new backend appears without a change to the app).
+  void the_capabilities_have_a_column_per_backend_from_its_own_matrix() {
+    PolicyComposer c;
+    c.setProject(QFileInfo(project_->path()).canonicalFilePath());
+    CapabilityModel& m = *c.capabilities();
+    QTRY_VERIFY_WITH_TIMEOUT(m.status() == ModelStatus::Ready, 20000);
+    QStringList names;
+    for (paddock::backends::BackendId b : paddock::backends::all_backends()) names << paddock::backends::to_string(b);
+    QCOMPARE(m.backends(), names);
+    QVERIFY(names.contains("oci") && names.contains("kubernetes"));
+    int row = -1;
+    for (int i = 0; i < m.rowCount(); ++i)
+      if (m.data(m.index(i), CapabilityModel::FieldRole).toString() == "egress.mode=allowlist") row = i;
+    QVERIFY(row >= 0);
+    const QVariantList cells = m.data(m.index(row), CapabilityModel::CellsRole).toList();
+    QCOMPARE(cells.size(), names.size());
+    for (qsizetype col = 0; col < names.size(); ++col) {
+      const auto matrix = paddock::backends::capability_matrix(paddock::backends::all_backends()[static_cast<std::size_t>(col)],
+                                                      nlohmann::json::object());
+      for (const auto& r : matrix)
+        if (r.field == "egress.mode=allowlist" && names[col] != "linux")
+          QCOMPARE(cells[col].toMap()["support"].toString(), QString(paddock::to_string(r.support)));
+    }
+    QCOMPARE(cells[names.indexOf("oci")].toMap()["support"].toString(), QString("unsupported"));
   }
 
   // Home's "Review changes before they reach the project" reaches the summary: the launch it
