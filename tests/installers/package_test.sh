@@ -169,8 +169,8 @@ got="$(bash_complete paddock '')"
 for c in $commands; do grep -qx "$c" <<<"$got" || fail "bash completion does not offer '$c': $got"; done
 grep -q "__generate" <<<"$got" && fail "bash completion offers the hidden __generate"
 bash_complete paddock run --pro | grep -x -- --project >/dev/null || fail "bash completion: 'paddock run --pro' does not complete --project"
-[ "$(bash_complete paddock plan --backend '' | sort | tr '\n' ' ')" = "linux macos windows " ] \
-  || fail "bash completion: --backend does not offer linux macos windows"
+[ "$(bash_complete paddock plan --backend '' | sort | tr '\n' ' ')" = "kubernetes linux macos oci windows " ] \
+  || fail "bash completion: --backend does not offer every backend"
 bash_complete paddock run -- tru | grep -x true >/dev/null || fail "bash completion: the command after 'run --' is not completed"
 zsh -n "$root/usr/share/zsh/vendor-completions/_paddock" || fail "the zsh completion does not parse"
 fish --no-execute "$root/usr/share/fish/vendor_completions.d/paddock.fish" || fail "the fish completion does not parse"
