@@ -296,6 +296,23 @@ FieldCapability partial(const std::string& field, const std::string& mechanism, 
 FieldCapability unsupported(const std::string& field, const std::string& why, Needs needs) {
   return {field, Support::kUnsupported, needs, why, ""};
 }
+std::vector<FieldCapability> extension_rows(const std::string& own, const std::string& why) {
+  std::vector<FieldCapability> out;
+  for (const auto& [os, name] : {std::pair{"linux", "Linux"}, {"macos", "macOS"}, {"windows", "Windows"}}) {
+    const std::string field = std::string("extensions.") + os;
+    out.push_back(os == own ? unsupported(field, why)
+                            : exact(field, std::string("belongs to the ") + name + " backend; nothing to apply here"));
+  }
+  return out;
+}
+std::vector<FieldCapability> linux_test_seams_refused() {
+  std::vector<FieldCapability> out = {unsupported(
+      "egress.debug_resolve", "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; unset it")};
+  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
+    out.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
+                                 "Linux credential broker only; unset them"));
+  return out;
+}
 }  // namespace capability_rows
 
 }  // namespace paddock

@@ -55,6 +55,12 @@ namespace capability_rows {
 FieldCapability exact(const std::string& field, const std::string& mechanism);
 FieldCapability partial(const std::string& field, const std::string& mechanism, const std::string& loss);
 FieldCapability unsupported(const std::string& field, const std::string& why, Needs needs = Needs::kNone);
+// The three extension rows (extensions.linux, .macos, .windows): the one a backend applies itself
+// is refused with `why` (no extension is implemented yet); the other two belong to other backends.
+std::vector<FieldCapability> extension_rows(const std::string& own, const std::string& why);
+// The Linux brokers' test seams (egress.debug_resolve, secrets.debug_upstreams,
+// secrets.debug_upstream_ca), refused on every backend that has neither broker.
+std::vector<FieldCapability> linux_test_seams_refused();
 }  // namespace capability_rows
 
 }  // namespace paddock

@@ -61,8 +61,6 @@ std::vector<FieldCapability> kubernetes_capability_matrix() {
                         "egress.quotas", "egress.git_ssh", "egress.publish", "egress.host_ports", "egress.cidr",
                         "egress.bind_ports", "egress.connect_ports"})
     m.push_back(unsupported(f, kNoBroker));
-  m.push_back(unsupported("egress.debug_resolve",
-                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; unset it"));
   m.push_back(partial("egress.loopback_bind=false", "the Pod's own network namespace",
                       "the agent can listen on the Pod's own addresses; the NetworkPolicy keeps other Pods out"));
   m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
@@ -78,9 +76,7 @@ std::vector<FieldCapability> kubernetes_capability_matrix() {
   m.push_back(exact("secrets.brokered_env", "absent from the Pod's environment"));
   m.push_back(unsupported("secrets.credentials", "the manifests do not deploy Paddock's credential broker yet: remove the "
                                                  "credential ('paddock credentials remove NAME')"));
-  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
-    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
-                               "Linux credential broker only; unset them"));
+  for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
   m.push_back(exact("secrets.inherited_credentials=deny",
                     "automountServiceAccountToken: false, enableServiceLinks: false; nothing of this machine's"));
   m.push_back(exact("env.mode=allowlist", "the container's env is the whole environment"));
@@ -101,9 +97,8 @@ std::vector<FieldCapability> kubernetes_capability_matrix() {
   m.push_back(exact("lifecycle.orphan_policy=kill", "the container's PID namespace ends with its first process"));
   m.push_back(partial("lifecycle.crash_handling=fail_closed_report", "the kubelet does not start a Pod it cannot set up",
                       "no attestation: the cluster does not report to Paddock what it applied"));
-  m.push_back(unsupported("extensions.linux", "the Kubernetes manifests apply no Linux extension; remove extensions.linux"));
-  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
-  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  for (auto& r : extension_rows("linux", "the Kubernetes manifests apply no Linux extension; remove extensions.linux"))
+    m.push_back(std::move(r));
   return in_field_order(std::move(m));
 }
 

@@ -306,10 +306,7 @@ std::vector<FieldCapability> linux_capability_matrix(const KernelProbe& probe) {
                         "orphans stay in the PID namespace and die with it")));
   m.push_back(exact("lifecycle.crash_handling=fail_closed_report",
                     "helper refuses before exec and reports the failing step"));
-  m.push_back(unsupported("extensions.linux",
-                          "no Linux extension is implemented; remove extensions.linux"));
-  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
-  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  for (auto& r : extension_rows("linux", "no Linux extension is implemented; remove extensions.linux")) m.push_back(std::move(r));
   return in_field_order(std::move(m));
 }
 

@@ -73,9 +73,6 @@ std::vector<FieldCapability> macos_capability_matrix() {
     m.push_back(unsupported(f, kNoBroker));
   // The resolver seam exists only in the Linux broker; an IR carrying it is refused, never
   // silently run against the real resolver.
-  m.push_back(unsupported("egress.debug_resolve",
-                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; "
-                          "unset it"));
   m.push_back(unsupported("egress.cidr",
                           "Seatbelt cannot express IP-level allow rules in Paddock's profile; "
                           "remove network.allow_cidr"));
@@ -112,9 +109,7 @@ std::vector<FieldCapability> macos_capability_matrix() {
                           "Paddock has no credential broker on macOS yet (its network is off): the key "
                           "would stay out of the sandbox, but the agent could not use it; remove the "
                           "credential ('paddock credentials remove NAME') or run the agent on Linux"));
-  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
-    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
-                               "Linux credential broker only; unset them"));
+  for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
   m.push_back(partial("secrets.inherited_credentials=deny",
                       "(deny default); keychain services absent from the mach-lookup list",
                       "the agent runs in the user's login session: any mach service the base "
@@ -139,10 +134,7 @@ std::vector<FieldCapability> macos_capability_matrix() {
   m.push_back(partial("lifecycle.orphan_policy=kill", "kill of the process group", kNoGroupKill));
   m.push_back(exact("lifecycle.crash_handling=fail_closed_report",
                     "helper refuses before exec and reports the failing step"));
-  m.push_back(exact("extensions.linux", "belongs to the Linux backend; nothing to apply here"));
-  m.push_back(unsupported("extensions.macos",
-                          "no macOS extension is implemented; remove extensions.macos"));
-  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  for (auto& r : extension_rows("macos", "no macOS extension is implemented; remove extensions.macos")) m.push_back(std::move(r));
   return in_field_order(std::move(m));
 }
 

@@ -76,8 +76,6 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
                         "egress.dns=broker_resolved_once_pinned", "egress.tls=opaque_passthrough_no_interception",
                         "egress.quotas", "egress.git_ssh", "egress.publish", "egress.host_ports"})
     m.push_back(unsupported(f, kNoBroker));
-  m.push_back(unsupported("egress.debug_resolve",
-                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; unset it"));
   m.push_back(unsupported("egress.cidr", "the container's network namespace has no route out; remove "
                                          "network.allow_cidr"));
   m.push_back(unsupported("egress.bind_ports",
@@ -106,9 +104,7 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
   m.push_back(unsupported("secrets.credentials",
                           "the OCI backend does not reach Paddock's credential broker yet: remove the "
                           "credential ('paddock credentials remove NAME') or use the linux backend"));
-  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
-    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
-                               "Linux credential broker only; unset them"));
+  for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
   m.push_back(exact("secrets.inherited_credentials=deny",
                     "no host session, keyring or socket is in the container unless bound"));
   m.push_back(exact("env.mode=allowlist", "process.env is the whole environment"));
@@ -147,10 +143,8 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
   m.push_back(exact("lifecycle.orphan_policy=kill", "the PID namespace ends with its first process"));
   m.push_back(partial("lifecycle.crash_handling=fail_closed_report", "the runtime refuses to start on any error",
                       "no attestation: the runtime does not report what it applied to Paddock"));
-  m.push_back(unsupported("extensions.linux",
-                          "the OCI backend applies no Linux extension; remove extensions.linux"));
-  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
-  m.push_back(exact("extensions.windows", "belongs to the Windows backend; nothing to apply here"));
+  for (auto& r : extension_rows("linux", "the OCI backend applies no Linux extension; remove extensions.linux"))
+    m.push_back(std::move(r));
   return in_field_order(std::move(m));
 }
 

@@ -72,9 +72,6 @@ std::vector<FieldCapability> windows_capability_matrix() {
     m.push_back(unsupported(f, kNoBroker));
   // The resolver seam exists only in the Linux broker; an IR carrying it is refused, never
   // silently run against the real resolver.
-  m.push_back(unsupported("egress.debug_resolve",
-                          "PADDOCK_DEBUG_RESOLVE is a test seam of the Linux egress broker only; "
-                          "unset it"));
   for (const char* f : {"egress.cidr", "egress.bind_ports", "egress.connect_ports", "egress.loopback_bind=false"})
     m.push_back(unsupported(f,
                             "IP and port rules need a Windows Filtering Platform lease, which "
@@ -116,9 +113,7 @@ std::vector<FieldCapability> windows_capability_matrix() {
                           "Paddock has no credential broker on Windows yet (its network is off): the key "
                           "would stay out of the sandbox, but the agent could not use it; remove the "
                           "credential ('paddock credentials remove NAME') or run the agent on Linux"));
-  for (const char* f : {"secrets.debug_upstreams", "secrets.debug_upstream_ca"})
-    m.push_back(unsupported(f, "PADDOCK_DEBUG_UPSTREAM and PADDOCK_DEBUG_UPSTREAM_CA are test seams of the "
-                               "Linux credential broker only; unset them"));
+  for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
   m.push_back(partial("secrets.inherited_credentials=deny", "AppContainer token",
                       "files whose ACL grants ALL APPLICATION PACKAGES are readable; the user's "
                       "profile and credential stores grant it nothing by default"));
@@ -142,10 +137,8 @@ std::vector<FieldCapability> windows_capability_matrix() {
   m.push_back(exact("lifecycle.orphan_policy=kill", "orphans stay in the Job and die with it"));
   m.push_back(exact("lifecycle.crash_handling=fail_closed_report",
                     "helper refuses before launch and reports the failing step"));
-  m.push_back(exact("extensions.linux", "belongs to the Linux backend; nothing to apply here"));
-  m.push_back(exact("extensions.macos", "belongs to the macOS backend; nothing to apply here"));
-  m.push_back(unsupported("extensions.windows",
-                          "no Windows extension is implemented; remove extensions.windows"));
+  for (auto& r : extension_rows("windows", "no Windows extension is implemented; remove extensions.windows"))
+    m.push_back(std::move(r));
   return in_field_order(std::move(m));
 }
 
