@@ -1,6 +1,5 @@
 #include "backends/kubernetes/kubernetes_plan.h"
 
-#include <set>
 
 #include "backends/linux/linux_plan.h"
 #include "backends/oci/oci_plan.h"
@@ -57,16 +56,14 @@ class Mounts {
   // image's own files; what a Pod cannot hold is left out and stated by the capability rows.
   json build() {
     const auto steps = linux_backend::mount_steps(ir_.fs, {}, "");
-    const std::set<std::string> pins = linux_backend::parents_to_pin(steps);
-    std::set<std::string> pinned;
-    for (const MountStep& m : steps) {
-      // Every directory between a write root and a protected or masked path that exists is a
-      // mount point of its own, so that it cannot be renamed away (as in the helper's view).
-      for (const std::string& dir : pins)
-        if (path_inside(m.target, dir) && dir != m.target && pinned.insert(dir).second) {
-          const Holder h = holder(dir);
-          add(dir, h.volume, false, h.sub_path);
-        }
+    const std::vector<std::vector<std::string>> pins = linux_backend::pins_before(steps);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const MountStep& m = steps[i];
+      // The helper's pinned parents: each a mount point of its own, so it cannot be renamed away.
+      for (const std::string& dir : pins[i]) {
+        const Holder h = holder(dir);
+        add(dir, h.volume, false, h.sub_path);
+      }
       const Holder h = holder(m.target);
       switch (m.op) {
         case MountOp::kBindRw: add(m.target, names_.at(m.target), false); break;
@@ -83,13 +80,10 @@ class Mounts {
         case MountOp::kProtectAbsentFile:
         case MountOp::kMaskFile: add(m.target, kMaskFiles, true, "empty"); break;
         case MountOp::kProtectAbsentPointer: add(m.target, kMaskFiles, true, "dot"); break;
-        case MountOp::kMaskAbsent: {
-          bool dir = false;
-          for (const DenyEntry& d : ir_.fs.deny) dir |= d.path == m.target && d.kind == PathKind::kAbsentDir;
-          if (dir) add(m.target, kEmptyDir, true);
+        case MountOp::kMaskAbsent:
+          if (linux_backend::deny_kind(ir_.fs, m.target) == PathKind::kAbsentDir) add(m.target, kEmptyDir, true);
           else add(m.target, kMaskFiles, true, "empty");
           break;
-        }
         case MountOp::kDev:
         case MountOp::kProc:
         case MountOp::kOverlay:

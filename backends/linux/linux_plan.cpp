@@ -161,7 +161,7 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
   return out;
 }
 
-std::set<std::string> parents_to_pin(const std::vector<MountStep>& steps) {
+std::vector<std::vector<std::string>> pins_before(const std::vector<MountStep>& steps) {
   std::set<std::string> targets, pins;
   for (const MountStep& m : steps) targets.insert(m.target);
   for (const MountStep& m : steps) {
@@ -172,7 +172,19 @@ std::set<std::string> parents_to_pin(const std::vector<MountStep>& steps) {
          at = m.target.find('/', at + 1))
       if (!targets.count(m.target.substr(0, at))) pins.insert(m.target.substr(0, at));
   }
-  return pins;
+  std::vector<std::vector<std::string>> out(steps.size());
+  std::set<std::string> placed;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    for (const std::string& dir : pins)
+      if (path_inside(steps[i].target, dir) && dir != steps[i].target && placed.insert(dir).second)
+        out[i].push_back(dir);
+  return out;
+}
+
+PathKind deny_kind(const IrFs& fs, const std::string& path) {
+  for (const DenyEntry& d : fs.deny)
+    if (d.path == path) return d.kind;
+  return PathKind::kAbsent;
 }
 
 // /tmp and /dev/shm each get half the memory limit, so the two together hold at most the limit

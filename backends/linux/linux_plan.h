@@ -294,8 +294,14 @@ std::vector<MountStep> mount_steps(const IrFs& fs, const std::vector<std::string
 // The directories a runtime that only mounts (OCI, Kubernetes) must make mount points of their own
 // so that the agent cannot rename them away: every directory between a write root and a protected
 // or masked path that exists (a path recorded absent may have missing parents), not itself a
-// target of steps. The helper pins the same directories as it builds its view.
-std::set<std::string> parents_to_pin(const std::vector<MountStep>& steps);
+// target of steps. The helper pins the same directories as it builds its view. Element i lists
+// those to mount just before steps[i], parents first: each before the first step below it (a
+// later mount of the directory would hide that step's mount).
+std::vector<std::vector<std::string>> pins_before(const std::vector<MountStep>& steps);
+
+// What fs.deny recorded at path (kAbsent when path is not denied): a runtime that masks an absent
+// path mounts an empty directory or an empty file by it.
+PathKind deny_kind(const IrFs& fs, const std::string& path);
 
 // The size of each private tmpfs (/tmp, /dev/shm) under the IR's memory limit.
 TmpfsSize tmpfs_size(const IrResources& res);

@@ -1,7 +1,5 @@
 #include "backends/oci/oci_plan.h"
 
-#include <algorithm>
-#include <set>
 
 #include "backends/linux/cgroup_choice.h"
 #include "backends/linux/linux_plan.h"
@@ -39,29 +37,19 @@ std::vector<std::string> sized(std::vector<std::string> options, const linux_bac
   return options;
 }
 
-PathKind deny_kind(const IrFs& fs, const std::string& path) {
-  for (const DenyEntry& d : fs.deny)
-    if (d.path == path) return d.kind;
-  return PathKind::kAbsent;
-}
-
 // The Linux helper's view (backends/linux/linux_plan.h mount_steps), written as OCI mounts. What a
 // runtime cannot do is left out here and stated by the capability rows: overlays (review mode,
 // agent state; refused), pinning a symlink's name, and checking that a path is still absent.
 json mounts(const FrozenIr& ir) {
   const linux_backend::TmpfsSize size = linux_backend::tmpfs_size(ir.resources);
   const std::vector<MountStep> steps = linux_backend::mount_steps(ir.fs, ir.egress.unix_socket_files, "");
-  // Every directory between a write root and a protected or masked path that exists becomes a
-  // mount point of its own, as in the helper's view: the kernel refuses to rename a mount point,
-  // so the agent cannot move the path's parent away and make the path anew. Each is bound before
-  // the first mount below it (a later bind of the directory would hide that mount).
-  const std::set<std::string> pins = linux_backend::parents_to_pin(steps);
-  std::set<std::string> pinned;
+  // The helper's pinned parents (the kernel refuses to rename a mount point, so the agent cannot
+  // move a protected path's parent away and make the path anew), each bound onto itself.
+  const std::vector<std::vector<std::string>> pins = linux_backend::pins_before(steps);
   json out = json::array();
-  for (const MountStep& m : steps) {
-    for (const std::string& dir : pins)
-      if (path_inside(m.target, dir) && dir != m.target && pinned.insert(dir).second)
-        out.push_back(bind_mount(dir, dir, true));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const MountStep& m = steps[i];
+    for (const std::string& dir : pins[i]) out.push_back(bind_mount(dir, dir, true));
     switch (m.op) {
       case MountOp::kBindRo: out.push_back(bind_mount(m.source, m.target, false)); break;
       case MountOp::kBindRw: out.push_back(bind_mount(m.source, m.target, true)); break;
@@ -77,7 +65,7 @@ json mounts(const FrozenIr& ir) {
         break;
       case MountOp::kMaskFile: out.push_back(bind_mount(kMaskedFile, m.target, false)); break;
       case MountOp::kMaskAbsent:
-        if (deny_kind(ir.fs, m.target) == PathKind::kAbsentDir)
+        if (linux_backend::deny_kind(ir.fs, m.target) == PathKind::kAbsentDir)
           out.push_back(tmpfs(m.target, {"ro", "nosuid", "nodev", "noexec", "mode=000", "size=4k"}));
         else
           out.push_back(bind_mount(kMaskedFile, m.target, false));
