@@ -65,6 +65,10 @@ struct Attestation {
   std::vector<FieldCapability> capability_vector;
   std::vector<std::string> taint;
   std::vector<std::string> source_layers;        // "tier:file" in precedence order
+  // OCI sessions: the runtime that ran the bundle ("runc 1.1.5") and the sha256 of the
+  // config.json it was given (the plan's config completed with the launch's facts); "" elsewhere.
+  std::string runtime;
+  std::string runtime_config_hash;
   bool operator==(const Attestation&) const = default;
 };
 
@@ -111,5 +115,6 @@ struct paddock::schema::Schema<paddock::Attestation> {
       field("ir_hash", &Attestation::ir_hash), field("plan_hash", &Attestation::plan_hash),
       field("backend", &Attestation::backend), field("abi", &Attestation::abi),
       field("capability_vector", &Attestation::capability_vector), field("taint", &Attestation::taint),
-      field("source_layers", &Attestation::source_layers));
+      field("source_layers", &Attestation::source_layers), field("runtime", &Attestation::runtime, kOmitEmpty),
+      field("runtime_config_hash", &Attestation::runtime_config_hash, kOmitEmpty));
 };

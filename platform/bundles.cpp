@@ -79,7 +79,9 @@ Status write_oci_bundle(const std::string& dir, const nlohmann::json& config) {
     const std::string path = dir + "/" + f.path;
     if (::chmod(path.c_str(), static_cast<mode_t>(f.mode)) != 0) return os_error("set the mode of", path);
   }
-  return write_file_atomic(dir + "/config.json", config.dump(2) + "\n");
+  auto text = oci_backend::config_text(config);
+  if (!text.ok()) return text.error();
+  return write_file_atomic(dir + "/config.json", *text);
 }
 
 Status write_kubernetes_bundle(const std::string& dir, const nlohmann::json& step) {

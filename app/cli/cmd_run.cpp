@@ -25,6 +25,7 @@
 #include "backends/backend.h"
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/linux_plan.h"
+#include "backends/oci/oci_plan.h"
 #include "engine/context.h"
 #include "engine/display_text.h"
 #include "engine/engine.h"
@@ -154,31 +155,56 @@ Status check_runnable(const LaunchCommand& c, const FrozenIr& ir) {
   return Status::Ok();
 }
 
+// Which sandbox `run` starts: the helper's own (linux), or the IR's OCI plan run by an OCI
+// runtime under the helper's supervision (docs/backends.md).
+struct RunBackend {
+  std::string backend = "linux";
+  std::string runtime;  // --runtime: a name on PATH or a path; "" = runc, else crun
+};
+
+// The runtime's absolute path: the one asked for, else the first of runc and crun on PATH.
+Result<std::string> find_oci_runtime(const std::string& wanted, const std::string& path_var, const std::string& cwd) {
+  for (const std::string& name : wanted.empty() ? std::vector<std::string>{"runc", "crun"} : std::vector{wanted})
+    if (std::string p = find_on_path(name, path_var, cwd); !p.empty()) return p;
+  if (!wanted.empty()) return refused("--runtime " + wanted + ": no such executable on PATH (" + path_var + ")");
+  return refused("--backend oci needs an OCI runtime: neither runc nor crun is on PATH; install one (apt install runc)");
+}
+
 // Compiles and checks the plan against the (usually cached) probe. A refusal computed from a
 // cached probe is re-checked against a fresh one before it is believed: the machine may have
 // gained what the old facts lacked (and a fresh probe replaces the cache).
-// The plan comes as the helper computes it (compile_linux_parts: the steps as canonical bytes,
-// never a json tree), so plan.json is written from the same bytes the hash covers.
+// The plan's canonical bytes come as the helper computes them (the Linux plan's steps as
+// canonical bytes, never a json tree), so plan.json is written from the same bytes the hash covers.
+// The OCI plan is compiled for a runtime started by this user on the probed kernel.
 struct CheckedPlan {
-  linux_backend::LinuxCompiled compiled;
+  std::string bytes;
   json probe;
 };
 
-Result<CheckedPlan> compile_checked(const FrozenIr& ir, const platform::ProbeCache& cache) {
+Result<CheckedPlan> compile_checked(const FrozenIr& ir, const platform::ProbeCache& cache, bool oci) {
   auto probe = cache.load();
   if (!probe.ok()) return probe.error();
   for (;;) {
     auto facts = linux_backend::probe_from_json(probe->probe);
-    auto parts = facts.ok() ? linux_backend::compile_linux_parts(ir, *facts) : Result<linux_backend::LinuxCompiled>(facts.error());
-    Status checked = parts.ok() ? backends::check(parts->plan) : Status(parts.error());
-    if (checked.ok()) return CheckedPlan{std::move(*parts), std::move(probe->probe)};
+    Status checked = facts.ok() ? Status::Ok() : Status(facts.error());
+    std::string bytes;
+    if (facts.ok() && oci) {
+      auto plan = oci_backend::compile_oci(ir, oci_backend::to_json(oci_backend::facts_for(*facts)));
+      checked = plan.ok() ? backends::check(*plan) : Status(plan.error());
+      if (checked.ok()) bytes = plan_canonical_bytes(*plan, canonical_bytes(plan->steps));
+    } else if (facts.ok()) {
+      auto parts = linux_backend::compile_linux_parts(ir, *facts);
+      checked = parts.ok() ? backends::check(parts->plan) : Status(parts.error());
+      if (checked.ok()) bytes = plan_canonical_bytes(parts->plan, parts->steps);
+    }
+    if (checked.ok()) return CheckedPlan{std::move(bytes), std::move(probe->probe)};
     if (probe->source != platform::ProbeSource::kCache) return checked.error();
     probe = cache.load(/*fresh=*/true);
     if (!probe.ok()) return probe.error();
   }
 }
 
-int run(const session::LaunchRequest& o, CliContext& ctx) {
+int run(const session::LaunchRequest& o, const RunBackend& b, CliContext& ctx) {
   if (o.command.empty()) return fail(bad_input("run: no command given; usage: paddock run [INPUTS] -- CMD [ARGS...]"));
   auto in = to_engine_inputs(o, ctx);
   if (!in.ok()) return fail(in.error());
@@ -220,13 +246,19 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
   auto layout = ctx.layout();
   if (!layout.ok()) return fail(layout.error());
   const platform::ProbeCache cache(ctx.helper_path().string(), layout->probe_cache());
-  auto compiled = compile_checked(ev->ir, cache);
+  const bool oci = b.backend == "oci";
+  std::string runtime;
+  if (oci) {
+    auto found = find_oci_runtime(b.runtime, in->environment["PATH"], cwd);
+    if (!found.ok()) return fail(found.error());
+    runtime = *found;
+  }
+  auto compiled = compile_checked(ev->ir, cache, oci);
   if (!compiled.ok()) return fail(compiled.error());
   const json* probe = &compiled->probe;
   // plan_hash(plan) is sha256 over the plan's canonical bytes, and plan.json holds exactly those
   // bytes: serialised once, and `sha256sum plan.json` is the plan hash.
-  const std::string plan_bytes = plan_canonical_bytes(compiled->compiled.plan, compiled->compiled.steps);
-  const std::string hash = sha256_hex(plan_bytes);
+  const std::string hash = sha256_hex(compiled->bytes);
 
   // What earlier direct-mode sessions on this project left undecided, said once more before this
   // one starts: the agent about to run could build on it.
@@ -273,6 +305,7 @@ int run(const session::LaunchRequest& o, CliContext& ctx) {
     args.credentials_file = "/proc/self/fd/" + std::to_string(*secrets_fd);
     args.placeholders_file = "/proc/self/fd/" + std::to_string(*placeholders_fd);
   }
+  args.oci_runtime = runtime;
   args.ir_file = "/proc/self/fd/" + std::to_string(*ir_fd);
   args.record_session = true;
   args.plan_hash = hash;
@@ -528,6 +561,28 @@ int ask(const std::string& id, const std::vector<std::string>& words, CliContext
 
 Error mismatch(const std::string& what) { return {ErrorCode::kVerifyMismatch, what}; }
 
+// An OCI session's bundle: its config.json is the one the attestation hashed, and it is the
+// plan's config completed with the launch's facts alone (command, passed variables, working
+// directory, the user the container's root maps to).
+Status verify_oci_bundle(const std::string& dir, const BackendPlan& plan, const Attestation& att) {
+  if (att.runtime_config_hash.empty()) return bad_input("the attestation names no runtime config");
+  platform::ReadOptions o;
+  o.no_follow = true;
+  auto text = platform::read_file(dir + "/bundle/config.json", o);
+  if (!text.ok()) return bad_input("bundle/config.json: " + text.error().message);
+  if (const std::string h = sha256_hex(*text); h != att.runtime_config_hash)
+    return bad_input("bundle/config.json's sha256 " + h + " differs from the attested " + att.runtime_config_hash);
+  const json config = json::parse(*text, nullptr, false);
+  if (config.is_discarded()) return bad_input("bundle/config.json is not JSON");
+  const json& planned = plan.steps.at(0).at("value");
+  auto launch = oci_backend::launch_of(config, planned);
+  if (!launch.ok()) return launch.error();
+  auto again = oci_backend::complete_config(planned, *launch);
+  if (!again.ok() || *again != config)
+    return bad_input("bundle/config.json is not the plan's config with the launch's facts: it differs from the plan");
+  return Status::Ok();
+}
+
 // Recomputes the IR hash from the stored bytes and the plan hash from that IR with the stored
 // probe, and compares both with the attestation the helper sent before exec.
 int verify(const std::string& id, CliContext& ctx) {
@@ -558,7 +613,13 @@ int verify(const std::string& id, CliContext& ctx) {
   json plan_json = json::parse(*plan_bytes, nullptr, false);
   auto stored_plan = plan_json.is_discarded() ? Result<BackendPlan>(bad_input("not JSON")) : plan_from_json(plan_json);
   if (!stored_plan.ok()) return fail(mismatch("session " + id + ": plan.json does not parse"));
-  auto plan = backends::compile(*ir, backends::BackendId::kLinux, stored_plan->probe);
+  auto backend = backends::backend_from_string(stored_plan->backend);
+  if (!backend.ok() || (*backend != backends::BackendId::kLinux && *backend != backends::BackendId::kOci))
+    return fail(mismatch("session " + id + ": plan.json is a " + stored_plan->backend + " plan, which no session runs"));
+  if (att->backend != stored_plan->backend)
+    return fail(mismatch("session " + id + ": the attestation is of a " + att->backend + " session, plan.json of " +
+                         stored_plan->backend));
+  auto plan = backends::compile(*ir, *backend, stored_plan->probe);
   if (!plan.ok()) return fail(mismatch("session " + id + ": the plan no longer compiles: " + plan.error().message));
   const std::string plan_h = plan_hash(*plan);
   if (plan_h != att->plan_hash)
@@ -566,6 +627,10 @@ int verify(const std::string& id, CliContext& ctx) {
   if (plan_hash(*stored_plan) != plan_h)
     return fail(mismatch("session " + id + ": plan.json differs from the plan compiled from ir.json"));
   std::cout << "verified session " << id << "\n  ir_hash   " << ir_h << "\n  plan_hash " << plan_h << "\n";
+  if (*backend == backends::BackendId::kOci) {
+    if (auto s = verify_oci_bundle(dir, *plan, *att); !s.ok()) return fail(mismatch("session " + id + ": " + s.error().message));
+    std::cout << "  config    " << att->runtime_config_hash << " (" << display_text(att->runtime) << ")\n";
+  }
   return 0;
 }
 
@@ -574,7 +639,21 @@ int verify(const std::string& id, CliContext& ctx) {
 void add_run_command(CLI::App& app, CliContext& ctx) {
   auto* run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
   auto request = add_launch_options(run_cmd);
-  run_cmd->callback([&ctx, request] { ctx.exit_code = run(*request, ctx); });
+  auto backend = std::make_shared<RunBackend>();
+  run_cmd->add_option("--backend", backend->backend,
+                      "linux (default): Paddock's own sandbox; oci: the OCI plan, run by an OCI runtime "
+                      "(runc or crun) under Paddock's supervision (docs/backends.md)")
+      ->check(CLI::IsMember({"linux", "oci"}));
+  run_cmd->add_option("--runtime", backend->runtime,
+                      "With --backend oci: the OCI runtime, a name on PATH or a path (default: runc, else crun)")
+      ->type_name("RUNTIME");
+  run_cmd->callback([&ctx, request, backend] {
+    if (!backend->runtime.empty() && backend->backend != "oci") {
+      ctx.exit_code = fail(bad_input("--runtime names an OCI runtime: use it with --backend oci"));
+      return;
+    }
+    ctx.exit_code = run(*request, *backend, ctx);
+  });
 }
 
 void add_session_commands(CLI::App& app, CliContext& ctx) {

@@ -15,9 +15,8 @@ bool is_executable_file(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
-// As execvp: a name with a slash is a path; otherwise the first PATH entry holding an executable
-// regular file of that name. Empty and relative PATH entries are skipped, as the sandbox's
-// sanitised PATH skips them.
+}  // namespace
+
 std::string find_on_path(const std::string& name, const std::string& path_var, const std::string& cwd) {
   if (name.find('/') != std::string::npos) {
     const std::string p = name[0] == '/' ? name : (fs::path(cwd) / name).lexically_normal().string();
@@ -37,6 +36,8 @@ std::string find_on_path(const std::string& name, const std::string& path_var, c
   }
   return "";
 }
+
+namespace {
 
 std::string real(const std::string& p) {
   std::error_code ec;

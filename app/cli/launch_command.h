@@ -26,6 +26,11 @@ struct LaunchCommand {
 Result<LaunchCommand> resolve_launch_command(const std::string& command, const std::string& path_var,
                                              const std::string& cwd);
 
+// As execvp: a name with a slash is a path (relative to `cwd`); otherwise the first PATH entry
+// holding an executable regular file of that name. Empty and relative PATH entries are skipped,
+// as the sandbox's sanitised PATH skips them. "" when there is none.
+std::string find_on_path(const std::string& name, const std::string& path_var, const std::string& cwd);
+
 // The installation directory (or file) to grant for an executable's resolved path.
 std::string installation_of(const std::string& executable);
 

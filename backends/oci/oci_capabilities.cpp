@@ -1,6 +1,8 @@
 // The OCI capability matrix (docs/capabilities.md is made from it): an existing OCI runtime (crun,
 // runc) applies the bundle's config.json: namespaces, bind mounts from an empty read-only root,
 // the Linux helper's seccomp table, rlimits and the runtime's cgroup. No Landlock, no broker yet.
+// Rows that differ between a bundle run by hand and `paddock run --backend oci` (the helper
+// supervising the runtime) say both.
 #include "backends/oci/oci_plan.h"
 #include "engine/capability.h"
 
@@ -37,7 +39,8 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
                       "makes the mount point in the project",
                       "the directories above the path are not pinned (they may not exist when the "
                       "plan is made): the agent can rename such a directory and create the path "
-                      "anew; and the empty mount point stays in the project after the session"));
+                      "anew; and a bundle run by hand leaves the empty mount point in the project "
+                      "(paddock run --backend oci makes it itself and removes it at the end)"));
   m.push_back(exact("fs.deny_write.outside_write_roots", "read-only bind, or not in the root at all"));
   m.push_back(partial("fs.deny_write.inside_write_root",
                       "the path bound read-only onto itself; each directory above it bound onto itself",
@@ -48,7 +51,8 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
                       "makes the mount point in the project",
                       "the directories above the path are not pinned (they may not exist when the "
                       "plan is made): the agent can rename such a directory and create the path "
-                      "anew; and the empty placeholder stays in the project after the session"));
+                      "anew; and a bundle run by hand leaves the empty placeholder in the project "
+                      "(paddock run --backend oci makes it itself and removes it at the end)"));
   m.push_back(exact("fs.tmp_isolated", "a private tmpfs at /tmp, sized from the memory limit"));
   m.push_back(partial("fs.symlink_policy=resolve_parent_then_prefix",
                       "canonical paths in the IR; binds of canonical sources",
@@ -136,13 +140,19 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
   }
   m.push_back(exact("resources.open_files", "RLIMIT_NOFILE (per process)"));
   m.push_back(exact("resources.file_size_bytes", "RLIMIT_FSIZE"));
-  m.push_back(unsupported("resources.wall_time_secs",
-                          "the OCI runtime has no time limit and `paddock run --backend oci` does not "
-                          "exist yet to keep one; remove limits.wall_time_secs"));
+  m.push_back(partial("resources.wall_time_secs",
+                      "paddock run --backend oci: the helper that supervises the runtime kills the "
+                      "container at the deadline",
+                      "a bundle written by paddock plan --bundle and run by hand has no time limit: "
+                      "the runtime keeps none"));
   m.push_back(exact("lifecycle.cleanup=kill_tree", "the PID namespace ends with its first process"));
   m.push_back(exact("lifecycle.orphan_policy=kill", "the PID namespace ends with its first process"));
-  m.push_back(partial("lifecycle.crash_handling=fail_closed_report", "the runtime refuses to start on any error",
-                      "no attestation: the runtime does not report what it applied to Paddock"));
+  m.push_back(partial("lifecycle.crash_handling=fail_closed_report",
+                      "the runtime refuses to start on any error; paddock run --backend oci stores the "
+                      "attestation (the runtime and the sha256 of the config.json it was given) before "
+                      "the runtime starts, and the report at the end",
+                      "the runtime itself reports nothing back: the attestation says what Paddock gave "
+                      "the runtime, not what the runtime applied"));
   for (auto& r : extension_rows("linux", "the OCI backend applies no Linux extension; remove extensions.linux"))
     m.push_back(std::move(r));
   return in_field_order(std::move(m));

@@ -203,6 +203,38 @@ Result<json> complete_config(const json& config, const LaunchFacts& launch) {
   return c;
 }
 
+Result<LaunchFacts> launch_of(const json& completed, const json& plan_config) {
+  const std::string where = "config.json ";
+  try {
+    LaunchFacts l;
+    const json& p = completed.at("process");
+    l.command = p.at("args").get<std::vector<std::string>>();
+    l.cwd = p.at("cwd").get<std::string>();
+    const json& env = p.at("env");
+    const std::size_t planned = plan_config.at("process").at("env").size();
+    if (env.size() < planned) return bad_input(where + "holds fewer environment variables than the plan sets");
+    for (std::size_t i = planned; i < env.size(); ++i) {
+      const std::string kv = env[i].get<std::string>();
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) return bad_input(where + "process.env[" + std::to_string(i) + "] is not NAME=VALUE");
+      l.pass[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    l.uid = completed.at("linux").at("uidMappings").at(0).at("hostID").get<unsigned>();
+    l.gid = completed.at("linux").at("gidMappings").at(0).at("hostID").get<unsigned>();
+    return l;
+  } catch (const json::exception& e) {
+    return bad_input(where + "does not hold a launch's facts: " + e.what());
+  }
+}
+
+Result<std::string> config_text(const json& config) {
+  try {
+    return config.dump(2) + "\n";
+  } catch (const json::type_error&) {
+    return bad_input("an environment variable passed to the container is not UTF-8 text; unset it or leave it unpassed");
+  }
+}
+
 Result<BackendPlan> compile_oci(const FrozenIr& ir, const json& probe) {
   auto facts = facts_from_json(probe);
   if (!facts.ok()) return facts.error();

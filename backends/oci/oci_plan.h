@@ -61,6 +61,15 @@ struct LaunchFacts {
 };
 Result<nlohmann::json> complete_config(const nlohmann::json& config, const LaunchFacts& launch);
 
+// The launch's facts read back from a completed config, given the plan's config it was completed
+// from: complete_config(plan_config, *launch_of(...)) == completed exactly when the completed
+// config differs from the plan's by the launch's facts alone (what `paddock verify` checks).
+Result<LaunchFacts> launch_of(const nlohmann::json& completed, const nlohmann::json& plan_config);
+
+// The bytes of config.json as a bundle holds them (and as a session's attestation hashes them).
+// An environment value that is not UTF-8 cannot be written: bad input naming the variable.
+Result<std::string> config_text(const nlohmann::json& config);
+
 std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts);
 
 // probe: an OciFacts object ({} for the defaults); carried into the plan as given.

@@ -27,6 +27,7 @@ constexpr ValueOption kValues[] = {
     {"--cwd", "DIR", &HelperRunArgs::cwd, false},
     {"--credentials", "FILE", &HelperRunArgs::credentials_file, false},
     {"--placeholders", "FILE", &HelperRunArgs::placeholders_file, false},
+    {"--oci-runtime", "PATH", &HelperRunArgs::oci_runtime, false},
 };
 constexpr const char* kTimeout = "--timeout";
 

@@ -26,6 +26,9 @@ struct HelperRunArgs {
   // --placeholders: each brokered credential's placeholder ({NAME: placeholder}), not secret,
   // read before the sandbox starts; "" = none.
   std::string placeholders_file;
+  // --oci-runtime: run the IR's OCI plan with this runtime (an absolute path to runc or crun)
+  // instead of the helper's own sandbox; "" = the helper's sandbox (docs/backends.md).
+  std::string oci_runtime;
   std::optional<std::int64_t> timeout_secs;  // --timeout
   bool allow_tainted = false;  // --allow-tainted
   // --replaces-caller: `paddock run` exec'd the helper in its own process, so there is no

@@ -16,6 +16,8 @@
 
 #include "backends/backend.h"
 #include "backends/linux/linux_plan.h"
+#include "backends/oci/oci_plan.h"
+#include "engine/capability.h"
 #include "engine/ir.h"
 #include "engine/plan.h"
 #include "engine/session/credential_records.h"
@@ -23,6 +25,8 @@
 #include "engine/session/run_args.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/landlock_tier_exec.h"
+#include "helpers/linux/oci_session.h"
+#include "helpers/linux/placeholders.h"
 #include "helpers/linux/probe.h"
 #include "helpers/linux/session_audit.h"
 #include "helpers/linux/session_end.h"
@@ -30,6 +34,7 @@
 #include "helpers/linux/supervisor.h"
 #include "helpers/linux/terminal_modes.h"
 #include "platform/atomic_file.h"
+#include "platform/bundles.h"
 #include "platform/probe.h"
 #include "platform/read_file.h"
 
@@ -146,6 +151,81 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
   return run_landlock_tier(spec, opt);
 }
 
+// An OCI session (oci_session.h): the same checks on the OCI plan of the IR, for a runtime
+// started by this user on this kernel; then the bundle, completed with the launch's facts, in the
+// session's directory, and the attestation with the runtime and the hash of its config.json.
+Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, const linux_backend::KernelProbe& probe,
+                    SessionOptions& opt, const std::map<std::string, std::string>& env,
+                    std::optional<std::string>& ir_record) {
+  if (opt.session_dir.empty()) return refused("an OCI session needs a session directory (--session-dir) for its bundle");
+  if (args.oci_runtime.empty() || args.oci_runtime[0] != '/')
+    return bad_input("--oci-runtime: expected the runtime's absolute path, not '" + args.oci_runtime + "'");
+  auto bplan = oci_backend::compile_oci(ir, oci_backend::to_json(oci_backend::facts_for(probe)));
+  if (!bplan) return bplan.error();
+  std::string plan_bytes = plan_canonical_bytes(*bplan, canonical_bytes(bplan->steps));
+  const std::string hash = sha256_hex(plan_bytes);
+  if (hash != args.plan_hash)
+    return Error{ErrorCode::kVerifyMismatch, "plan hash mismatch: the OCI plan recompiled from the IR is " + hash +
+                                                 ", the caller expected " + args.plan_hash +
+                                                 " (IR, probe or Paddock version differ; nothing was run)"};
+  if (auto s = backends::check(*bplan); !s) return s.error();
+  if (!bplan->taint.empty() && !args.allow_tainted)
+    return refused("the plan is tainted (" + bplan->taint.front() +
+                   "); rerun with --allow-tainted to accept a weakened boundary");
+  auto label = runtime_label(args.oci_runtime);
+  if (!label) return label.error();
+  oci_backend::LaunchFacts launch;
+  launch.command = args.command;
+  for (const std::string& name : ir.env.passed_names)
+    if (auto it = env.find(name); it != env.end()) launch.pass[name] = it->second;
+  launch.cwd = args.cwd.empty() ? ir.meta.project : args.cwd;
+  launch.uid = platform::current_uid();
+  launch.gid = platform::current_gid();
+  auto config = oci_backend::complete_config(bplan->steps.at(0).at("value"), launch);
+  if (!config) return config.error();
+  auto config_text = oci_backend::config_text(*config);
+  if (!config_text) return config_text.error();
+  OciSpec spec;
+  spec.runtime = args.oci_runtime;
+  spec.bundle = opt.session_dir + "/bundle";
+  spec.container_id = "paddock-" + opt.session_id;
+  spec.state_root = opt.session_dir + "/oci-state";
+  spec.argv = args.command;
+  if (auto s = platform::write_oci_bundle(spec.bundle, *config); !s) return s.error();
+  std::vector<linux_backend::MountStep> absent;
+  for (auto& m : linux_backend::mount_steps(ir.fs, ir.egress.unix_socket_files, ""))
+    if (makes_placeholder(m.op) && !m.within.empty() && path_inside(m.target, m.within) && m.target != m.within) {
+      const bool dir = m.op == linux_backend::MountOp::kProtectAbsentDir ||
+                       (m.op == linux_backend::MountOp::kMaskAbsent &&
+                        linux_backend::deny_kind(ir.fs, m.target) == PathKind::kAbsentDir);
+      spec.placeholders.push_back(
+          {m.within, m.target, dir, m.op == linux_backend::MountOp::kProtectAbsentPointer ? ".\n" : ""});
+      absent.push_back(std::move(m));
+    }
+  spec.placeholder_candidates = placeholder_candidates(absent);
+  Attestation att;
+  att.ir_hash = bplan->ir_hash;
+  att.plan_hash = hash;
+  att.backend = "oci";
+  att.capability_vector = bplan->capability_vector;
+  att.taint = bplan->taint;
+  for (const auto& l : ir.meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
+  att.runtime = *label;
+  att.runtime_config_hash = sha256_hex(*config_text);
+  spec.attestation_json = to_json(att).dump();
+  if (ir.resources.wall_time_secs && (!opt.timeout_secs || *ir.resources.wall_time_secs < *opt.timeout_secs))
+    opt.timeout_secs = static_cast<long>(*ir.resources.wall_time_secs);
+  if (args.record_session) {
+    opt.record_ir = std::move(*ir_record);
+    opt.record_plan = std::move(plan_bytes);
+  }
+  opt.started.ir_hash = att.ir_hash;
+  opt.started.plan_hash = hash;
+  opt.started.backend = "oci";
+  opt.started.tainted = !bplan->taint.empty();
+  return run_oci_session(spec, opt);
+}
+
 }  // namespace
 
 int helper_run_main(int argc, char** argv) {
@@ -195,6 +275,10 @@ int helper_run_main(int argc, char** argv) {
   if (!ir) return fail(ir.error());
   auto probe = load_probe(args->probe_file);
   if (!probe) return fail(probe.error());
+  if (!args->oci_runtime.empty()) {
+    auto oci = run_oci(*args, *ir, *probe, opt, env, ir_record);
+    return finish(oci.ok() ? *oci : fail(oci.error()));
+  }
   if (ir->meta.linux_tier == linux_backend::kTierLandlock) {
     auto tier = run_tier(*args, *ir, *probe, opt, env, caller_nofile, ir_record);
     return finish(tier.ok() ? *tier : fail(tier.error()));

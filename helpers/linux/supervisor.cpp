@@ -92,15 +92,6 @@ void report_error_line(const std::string& message) {
   std::fputs(line.c_str(), stderr);
 }
 
-// session_ended, then report.json. The folded events still pending are written first, and the
-// report counts the events the log's cap kept out of the file.
-void emit_report(EventLog& events, Report report, SessionFiles& files) {
-  events.flush();
-  report.events_dropped = events.dropped();
-  events.emit(session::session_ended_event(report));
-  (void)files.publish_report(session::encode_report(report));
-}
-
 long ms_since(Clock::time_point t0) {
   return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
 }
@@ -600,6 +591,13 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
 }
 
 }  // namespace
+
+void emit_report(EventLog& events, Report report, SessionFiles& files) {
+  events.flush();
+  report.events_dropped = events.dropped();
+  events.emit(session::session_ended_event(report));
+  (void)files.publish_report(session::encode_report(report));
+}
 
 int fail_session(const SessionOptions& o, int code, const std::string& message) {
   report_error_line(message);

@@ -20,6 +20,8 @@
 namespace paddock::helper {
 
 class SessionAudit;
+class EventLog;
+class SessionFiles;
 
 struct SessionOptions {
   std::string session_id;
@@ -46,6 +48,10 @@ struct SessionOptions {
 
 // Runs the session to its end; returns the exit code of docs/cli.md.
 int run_session(const SandboxSpec& spec, const SessionOptions& options);
+
+// session_ended, then report.json. The folded events still pending are written first, and the
+// report counts the events the log's cap kept out of the file.
+void emit_report(EventLog& events, session::Report report, SessionFiles& files);
 
 // Writes report.json and a session_ended event for a session that failed before anything
 // started, then returns code (so callers can `return fail_session(...)`).

@@ -70,7 +70,7 @@ class PlanDataTest : public QObject {
   void an_attestation_reads_back_equal_and_strictly() {
     auto plan = backends::compile(typical_ir(), backends::BackendId::kLinux, linux_backend::to_json(probe_abi(7)));
     Attestation a{plan->ir_hash, plan_hash(*plan), "linux", 7, plan->capability_vector, {"PADDOCK_FORCE_TIER=x"},
-                  {"builtin-profile:builtin:profiles/default.yaml"}};
+                  {"builtin-profile:builtin:profiles/default.yaml"}, "", ""};
     auto j = to_json(a);
     for (const char* k : {"ir_hash", "plan_hash", "backend", "abi", "capability_vector", "taint", "source_layers"})
       QVERIFY2(j.contains(k), k);

@@ -127,10 +127,16 @@ class SchemaTest : public QObject {
 
   void the_plan_data_and_the_attestation_read_back_as_written() {
     FieldCapability c{"fs.deny", Support::kPartial, Needs::kHostComponent, "what is lost", "mask"};
-    Attestation a{"sha256:1", "sha256:2", "linux", 7, {c}, {"PADDOCK_DEBUG"}, {"user-global:/u/p.yaml"}};
+    Attestation a{"sha256:1", "sha256:2", "linux", 7, {c}, {"PADDOCK_DEBUG"}, {"user-global:/u/p.yaml"}, "", ""};
     QCOMPARE(round_trip(a, "attestation"), std::string());
     auto back = attestation_from_json(to_json(a));
     QVERIFY(back.ok() && *back == a);
+    // An OCI session's runtime and config hash: written when set, and only then.
+    QVERIFY(!to_json(a).contains("runtime") && !to_json(a).contains("runtime_config_hash"));
+    Attestation oci{"sha256:1", "sha256:2", "oci", 0, {c}, {}, {}, "runc 1.1.5", "sha256:3"};
+    QCOMPARE(round_trip(oci, "attestation"), std::string());
+    auto oci_back = attestation_from_json(to_json(oci));
+    QVERIFY(oci_back.ok() && *oci_back == oci);
     BackendPlan p;
     p.backend = "macos";
     p.ir_hash = "sha256:1";

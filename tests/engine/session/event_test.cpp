@@ -20,7 +20,7 @@ SessionStarted full(SessionStarted s) {
 }
 AttestationStored full(AttestationStored a) {
   a.attestation = {"sha256:aa", "sha256:bb", "linux", 7, {{"fs.deny", paddock::Support::kPartial, paddock::Needs::kNone, "lost", "m"}},
-                   {"PADDOCK_DEBUG"}, {"user-global:/u"}};
+                   {"PADDOCK_DEBUG"}, {"user-global:/u"}, "runc 1.1.5", "sha256:cc"};
   return a;
 }
 NetRequest full(NetRequest r) {

@@ -1,0 +1,243 @@
+#include "helpers/linux/oci_session.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/session/record_json.h"
+#include "engine/session/report.h"
+#include "helpers/common/event_log.h"
+#include "helpers/linux/control_server.h"
+#include "helpers/linux/placeholders.h"
+#include "helpers/linux/session_end.h"
+#include "helpers/linux/session_files.h"
+#include "helpers/linux/sys_error.h"
+#include "platform/read_file.h"
+#include "platform/subprocess.h"
+#include "platform/utc_time.h"
+
+namespace paddock::helper {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The runtime's own commands on the container (kill, delete): their output is the runtime's
+// business, their failure is reported by what follows (the container still running, or not).
+void runtime_command(const OciSpec& spec, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--root", spec.state_root});
+  (void)platform::run_capture(spec.runtime, args);
+}
+
+// Makes each absent protected path beneath its write root, component by component without
+// following a symlink (one that appeared since the policy was resolved refuses the session), and
+// returns what it made.
+Result<std::vector<Placeholder>> make_placeholders(const std::vector<OciPlaceholder>& wanted) {
+  std::vector<Placeholder> made;
+  for (const auto& w : wanted) {
+    platform::UniqueFd fd(::open(w.within.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) return sys_error("open", w.within);
+    std::string path = w.within == "/" ? "" : w.within;
+    const std::string rel = w.target.substr(path.size() + 1);
+    for (std::size_t start = 0; start <= rel.size();) {
+      const std::size_t slash = std::min(rel.find('/', start), rel.size());
+      const std::string name = rel.substr(start, slash - start);
+      const bool last = slash == rel.size();
+      start = slash + 1;
+      path += "/" + name;
+      platform::UniqueFd next(::openat(fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      if (!next.valid() && errno == ENOENT) {
+        const bool dir = !last || w.dir;
+        const int fresh = dir ? ::mkdirat(fd.get(), name.c_str(), 0755)
+                              : ::openat(fd.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fresh < 0 && errno != EEXIST) return sys_error("create the placeholder", path);
+        if (!dir && fresh >= 0) {
+          const bool written = ::write(fresh, w.content.data(), w.content.size()) == static_cast<ssize_t>(w.content.size());
+          ::close(fresh);
+          if (!written) return sys_error("write the placeholder", path);
+        }
+        next.reset(::openat(fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+        struct stat st {};
+        if (fresh >= 0 && next.valid() && ::fstat(next.get(), &st) == 0)
+          made.push_back({path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                          dir ? std::string() : w.content});
+      }
+      if (!next.valid()) return sys_error("open", path);
+      struct stat st {};
+      if (::fstat(next.get(), &st) != 0) return sys_error("stat", path);
+      if (S_ISLNK(st.st_mode))
+        return refused(path + " became a symlink since the policy was resolved; start the session again");
+      if (last) break;
+      if (!S_ISDIR(st.st_mode)) return refused(path + " is no longer a directory; start the session again");
+      fd = std::move(next);
+    }
+  }
+  return made;
+}
+
+}  // namespace
+
+Result<std::string> runtime_label(const std::string& runtime) {
+  auto v = platform::run_capture(runtime, {"--version"}, std::nullopt, "install runc or crun, or name one with --runtime");
+  if (!v.ok()) return v.error();
+  const std::string name = runtime.substr(runtime.rfind('/') + 1);
+  if (v->exit_code != 0) return refused(runtime + " --version failed: is it an OCI runtime?");
+  // "runc version 1.1.5" / "crun version 1.8.1": the first line's last word.
+  std::string first = v->out.substr(0, v->out.find('\n'));
+  const auto space = first.rfind(' ');
+  if (first.rfind(name + " version ", 0) != 0 || space == std::string::npos) return name;
+  return name + " " + first.substr(space + 1);
+}
+
+int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
+  const auto t0 = Clock::now();
+  if (::mkdir(spec.state_root.c_str(), 0700) != 0 && errno != EEXIST)
+    return fail_session(o, 125, sys_error("mkdir", spec.state_root).message);
+  EventLog events(o.session_dir + "/events.jsonl");
+  SessionFiles files(o.session_dir);
+  const std::string attestation = session::dump_record(nlohmann::json::parse(spec.attestation_json), 2) + "\n";
+  if (auto s = files.stage_records(o.record_ir, o.record_plan, attestation); !s)
+    return fail_session(o, s.error().exit_code(), s.error().message);
+  if (auto s = files.publish_attestation(); !s) return fail_session(o, s.error().exit_code(), s.error().message);
+
+  // The absent protected paths, made here rather than by the runtime, so that they are removed
+  // at the end unless another session still relies on them.
+  PlaceholderRegistry registry;
+  if (!spec.placeholders.empty()) {
+    auto r = PlaceholderRegistry::open(o.placeholders_dir);
+    if (!r) return fail_session(o, r.error().exit_code(), r.error().message);
+    if (auto s = r->hold(spec.placeholder_candidates); !s) return fail_session(o, s.error().exit_code(), s.error().message);
+    registry = std::move(*r);
+    auto made = make_placeholders(spec.placeholders);
+    if (made && !made->empty())
+      if (auto s = registry.record(*made); !s) made = s.error();
+    if (!made) return fail_session(o, made.error().exit_code(), made.error().message);
+  }
+
+  bool stop_requested = false;
+  ControlServer control(events, {[&] { stop_requested = true; },
+                                 [](const std::string&, session::AskAnswer) -> Status {
+                                   return bad_input("this session's network is off: it raises no asks");
+                                 },
+                                 [] { return std::vector<session::PendingAsk>{}; },
+                                 nullptr});
+  if (!o.control_socket.empty())
+    if (auto s = control.listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
+
+  // SIGINT and SIGQUIT from the terminal reach the runtime, which hands them to the agent;
+  // SIGTERM and SIGHUP stop the session. All are read here from a signalfd.
+  sigset_t mask, old_mask;
+  sigemptyset(&mask);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, sig);
+  ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
+  const int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC);
+  if (sigfd < 0) return fail_session(o, 125, sys_error("signalfd").message);
+
+  const std::string pid_file = o.session_dir + "/oci.pid";
+  std::vector<std::string> argv = {spec.runtime, "--root", spec.state_root, "run", "--bundle", spec.bundle,
+                                   "--pid-file", pid_file, spec.container_id};
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t runtime = ::fork();
+  if (runtime < 0) return fail_session(o, 125, sys_error("fork").message);
+  if (runtime == 0) {
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    ::execv(cargv[0], cargv.data());
+    std::perror("paddock: cannot start the OCI runtime");
+    ::_exit(125);
+  }
+  session::SessionStarted started = o.started;
+  started.session_id = o.session_id;
+  started.command = spec.argv;
+  started.helper_pid = ::getpid();
+  events.emit(session::make_event(started));
+
+  SessionEnd end;
+  end.attested = true;
+  std::optional<int> status;
+  const auto deadline = o.timeout_secs ? std::optional(t0 + std::chrono::seconds(*o.timeout_secs)) : std::nullopt;
+  bool killed = false;
+  Clock::time_point next_kill{};
+  rusage usage{};  // the runtime's and, reaped by it, the container's
+  while (!status) {
+    // Again each second until the runtime returns: a stop can come before the container exists.
+    if ((stop_requested || end.timed_out) && Clock::now() >= next_kill) {
+      runtime_command(spec, {"kill", spec.container_id, "KILL"});
+      killed = true;
+      next_kill = Clock::now() + std::chrono::seconds(1);
+    }
+    int wait_ms = -1;
+    if (deadline && !killed) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0) {
+        end.timed_out = true;
+        continue;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+    }
+    std::vector<pollfd> fds = {{sigfd, POLLIN, 0}};
+    control.add_poll_fds(fds);
+    if (::poll(fds.data(), fds.size(), killed ? 1000 : wait_ms) < 0 && errno != EINTR) break;
+    control.handle(fds);
+    if (stop_requested) end.stopped = true;
+    if (fds[0].revents & POLLIN) {
+      signalfd_siginfo si{};
+      if (::read(sigfd, &si, sizeof si) == sizeof si) {
+        const int sig = static_cast<int>(si.ssi_signo);
+        if (sig == SIGTERM || sig == SIGHUP) stop_requested = end.stopped = true;
+        else if (sig == SIGINT || sig == SIGQUIT) ::kill(runtime, sig);
+      }
+    }
+    int st = 0;
+    if (::wait4(runtime, &st, WNOHANG, &usage) == runtime) status = st;
+  }
+  // The container is gone with its runtime's `run` (its init was the PID namespace's); its state
+  // is removed, and a container the runtime left behind is killed on the way.
+  runtime_command(spec, {"delete", "--force", spec.container_id});
+  control.close_all();
+  ::close(sigfd);
+  for (const std::string& problem : registry.sweep()) {
+    events.emit(session::notice_event("warning", problem));
+    std::fprintf(stderr, "paddock: %s\n", problem.c_str());
+  }
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+
+  // The pid file is written once the container's process exists: without it the runtime failed
+  // before the agent could run, and said why on stderr.
+  std::string setup_error;
+  if (!platform::read_file(pid_file).ok())
+    setup_error = spec.runtime + " did not start the container (its message is above)";
+  end.setup_failed = !setup_error.empty();
+  end.agent_wait_status = end.setup_failed ? std::nullopt : status;
+  end.init_wait_status = status.value_or(0);
+  const SessionVerdict verdict = judge_session(end);
+  if (end.setup_failed) std::fprintf(stderr, "paddock: %s\n", setup_error.c_str());
+  session::Report r;
+  r.session_id = o.session_id;
+  r.status = verdict.status;
+  r.exit_code = verdict.exit_code;
+  if (verdict.signal) r.signal = verdict.signal;
+  r.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  r.attested = end.attested;
+  r.usage.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+                   (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+  r.usage.max_rss = usage.ru_maxrss * 1024;
+  r.ended = platform::utc_timestamp();
+  if (end.setup_failed) r.error = setup_error;
+  emit_report(events, std::move(r), files);
+  return verdict.exit_code;
+}
+
+}  // namespace paddock::helper
