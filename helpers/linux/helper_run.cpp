@@ -148,6 +148,10 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
     opt.record_ir = std::move(*ir_record);
     opt.record_plan = std::move(plan_bytes);
   }
+  opt.started.ir_hash = att.ir_hash;
+  opt.started.plan_hash = hash;
+  opt.started.backend = "linux";
+  opt.started.tainted = !bplan.taint.empty();
   return run_landlock_tier(spec, opt);
 }
 

@@ -20,8 +20,11 @@
 
 #include "engine/capability.h"
 #include "engine/session/report.h"
+#include "helpers/common/event_log.h"
 #include "helpers/linux/agent_exec.h"
 #include "helpers/linux/cgroup_leaf.h"
+#include "helpers/linux/child_watch.h"
+#include "helpers/linux/control_server.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_end.h"
@@ -264,9 +267,23 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   }
   const std::vector<std::string> env = agent_env(spec, tmpdir);
 
-  sigset_t mask, old_mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, sig);
+  // The session's log and control socket, as every session has them: `paddock sessions` shows it
+  // running, and `paddock stop` and the app's Stop reach it.
+  std::optional<EventLog> events;
+  if (!o.session_dir.empty()) events.emplace(o.session_dir + "/events.jsonl");
+  bool stop_requested = false;
+  std::optional<ControlServer> control;
+  if (events && !o.control_socket.empty()) {
+    control.emplace(*events, ControlServer::Handlers{[&] { stop_requested = true; },
+                                                     [](const std::string&, session::AskAnswer) -> Status {
+                                                       return bad_input("this session's network is off: it raises no asks");
+                                                     },
+                                                     [] { return std::vector<session::PendingAsk>{}; }, nullptr});
+    if (auto s = control->listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
+  }
+
+  const sigset_t mask = watched_signals();
+  sigset_t old_mask;
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
   int sync[2], err[2];
   if (::pipe2(sync, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
@@ -303,27 +320,29 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   end.attested = files.has_value();
   end.setup_failed = !setup_error.empty();
   std::optional<int> agent_status;
-  const auto deadline = o.timeout_secs ? std::optional(t0 + std::chrono::seconds(*o.timeout_secs)) : std::nullopt;
-  while (!end.setup_failed && !agent_status) {
-    timespec wait{1, 0};
-    if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-      if (left <= 0) {
-        end.timed_out = true;
-        break;
-      }
-      wait = {static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1000000L};
-    }
-    const int sig = ::sigtimedwait(&mask, nullptr, &wait);
-    if (sig == SIGCHLD || sig < 0) {
-      int st = 0;
-      for (pid_t w; (w = ::waitpid(-1, &st, WNOHANG)) > 0;)
-        if (w == agent) agent_status = st;
-    } else if (sig > 0) {
-      end.stopped = true;
-      break;
-    }
+  if (events) {
+    session::SessionStarted started = o.started;
+    started.session_id = o.session_id;
+    started.command = spec.argv;
+    started.helper_pid = ::getpid();
+    events->emit(session::make_event(started));
   }
+  if (!end.setup_failed) {
+    ChildWatch watch;
+    watch.child = agent;
+    if (o.timeout_secs) watch.deadline = t0 + std::chrono::seconds(*o.timeout_secs);
+    watch.control = control ? &*control : nullptr;
+    watch.stop_requested = &stop_requested;
+    watch.kill = [&] {
+      ::kill(-agent, SIGKILL);
+      leaf->kill_all();
+    };
+    const ChildEnd watched = watch_child(watch);
+    agent_status = watched.status;
+    end.timed_out = watched.timed_out;
+    end.stopped = watched.stopped;
+  }
+  if (control) control->close_all();
   leaf->kill_all();
   const long swept = sweep(agent, agent_status, agent);
   if (foreground) {
@@ -347,7 +366,8 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     r.attested = end.attested;
     r.ended = platform::utc_timestamp();
     if (end.setup_failed) r.error = setup_error;
-    (void)files->publish_report(session::encode_report(r));
+    if (events) emit_report(*events, std::move(r), *files);
+    else (void)files->publish_report(session::encode_report(r));
   }
   if (tmpdir.rfind("/tmp/paddock-tmpdir-", 0) == 0) std::filesystem::remove_all(tmpdir);
   return verdict.exit_code;

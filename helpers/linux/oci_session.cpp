@@ -1,9 +1,7 @@
 #include "helpers/linux/oci_session.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,6 +16,7 @@
 #include "engine/session/record_json.h"
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
+#include "helpers/linux/child_watch.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/session_end.h"
@@ -136,13 +135,10 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
     if (auto s = control.listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
 
   // SIGINT and SIGQUIT from the terminal reach the runtime, which hands them to the agent;
-  // SIGTERM and SIGHUP stop the session. All are read here from a signalfd.
-  sigset_t mask, old_mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, sig);
+  // SIGTERM and SIGHUP stop the session (child_watch.h).
+  const sigset_t mask = watched_signals();
+  sigset_t old_mask;
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
-  const int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC);
-  if (sigfd < 0) return fail_session(o, 125, sys_error("signalfd").message);
 
   const std::string pid_file = o.session_dir + "/oci.pid";
   std::vector<std::string> argv = {spec.runtime, "--root", spec.state_root, "run", "--bundle", spec.bundle,
@@ -164,50 +160,25 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   started.helper_pid = ::getpid();
   events.emit(session::make_event(started));
 
+  ChildWatch watch;
+  watch.child = runtime;
+  if (o.timeout_secs) watch.deadline = t0 + std::chrono::seconds(*o.timeout_secs);
+  watch.control = &control;
+  watch.stop_requested = &stop_requested;
+  // Asked again each second until the runtime returns: a stop can come before the container exists.
+  watch.kill = [&] { runtime_command(spec, {"kill", spec.container_id, "KILL"}); };
+  watch.forward_interrupts = true;
+  const ChildEnd watched = watch_child(watch);
+  const rusage& usage = watched.usage;  // the runtime's and, reaped by it, the container's
   SessionEnd end;
   end.attested = true;
-  std::optional<int> status;
-  const auto deadline = o.timeout_secs ? std::optional(t0 + std::chrono::seconds(*o.timeout_secs)) : std::nullopt;
-  bool killed = false;
-  Clock::time_point next_kill{};
-  rusage usage{};  // the runtime's and, reaped by it, the container's
-  while (!status) {
-    // Again each second until the runtime returns: a stop can come before the container exists.
-    if ((stop_requested || end.timed_out) && Clock::now() >= next_kill) {
-      runtime_command(spec, {"kill", spec.container_id, "KILL"});
-      killed = true;
-      next_kill = Clock::now() + std::chrono::seconds(1);
-    }
-    int wait_ms = -1;
-    if (deadline && !killed) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-      if (left <= 0) {
-        end.timed_out = true;
-        continue;
-      }
-      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
-    }
-    std::vector<pollfd> fds = {{sigfd, POLLIN, 0}};
-    control.add_poll_fds(fds);
-    if (::poll(fds.data(), fds.size(), killed ? 1000 : wait_ms) < 0 && errno != EINTR) break;
-    control.handle(fds);
-    if (stop_requested) end.stopped = true;
-    if (fds[0].revents & POLLIN) {
-      signalfd_siginfo si{};
-      if (::read(sigfd, &si, sizeof si) == sizeof si) {
-        const int sig = static_cast<int>(si.ssi_signo);
-        if (sig == SIGTERM || sig == SIGHUP) stop_requested = end.stopped = true;
-        else if (sig == SIGINT || sig == SIGQUIT) ::kill(runtime, sig);
-      }
-    }
-    int st = 0;
-    if (::wait4(runtime, &st, WNOHANG, &usage) == runtime) status = st;
-  }
+  end.timed_out = watched.timed_out;
+  end.stopped = watched.stopped;
+  const std::optional<int>& status = watched.status;
   // The container is gone with its runtime's `run` (its init was the PID namespace's); its state
   // is removed, and a container the runtime left behind is killed on the way.
   runtime_command(spec, {"delete", "--force", spec.container_id});
   control.close_all();
-  ::close(sigfd);
   for (const std::string& problem : registry.sweep()) {
     events.emit(session::notice_event("warning", problem));
     std::fprintf(stderr, "paddock: %s\n", problem.c_str());

@@ -277,11 +277,22 @@ class RunSessionTest : public QObject {
   }
 
   void sessions_lists_a_running_session_and_stop_ends_its_whole_tree_data() { add_uid_rows(); }
-  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree() {
+  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree() { list_and_stop({}); }
+
+  // The landlock tier's session is a session like the others: listed running, stopped by
+  // `paddock stop`, its events written.
+  void the_landlock_tiers_session_is_listed_and_stopped_too_data() { add_uid_rows(); }
+  void the_landlock_tiers_session_is_listed_and_stopped_too() { list_and_stop({"--tier", "landlock", "--net", "off"}); }
+
+ private:
+  void list_and_stop(const std::vector<std::string>& options) {
     setup_row();
     chown_all();
     const std::string marker = "1000." + std::to_string(::getpid()) + "3";
-    pid_t pid = spawn_paddock({"run", "--", "sh", "-c", "setsid sleep " + marker + " & sleep " + marker});
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"--", "sh", "-c", "setsid sleep " + marker + " & sleep " + marker});
+    pid_t pid = spawn_paddock(args);
     QVERIFY(eventually([&] { return count_processes_with(marker) >= 3; }));
     std::string id;
     QVERIFY(eventually([&] {
@@ -304,6 +315,8 @@ class RunSessionTest : public QObject {
     auto again = paddock({"stop", id});
     QVERIFY2(again.exit_code == 2, dump(again));
   }
+
+ private slots:
 
   // Without Landlock's signal scoping (ABI < 6) an agent can stop the helper with kill(0,
   // SIGSTOP), and a stopped helper keeps no time. The test stops it from outside (this kernel
