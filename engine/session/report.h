@@ -33,7 +33,7 @@ std::optional<ReportStatus> parse_report_status(std::string_view word);
 struct Usage {
   std::int64_t cpu_ms = 0;
   std::int64_t max_rss = 0;  // bytes
-  std::int64_t pids = 0;     // processes and threads the session started
+  std::int64_t pids = 0;     // processes and threads the session started; 0: not counted (docs/cli.md)
   bool operator==(const Usage&) const = default;
 };
 

@@ -108,33 +108,65 @@ std::map<std::string, std::string> environment() {
   return env;
 }
 
+// What every session path checks on the plan it recompiled from the IR, before anything starts:
+// the hash the caller computed, the capability refusals, the taint. The plan's hash, or why not.
+Result<std::string> checked_plan_hash(const BackendPlan& plan, const std::string& plan_bytes,
+                                      const session::HelperRunArgs& args, std::string_view which) {
+  std::string hash = sha256_hex(plan_bytes);
+  if (hash != args.plan_hash)
+    return Error{ErrorCode::kVerifyMismatch, "plan hash mismatch: the " + std::string(which) + " recompiled from the IR is " +
+                                                 hash + ", the caller expected " + args.plan_hash +
+                                                 " (IR, probe or Paddock version differ; nothing was run)"};
+  if (auto s = backends::check(plan); !s) return s.error();
+  if (!plan.taint.empty() && !args.allow_tainted)
+    return refused("the plan is tainted (" + plan.taint.front() +
+                   "); rerun with --allow-tainted to accept a weakened boundary");
+  return hash;
+}
+
+Attestation attestation_of(const BackendPlan& plan, const std::string& hash, const FrozenIr& ir, std::string backend) {
+  Attestation att;
+  att.ir_hash = plan.ir_hash;  // the compiler hashed this IR already; hashing is not free
+  att.plan_hash = hash;
+  att.backend = std::move(backend);
+  att.capability_vector = plan.capability_vector;
+  att.taint = plan.taint;
+  for (const auto& l : ir.meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
+  return att;
+}
+
+// What every session keeps once its plan is checked: the tighter of the caller's and the plan's
+// wall-time limits, the records to write (the IR as handed over, the plan's canonical bytes) and
+// what session_started announces. The IR is copied: a refusal after this still writes it.
+void settle_options(SessionOptions& opt, const session::HelperRunArgs& args, const Attestation& att,
+                    std::optional<std::int64_t> plan_wall_secs, const std::optional<std::string>& ir_record,
+                    std::string plan_bytes) {
+  if (plan_wall_secs && (!opt.timeout_secs || *plan_wall_secs < *opt.timeout_secs))
+    opt.timeout_secs = static_cast<long>(*plan_wall_secs);
+  if (args.record_session) {
+    opt.record_ir = ir_record.value_or(std::string());
+    opt.record_plan = std::move(plan_bytes);
+  }
+  opt.started.ir_hash = att.ir_hash;
+  opt.started.plan_hash = att.plan_hash;
+  opt.started.backend = att.backend;
+  opt.started.tainted = !att.taint.empty();
+}
+
 // The landlock tier's session (landlock_tier_exec.h): the same checks as the namespace tier's
 // (plan hash, capability refusals, taint) on its own plan. An error is a refusal before anything
 // started; otherwise the session's exit code.
 Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, const linux_backend::KernelProbe& probe,
                      SessionOptions& opt, const std::map<std::string, std::string>& env,
-                     std::optional<std::uint64_t> caller_nofile, std::optional<std::string>& ir_record) {
+                     std::optional<std::uint64_t> caller_nofile, const std::optional<std::string>& ir_record) {
   auto compiled = linux_backend::compile_landlock_tier_parts(ir, probe);
   if (!compiled) return compiled.error();
   const BackendPlan& bplan = compiled->plan;
   std::string plan_bytes = plan_canonical_bytes(bplan, compiled->steps);
-  const std::string hash = sha256_hex(plan_bytes);
-  if (hash != args.plan_hash)
-    return Error{ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
-                                                 ", the caller expected " + args.plan_hash +
-                                                 " (IR, probe or Paddock version differ; nothing was run)"};
-  if (auto s = backends::check(bplan); !s) return s.error();
-  if (!bplan.taint.empty() && !args.allow_tainted)
-    return refused("the plan is tainted (" + bplan.taint.front() +
-                   "); rerun with --allow-tainted to accept a weakened boundary");
-  Attestation att;
-  att.ir_hash = bplan.ir_hash;
-  att.plan_hash = hash;
-  att.backend = "linux";
+  auto hash = checked_plan_hash(bplan, plan_bytes, args, "plan");
+  if (!hash) return hash.error();
+  Attestation att = attestation_of(bplan, *hash, ir, "linux");
   att.abi = compiled->tier_plan.landlock.abi;
-  att.capability_vector = bplan.capability_vector;
-  att.taint = bplan.taint;
-  for (const auto& l : ir.meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
   TierSpec spec;
   spec.plan = std::move(compiled->tier_plan);
   spec.argv = args.command;
@@ -142,16 +174,7 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
   spec.cwd = args.cwd.empty() ? ir.meta.project : args.cwd;
   spec.attestation_json = to_json(att).dump();
   spec.agent_nofile_soft = caller_nofile;
-  if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
-    opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
-  if (args.record_session) {
-    opt.record_ir = std::move(*ir_record);
-    opt.record_plan = std::move(plan_bytes);
-  }
-  opt.started.ir_hash = att.ir_hash;
-  opt.started.plan_hash = hash;
-  opt.started.backend = "linux";
-  opt.started.tainted = !bplan.taint.empty();
+  settle_options(opt, args, att, spec.plan.wall_time_secs, ir_record, std::move(plan_bytes));
   return run_landlock_tier(spec, opt);
 }
 
@@ -160,22 +183,15 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
 // session's directory, and the attestation with the runtime and the hash of its config.json.
 Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, const linux_backend::KernelProbe& probe,
                     SessionOptions& opt, const std::map<std::string, std::string>& env,
-                    std::optional<std::string>& ir_record) {
+                    const std::optional<std::string>& ir_record) {
   if (opt.session_dir.empty()) return refused("an OCI session needs a session directory (--session-dir) for its bundle");
   if (args.oci_runtime.empty() || args.oci_runtime[0] != '/')
     return bad_input("--oci-runtime: expected the runtime's absolute path, not '" + args.oci_runtime + "'");
   auto bplan = oci_backend::compile_oci(ir, oci_backend::to_json(oci_backend::facts_for(probe)));
   if (!bplan) return bplan.error();
   std::string plan_bytes = plan_canonical_bytes(*bplan, canonical_bytes(bplan->steps));
-  const std::string hash = sha256_hex(plan_bytes);
-  if (hash != args.plan_hash)
-    return Error{ErrorCode::kVerifyMismatch, "plan hash mismatch: the OCI plan recompiled from the IR is " + hash +
-                                                 ", the caller expected " + args.plan_hash +
-                                                 " (IR, probe or Paddock version differ; nothing was run)"};
-  if (auto s = backends::check(*bplan); !s) return s.error();
-  if (!bplan->taint.empty() && !args.allow_tainted)
-    return refused("the plan is tainted (" + bplan->taint.front() +
-                   "); rerun with --allow-tainted to accept a weakened boundary");
+  auto hash = checked_plan_hash(*bplan, plan_bytes, args, "OCI plan");
+  if (!hash) return hash.error();
   auto label = runtime_label(args.oci_runtime);
   if (!label) return label.error();
   oci_backend::LaunchFacts launch;
@@ -207,26 +223,11 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
       absent.push_back(std::move(m));
     }
   spec.placeholder_candidates = placeholder_candidates(absent);
-  Attestation att;
-  att.ir_hash = bplan->ir_hash;
-  att.plan_hash = hash;
-  att.backend = "oci";
-  att.capability_vector = bplan->capability_vector;
-  att.taint = bplan->taint;
-  for (const auto& l : ir.meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
+  Attestation att = attestation_of(*bplan, *hash, ir, "oci");
   att.runtime = *label;
   att.runtime_config_hash = sha256_hex(*config_text);
   spec.attestation_json = to_json(att).dump();
-  if (ir.resources.wall_time_secs && (!opt.timeout_secs || *ir.resources.wall_time_secs < *opt.timeout_secs))
-    opt.timeout_secs = static_cast<long>(*ir.resources.wall_time_secs);
-  if (args.record_session) {
-    opt.record_ir = std::move(*ir_record);
-    opt.record_plan = std::move(plan_bytes);
-  }
-  opt.started.ir_hash = att.ir_hash;
-  opt.started.plan_hash = hash;
-  opt.started.backend = "oci";
-  opt.started.tainted = !bplan->taint.empty();
+  settle_options(opt, args, att, ir.resources.wall_time_secs, ir_record, std::move(plan_bytes));
   return run_oci_session(spec, opt);
 }
 
@@ -293,25 +294,11 @@ int helper_run_main(int argc, char** argv) {
   if (!compiled) return fail(compiled.error());
   const BackendPlan& bplan = compiled->plan;
   std::string plan_bytes = plan_canonical_bytes(bplan, compiled->steps);
-  const std::string hash = sha256_hex(plan_bytes);
-  if (hash != args->plan_hash)
-    return fail({ErrorCode::kVerifyMismatch, "plan hash mismatch: the plan recompiled from the IR is " + hash +
-                                                 ", the caller expected " + args->plan_hash +
-                                                 " (IR, probe or Paddock version differ; nothing was run)"});
-  if (auto s = backends::check(bplan); !s) return fail(s.error());
-  if (!bplan.taint.empty() && !args->allow_tainted)
-    return fail(refused("the plan is tainted (" + bplan.taint.front() +
-                        "); rerun with --allow-tainted to accept a weakened boundary"));
+  auto hash = checked_plan_hash(bplan, plan_bytes, *args, "plan");
+  if (!hash) return fail(hash.error());
   linux_backend::LinuxPlan& lplan = compiled->linux_plan;
-
-  Attestation att;
-  att.ir_hash = bplan.ir_hash;  // compile_linux_parts hashed this IR already; hashing is not free
-  att.plan_hash = hash;
-  att.backend = "linux";
+  Attestation att = attestation_of(bplan, *hash, *ir, "linux");
   att.abi = lplan.landlock.abi;
-  att.capability_vector = bplan.capability_vector;
-  att.taint = bplan.taint;
-  for (const auto& l : ir->meta.source_layers) att.source_layers.push_back(l.tier + ":" + l.file);
 
   SandboxSpec spec;
   spec.plan = std::move(lplan);
@@ -320,8 +307,7 @@ int helper_run_main(int argc, char** argv) {
   spec.cwd = args->cwd.empty() ? ir->meta.project : args->cwd;
   spec.attestation_json = to_json(att).dump();
   spec.agent_nofile_soft = caller_nofile;
-  if (spec.plan.wall_time_secs && (!opt.timeout_secs || *spec.plan.wall_time_secs < *opt.timeout_secs))
-    opt.timeout_secs = static_cast<long>(*spec.plan.wall_time_secs);
+  settle_options(opt, *args, att, spec.plan.wall_time_secs, ir_record, std::move(plan_bytes));
   // Init keeps the same deadline as a backstop (sandbox_child.cpp); only ever the tighter one.
   if (opt.timeout_secs) spec.plan.wall_time_secs = *opt.timeout_secs;
   opt.egress = ir->egress;
@@ -355,14 +341,6 @@ int helper_run_main(int argc, char** argv) {
     opt.audit = std::make_shared<SessionAudit>(SessionAudit::prepare(*ir));
     opt.resources_dir = resources_dir();
   }
-  if (args->record_session) {
-    opt.record_ir = std::move(*ir_record);
-    opt.record_plan = std::move(plan_bytes);
-  }
-  opt.started.ir_hash = att.ir_hash;
-  opt.started.plan_hash = hash;
-  opt.started.backend = "linux";
-  opt.started.tainted = !bplan.taint.empty();
   return finish(run_session(spec, opt));
 }
 

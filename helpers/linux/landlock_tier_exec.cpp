@@ -288,6 +288,10 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   int sync[2], err[2];
   if (::pipe2(sync, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return fail_session(o, 125, sys_error("pipe").message);
+  // The helper reaps the agent and, as the subreaper, every process orphaned in its tree: what
+  // its children used from here on is the agent's tree's usage (the probe's forks came before).
+  rusage reaped_before{};
+  ::getrusage(RUSAGE_CHILDREN, &reaped_before);
   const pid_t agent = ::fork();
   if (agent < 0) return fail_session(o, 125, sys_error("fork").message);
   if (agent == 0) {
@@ -320,6 +324,7 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   end.attested = files.has_value();
   end.setup_failed = !setup_error.empty();
   std::optional<int> agent_status;
+  rusage agent_usage{};
   if (events) {
     session::SessionStarted started = o.started;
     started.session_id = o.session_id;
@@ -339,6 +344,7 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     };
     const ChildEnd watched = watch_child(watch);
     agent_status = watched.status;
+    agent_usage = watched.usage;
     end.timed_out = watched.timed_out;
     end.stopped = watched.stopped;
   }
@@ -352,20 +358,21 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (swept > 0)
     std::fprintf(stderr, "paddock: killed %ld process%s that left the agent's process group\n", swept, swept == 1 ? "" : "es");
+  rusage reaped_after{};
+  ::getrusage(RUSAGE_CHILDREN, &reaped_after);
+  session::Usage tree_usage = usage_of(reaped_after);
+  tree_usage.cpu_ms -= usage_of(reaped_before).cpu_ms;
+  // The largest child's peak; one from before the agent (a probe's fork) is not the agent's.
+  if (reaped_after.ru_maxrss <= reaped_before.ru_maxrss) tree_usage.max_rss = usage_of(agent_usage).max_rss;
   end.agent_wait_status = end.setup_failed ? std::nullopt : agent_status;
   end.init_wait_status = agent_status.value_or(0);
   const SessionVerdict verdict = judge_session(end);
   if (end.setup_failed) std::fprintf(stderr, "paddock: %s\n", setup_error.c_str());
   if (files) {
-    session::Report r;
-    r.session_id = o.session_id;
-    r.status = verdict.status;
-    r.exit_code = verdict.exit_code;
-    if (verdict.signal) r.signal = verdict.signal;
-    r.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
-    r.attested = end.attested;
-    r.ended = platform::utc_timestamp();
-    if (end.setup_failed) r.error = setup_error;
+    session::Report r = report_of(
+        o.session_id, verdict, end, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(),
+        platform::utc_timestamp(), end.setup_failed ? setup_error : std::string());
+    r.usage = tree_usage;
     if (events) emit_report(*events, std::move(r), *files);
     else (void)files->publish_report(session::encode_report(r));
   }

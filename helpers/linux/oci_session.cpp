@@ -169,7 +169,6 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   watch.kill = [&] { runtime_command(spec, {"kill", spec.container_id, "KILL"}); };
   watch.forward_interrupts = true;
   const ChildEnd watched = watch_child(watch);
-  const rusage& usage = watched.usage;  // the runtime's and, reaped by it, the container's
   SessionEnd end;
   end.attested = true;
   end.timed_out = watched.timed_out;
@@ -195,18 +194,10 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   end.init_wait_status = status.value_or(0);
   const SessionVerdict verdict = judge_session(end);
   if (end.setup_failed) std::fprintf(stderr, "paddock: %s\n", setup_error.c_str());
-  session::Report r;
-  r.session_id = o.session_id;
-  r.status = verdict.status;
-  r.exit_code = verdict.exit_code;
-  if (verdict.signal) r.signal = verdict.signal;
-  r.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
-  r.attested = end.attested;
-  r.usage.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
-                   (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
-  r.usage.max_rss = usage.ru_maxrss * 1024;
-  r.ended = platform::utc_timestamp();
-  if (end.setup_failed) r.error = setup_error;
+  session::Report r = report_of(
+      o.session_id, verdict, end, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(),
+      platform::utc_timestamp(), setup_error);
+  r.usage = usage_of(watched.usage);  // the runtime's and, reaped by it, the container's
   emit_report(events, std::move(r), files);
   return verdict.exit_code;
 }

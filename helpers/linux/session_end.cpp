@@ -49,4 +49,26 @@ std::vector<std::string> limits_hit_by_signal(int signal) {
   return {};
 }
 
+session::Report report_of(const std::string& session_id, const SessionVerdict& verdict, const SessionEnd& end,
+                          std::int64_t duration_ms, std::string ended, std::string error) {
+  session::Report r;
+  r.session_id = session_id;
+  r.status = verdict.status;
+  r.exit_code = verdict.exit_code;
+  if (verdict.signal) r.signal = verdict.signal;
+  r.duration_ms = duration_ms;
+  r.attested = end.attested;
+  r.ended = std::move(ended);
+  if (!error.empty()) r.error = std::move(error);
+  return r;
+}
+
+session::Usage usage_of(const rusage& ru) {
+  session::Usage u;
+  u.cpu_ms = (static_cast<std::int64_t>(ru.ru_utime.tv_sec) + ru.ru_stime.tv_sec) * 1000 +
+             (static_cast<std::int64_t>(ru.ru_utime.tv_usec) + ru.ru_stime.tv_usec) / 1000;
+  u.max_rss = static_cast<std::int64_t>(ru.ru_maxrss) * 1024;
+  return u;
+}
+
 }  // namespace paddock::helper

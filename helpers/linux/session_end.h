@@ -4,6 +4,9 @@
 // (tests/helpers/linux/session_end_test.cpp).
 #pragma once
 
+#include <sys/resource.h>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +36,14 @@ struct SessionVerdict {
 };
 
 SessionVerdict judge_session(const SessionEnd& end);
+
+// The report's fields every kind of session fills alike from how it ended; the caller adds the
+// usage, the limits hit and the credentials' use. `error` is the setup failure's message, or "".
+session::Report report_of(const std::string& session_id, const SessionVerdict& verdict, const SessionEnd& end,
+                          std::int64_t duration_ms, std::string ended, std::string error);
+
+// cpu_ms (user + system) and max_rss (bytes) of a wait4 or getrusage record; pids is not in it.
+session::Usage usage_of(const rusage& ru);
 
 // A wait status as a shell reports it: the exit status, or 128 + the signal.
 int exit_code_of_wait_status(int wait_status);

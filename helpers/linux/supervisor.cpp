@@ -561,18 +561,10 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   const long cpu_ms = out_.cpu_ms.value_or((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
                                            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L);
   const long max_rss = out_.max_rss.value_or(static_cast<long>(ru.ru_maxrss) * 1024);
-  Report r;
-  r.session_id = o_.session_id;
-  r.status = verdict.status;
-  r.exit_code = verdict.exit_code;
-  if (verdict.signal) r.signal = verdict.signal;
-  r.duration_ms = ms_since(t0_);
-  r.attested = out_.attested;
+  Report r = report_of(o_.session_id, verdict, end, ms_since(t0_), utc_timestamp(),
+                       !out_.setup_error.empty() ? out_.setup_error : out_.exec_error);
   r.limits_hit = hits;
   r.usage = {cpu_ms, max_rss, std::max(out_.pids, reaped_total) + live};
-  r.ended = utc_timestamp();
-  if (!out_.setup_error.empty()) r.error = out_.setup_error;
-  else if (!out_.exec_error.empty()) r.error = out_.exec_error;
   r.config_changes = std::move(config_changes);
   record_placeholders();  // a sandbox that never reached its agent made them too
   // The sandbox is gone: nothing of this session holds a placeholder. What could not be removed

@@ -169,6 +169,22 @@ class HelperLandlockTierTest : public QObject {
     QVERIFY(has(slurp(h.session_dir + "/report.json"), "\"exited\""));
   }
 
+  // The report's usage covers the agent's tree, an orphan the agent never waited for included
+  // (the helper reaps it as the subreaper): here 64 MiB and 300 ms of CPU spent by an orphan only.
+  void the_report_counts_the_cpu_and_memory_of_an_orphan_the_agent_never_waited_for_data() { add_uid_rows(); }
+  void the_report_counts_the_cpu_and_memory_of_an_orphan_the_agent_never_waited_for() {
+    QVERIFY2(blocked_fixture(), "fixture/probe failed");
+    HelperInvocation h;
+    ProcessResult r = sh(tier_ir(),
+                         "python3 -c 'import time; x = bytearray(64 << 20); t = time.process_time()\n"
+                         "while time.process_time() - t < 0.3: pass' & sleep 2",
+                         &h);
+    QVERIFY2(r.exit_code == 0, r.err.c_str());
+    const auto usage = nlohmann::json::parse(slurp(h.session_dir + "/report.json")).at("usage");
+    QVERIFY2(usage.at("cpu_ms").get<long>() >= 300, usage.dump().c_str());
+    QVERIFY2(usage.at("max_rss").get<long>() >= (64L << 20), usage.dump().c_str());
+  }
+
   void a_network_mode_that_needs_the_relay_is_refused_before_the_agent_starts_data() { add_uid_rows(); }
   void a_network_mode_that_needs_the_relay_is_refused_before_the_agent_starts() {
     QVERIFY2(blocked_fixture(), "fixture/probe failed");

@@ -113,6 +113,33 @@ class SessionEndTest : public QObject {
     QCOMPARE(exec_failure_code(ENOEXEC), 126);
   }
 
+  void the_report_carries_the_verdict_and_an_error_only_when_there_is_one() {
+    const SessionEnd end = agent_ended(killed_by(SIGTERM));
+    const session::Report r = report_of("s1", judge_session(end), end, 1500, "2026-12-05T00:00:00Z", "");
+    QCOMPARE(r.session_id, std::string("s1"));
+    QCOMPARE(r.exit_code, 128 + SIGTERM);
+    QCOMPARE(r.signal.value_or(0), SIGTERM);
+    QCOMPARE(r.duration_ms, std::int64_t{1500});
+    QVERIFY(r.attested);
+    QVERIFY(!r.error);
+    SessionEnd failed;
+    failed.setup_failed = true;
+    const session::Report f = report_of("s2", judge_session(failed), failed, 3, "t", "no Landlock");
+    QCOMPARE(f.status, ReportStatus::kFailed);
+    QCOMPARE(f.error.value_or(""), std::string("no Landlock"));
+  }
+
+  void usage_adds_user_and_system_time_and_gives_the_peak_in_bytes() {
+    rusage ru{};
+    ru.ru_utime = {1, 700000};
+    ru.ru_stime = {0, 400000};
+    ru.ru_maxrss = 2048;  // KiB
+    const session::Usage u = usage_of(ru);
+    QCOMPARE(u.cpu_ms, std::int64_t{2100});
+    QCOMPARE(u.max_rss, std::int64_t{2 << 20});
+    QCOMPARE(u.pids, std::int64_t{0});
+  }
+
   void cpu_and_file_size_signals_name_their_limits_and_others_none() {
     QCOMPARE(limits_hit_by_signal(SIGXCPU), std::vector<std::string>{"cpu_seconds"});
     QCOMPARE(limits_hit_by_signal(SIGXFSZ), std::vector<std::string>{"file_size"});
