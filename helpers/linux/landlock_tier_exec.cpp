@@ -30,6 +30,7 @@
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
 #include "helpers/linux/sys_error.h"
+#include "helpers/linux/tree_usage.h"
 #include "platform/unique_fd.h"
 #include "platform/utc_time.h"
 
@@ -278,7 +279,14 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
                                                      [](const std::string&, session::AskAnswer) -> Status {
                                                        return bad_input("this session's network is off: it raises no asks");
                                                      },
-                                                     [] { return std::vector<session::PendingAsk>{}; }, nullptr});
+                                                     [] { return std::vector<session::PendingAsk>{}; },
+                                                     // The helper's children: the agent and, as the
+                                                     // subreaper, every orphan of its tree.
+                                                     [&] {
+                                                       return session::encode_usage_reply(measure_usage(
+                                                           *leaf, ::getpid(), /*include_root=*/false,
+                                                           spec.plan.cgroup, spec.plan.rlimits));
+                                                     }});
     if (auto s = control->listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
   }
 

@@ -272,7 +272,7 @@ class Supervisor {
         control_(events, {[this] { stop_requested_ = true; },
                           [this](const std::string& id, session::AskAnswer a) { return relay_.answer(id, a); },
                           [this] { return relay_.pending_asks(); },
-                          [this] { return session::encode_usage_reply(measure_usage(host_.leaf, init_pid_, spec_.plan)); }}),
+                          [this] { return session::encode_usage_reply(measure_usage(host_.leaf, init_pid_, true, spec_.plan.cgroup, spec_.plan.rlimits)); }}),
         files_(o.session_dir) {}
 
   ControlServer& control() { return control_; }

@@ -45,15 +45,16 @@ std::optional<ProcStat> read_stat(const char* pid) {
   return s;
 }
 
-std::optional<std::int64_t> rlimit_of(const linux_backend::LinuxPlan& plan, linux_backend::RlimitResource resource) {
-  for (const auto& r : plan.rlimits)
+std::optional<std::int64_t> rlimit_of(const std::vector<linux_backend::Rlimit>& rlimits,
+                                      linux_backend::RlimitResource resource) {
+  for (const auto& r : rlimits)
     if (r.resource == resource) return static_cast<std::int64_t>(r.value);
   return std::nullopt;
 }
 
 }  // namespace
 
-ProcTreeUsage proc_tree_usage(pid_t root) {
+ProcTreeUsage proc_tree_usage(pid_t root, bool include_root) {
   std::map<pid_t, ProcStat> all;
   std::multimap<pid_t, pid_t> children;
   if (DIR* d = ::opendir("/proc")) {
@@ -74,10 +75,12 @@ ProcTreeUsage proc_tree_usage(pid_t root) {
   while (!todo.empty()) {
     const pid_t pid = todo.back();
     todo.pop_back();
-    const ProcStat& s = all.at(pid);
-    u.cpu_ms += s.ticks * 1000 / (tick > 0 ? tick : 100);
-    u.rss_bytes += s.rss_pages * page;
-    u.tasks += s.threads;
+    if (pid != root || include_root) {
+      const ProcStat& s = all.at(pid);
+      u.cpu_ms += s.ticks * 1000 / (tick > 0 ? tick : 100);
+      u.rss_bytes += s.rss_pages * page;
+      u.tasks += s.threads;
+    }
     auto [from, to] = children.equal_range(pid);
     for (auto it = from; it != to; ++it)
       if (all.count(it->second)) todo.push_back(it->second);
@@ -85,20 +88,21 @@ ProcTreeUsage proc_tree_usage(pid_t root) {
   return u;
 }
 
-session::LiveUsage measure_usage(const CgroupLeaf& leaf, pid_t init, const linux_backend::LinuxPlan& plan) {
+session::LiveUsage measure_usage(const CgroupLeaf& leaf, pid_t root, bool include_root,
+                                 const linux_backend::CgroupPlan& cgroup, const std::vector<linux_backend::Rlimit>& rlimits) {
   session::LiveUsage u;
   CgroupLeaf::Counters c = leaf.active() ? leaf.counters() : CgroupLeaf::Counters{};
   // The leaf's memory charge (page cache and tmpfs included) is what memory.max counts; where
   // the limit is RLIMIT_DATA or there is none, resident memory is the closer measure.
-  if (!plan.cgroup.memory_max) c.memory_bytes.reset();
+  if (!cgroup.memory_max) c.memory_bytes.reset();
   std::optional<ProcTreeUsage> tree;
-  if (!c.cpu_usec || !c.memory_bytes || !c.tasks) tree = proc_tree_usage(init);
+  if (!c.cpu_usec || !c.memory_bytes || !c.tasks) tree = proc_tree_usage(root, include_root);
   u.cpu_ms = c.cpu_usec ? *c.cpu_usec / 1000 : tree->cpu_ms;
   u.memory_bytes = c.memory_bytes ? *c.memory_bytes : tree->rss_bytes;
   u.processes = c.tasks ? *c.tasks : tree->tasks;
-  if (auto cpu = rlimit_of(plan, linux_backend::RlimitResource::kCpu)) u.limits.cpu_ms = *cpu * 1000;
-  u.limits.memory_bytes = plan.cgroup.memory_max ? plan.cgroup.memory_max : rlimit_of(plan, linux_backend::RlimitResource::kData);
-  u.limits.processes = plan.cgroup.pids_max ? plan.cgroup.pids_max : rlimit_of(plan, linux_backend::RlimitResource::kNproc);
+  if (auto cpu = rlimit_of(rlimits, linux_backend::RlimitResource::kCpu)) u.limits.cpu_ms = *cpu * 1000;
+  u.limits.memory_bytes = cgroup.memory_max ? cgroup.memory_max : rlimit_of(rlimits, linux_backend::RlimitResource::kData);
+  u.limits.processes = cgroup.pids_max ? cgroup.pids_max : rlimit_of(rlimits, linux_backend::RlimitResource::kNproc);
   return u;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "backends/linux/linux_plan.h"
 #include "engine/session/usage_message.h"
@@ -20,9 +21,13 @@ struct ProcTreeUsage {
   std::int64_t tasks = 0;      // live processes and threads
 };
 
-// root and its descendants, as /proc shows them now; zero when root is gone.
-ProcTreeUsage proc_tree_usage(pid_t root);
+// root's descendants, and root itself unless `include_root` is false (a helper measuring the
+// processes it is the parent or subreaper of), as /proc shows them now; zero when root is gone.
+ProcTreeUsage proc_tree_usage(pid_t root, bool include_root = true);
 
-session::LiveUsage measure_usage(const CgroupLeaf& leaf, pid_t init, const linux_backend::LinuxPlan& plan);
+// The sandbox's usage (its tree below `root`, as proc_tree_usage takes it) and the limits of its
+// plan's cgroup and rlimits.
+session::LiveUsage measure_usage(const CgroupLeaf& leaf, pid_t root, bool include_root,
+                                 const linux_backend::CgroupPlan& cgroup, const std::vector<linux_backend::Rlimit>& rlimits);
 
 }  // namespace paddock::helper

@@ -10,9 +10,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "backends/linux/kernel_probe.h"
 #include "backends/linux/landlock_tier_plan.h"
+#include "engine/session/control.h"
+#include "engine/session/usage_message.h"
 #include "tests/helpers/linux/sandbox_fixture.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
@@ -33,6 +36,7 @@ class HelperLandlockTierTest : public QObject {
 
  private:
   SandboxFixture f_;
+  pid_t helper_ = -1;  // a session started in the background, killed if a case fails
 
   // A fixture whose probe was taken where user namespaces are refused.
   bool blocked_fixture() {
@@ -76,6 +80,10 @@ class HelperLandlockTierTest : public QObject {
 
  private slots:
   void cleanup() {
+    if (helper_ > 0) {
+      ::kill(helper_, SIGKILL);
+      (void)wait_exit(std::exchange(helper_, -1));
+    }
     remove_fixture(f_);
     f_ = {};
   }
@@ -183,6 +191,50 @@ class HelperLandlockTierTest : public QObject {
     const auto usage = nlohmann::json::parse(slurp(h.session_dir + "/report.json")).at("usage");
     QVERIFY2(usage.at("cpu_ms").get<long>() >= 300, usage.dump().c_str());
     QVERIFY2(usage.at("max_rss").get<long>() >= (64L << 20), usage.dump().c_str());
+  }
+
+  // The control socket's usage request, answered as every session answers it: the agent's tree
+  // (an orphan holding memory and the agent holding its own) and the plan's limits, its CPU time
+  // growing while they spin.
+  void a_running_session_answers_the_usage_request_with_its_tree_and_limits_data() { add_uid_rows(); }
+  void a_running_session_answers_the_usage_request_with_its_tree_and_limits() {
+    QVERIFY2(blocked_fixture(), "fixture/probe failed");
+    FrozenIr ir = tier_ir();
+    ir.resources.cpu_seconds = 600;
+    ir.resources.memory_bytes = 512ll << 20;
+    normalize(ir);
+    const std::string probe = f_.probe_tool();
+    // The first holder is orphaned at once: only the helper, as the subreaper, still sees it.
+    HelperInvocation h = prepare_helper(
+        f_, ir, {"/bin/sh", "-c", "(" + probe + " hold 24 &) ; exec " + probe + " hold 24"});
+    std::vector<std::string> argv = {no_userns()};
+    for (auto& a : h.argv()) argv.push_back(std::move(a));
+    RunOptions o;
+    o.cwd = f_.project;
+    const std::string log = f_.root + "/helper.log";
+    helper_ = spawn_process(argv, log, o);
+    const std::string request = session::encode_control_request(session::request_of(session::ControlCommand::kUsage));
+    session::LiveUsage first;
+    std::string last;
+    QVERIFY2(eventually([&] {
+               last = control_line(h.control_socket, request);
+               auto u = session::decode_usage_reply(last);
+               if (!u.ok()) return false;
+               first = *u;
+               return u->memory_bytes >= (40ll << 20) && u->processes >= 2;
+             }),
+             (last + "\n" + slurp(log)).c_str());
+    QCOMPARE(first.limits.cpu_ms, std::optional<std::int64_t>(600000));
+    QCOMPARE(first.limits.memory_bytes, std::optional<std::int64_t>(512ll << 20));
+    QVERIFY2(eventually([&] {
+               last = control_line(h.control_socket, request);
+               auto u = session::decode_usage_reply(last);
+               return u.ok() && u->cpu_ms >= first.cpu_ms + 300;
+             }),
+             last.c_str());
+    QCOMPARE(control_line(h.control_socket, R"({"cmd":"stop"})"), std::string(R"({"ok":true})"));
+    (void)wait_exit(std::exchange(helper_, -1));
+    QVERIFY(has(slurp(h.session_dir + "/report.json"), "\"stopped\""));
   }
 
   void a_network_mode_that_needs_the_relay_is_refused_before_the_agent_starts_data() { add_uid_rows(); }
