@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,11 +60,27 @@ class RunSessionTest : public QObject {
   // `paddock run` in the background, as the row's uid from the project, its output the test's.
   pid_t spawn_paddock(std::vector<std::string> args) {
     args.insert(args.begin(), paddock_bin());
-    return spawn_process(args, "", h_.opts);
+    const pid_t pid = spawn_process(args, "", h_.opts);
+    spawned_.push_back(pid);
+    return pid;
   }
+
+  // The sessions a case started in the background and did not wait for (it failed before):
+  // killed, so that none outlives the test holding ctest's output pipe. A pid not yet reaped is
+  // still this process's child, never another process's.
+  void kill_spawned() {
+    for (pid_t pid : std::exchange(spawned_, {})) {
+      if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;  // reaped now, or already
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+
+  std::vector<pid_t> spawned_;
 
  private slots:
   void cleanup() {
+    kill_spawned();
     std::error_code ec;
     if (!h_.root.empty()) fs::remove_all(h_.root, ec);
     h_.root.clear();
