@@ -75,14 +75,23 @@ void print_step(std::ostream& o, int n, const json& step) {
       if (it.value().get<bool>()) on += " " + it.key();
     o << "namespaces (new):" << on << "\n";
   } else if (name == "landlock") {
+    // The namespace tier's step has net rules; the landlock tier's has carves instead.
+    const json none = json::array();
+    auto list = [&](const char* key) -> const json& { return v.contains(key) ? v[key] : none; };
     o << "landlock ABI " << v["abi"] << ": handles " << join(v["handled_fs"]);
-    if (!v["handled_net"].empty()) o << "; net " << join(v["handled_net"]);
-    if (!v["scoped"].empty()) o << "; scoped " << join(v["scoped"]);
+    if (!list("handled_net").empty()) o << "; net " << join(list("handled_net"));
+    if (!list("scoped").empty()) o << "; scoped " << join(list("scoped"));
     o << "\n";
-    for (const auto& r : v["path_rules"])
+    for (const auto& r : list("path_rules"))
       o << "       allow " << str(r["path"]) << ": " << join(r["access"]) << "\n";
-    for (const auto& r : v["net_rules"])
+    for (const auto& r : list("net_rules"))
       o << "       allow port " << r["port"] << ": " << join(r["access"]) << "\n";
+    for (const auto& c : list("carves")) {
+      o << "       allow " << str(c["grant"]) << ": " << join(c["access"]);
+      if (!c["denied"].empty()) o << "; except (no right) " << join(c["denied"]);
+      if (!c["read_only"].empty()) o << "; except (read only) " << join(c["read_only"]);
+      o << "\n";
+    }
   } else if (name == "seccomp") {
     o << "seccomp (default allow): " << v["rules"].size() << " deny rules; socket families "
       << join(v["socket_families_allowed"]) << "\n";

@@ -1,6 +1,7 @@
 // `paddock plan` end to end: the real CLI, the real engine, and (for linux) the real helper probe.
 #include <QtTest>
 
+#include <QDir>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,19 @@ class PlanCliTest : public QObject {
     for (const char* s : {"plan_hash: sha256:", "steps:", "landlock ABI", "capabilities:", "losses:", "check: ",
                           "limits: memory_bytes=17179869184 via ", " processes=4096 via "})
       QVERIFY2(r.out.find(s) != std::string::npos, s);
+  }
+
+  // The landlock tier's plan, whose Landlock step carries carved grants and no net rules: each
+  // carved grant printed with what it leaves out, and its losses (it crashed the printer before).
+  void the_landlock_tiers_plan_prints_its_carved_grants_and_its_losses() {
+    QVERIFY(QDir().mkpath(project_.path() + "/.git"));
+    auto r = plan({"--backend", "linux", "--tier", "landlock", "--net", "off"});
+    QVERIFY2(r.exit_code == 0 || r.exit_code == 125, (r.out + r.err).c_str());
+    QVERIFY2(r.err.empty(), r.err.c_str());
+    const std::string project = project_.path().toStdString();
+    for (const std::string& s : std::vector<std::string>{"1. tier landlock", "landlock ABI", "allow " + project + ": ",
+                                "except (read only) ", project + "/.git/hooks", "losses:", "check: "})
+      QVERIFY2(r.out.find(s) != std::string::npos, (s + "\n" + r.out).c_str());
   }
 
   void the_json_plan_is_deterministic_and_its_hash_recomputes() {
