@@ -156,7 +156,9 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
       "grant's rights; symlinks get none), " + over_budget_words();
   const std::string carve_loss =
       "the directories between the grant and the path can be listed but nothing can be created, "
-      "removed or renamed directly in them, and an entry added to them during the session gets no "
+      "removed or renamed directly in them (so no new file at the top of a project whose .git or "
+      ".env is protected, and git cannot take its index lock in a protected .git: it reads, but "
+      "cannot add or commit), and an entry added to them during the session gets no "
       "right; a denied directory's names can be listed (never its files read); a hard link to "
       "the file elsewhere in a grant is as readable as that grant; an entry replaced between "
       "the listing and the agent's start keeps the rights the listing gave";

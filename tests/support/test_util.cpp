@@ -30,20 +30,38 @@ QByteArray dump(const ProcessResult& r) {
   return QByteArray::fromStdString("exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "stderr:\n" + r.err);
 }
 
-void add_uid_rows() {
-  QTest::addColumn<uint>("uid");
+namespace {
+
+// The users each case runs as: root and uid 65534, or only this uid when the suite is not root.
+std::vector<std::pair<std::string, uint>> row_users() {
   const uid_t self = ::geteuid();
-  if (self == 0) {
-    QTest::newRow("root") << 0u;
-    QTest::newRow("uid65534") << 65534u;
-    return;
-  }
+  if (self == 0) return {{"root", 0u}, {"uid65534", 65534u}};
   // Not root: this process can neither be root nor become uid 65534. The root row is not run
   // (and says so in the skip record) instead of running as this uid under root's name; the
   // unprivileged row runs as this uid, under its own name.
   record_skip(SkipFact::kUser, "the suite runs as uid " + std::to_string(self) + ", not root", {}, "root");
-  const std::string row = "uid" + std::to_string(self);
-  QTest::newRow(row.c_str()) << static_cast<uint>(self);
+  return {{"uid" + std::to_string(self), static_cast<uint>(self)}};
+}
+
+}  // namespace
+
+void add_uid_rows() {
+  QTest::addColumn<uint>("uid");
+  for (const auto& [name, uid] : row_users()) QTest::newRow(name.c_str()) << uid;
+}
+
+void add_uid_and_tier_rows(bool landlock) {
+  QTest::addColumn<uint>("uid");
+  QTest::addColumn<QString>("tier");
+  const auto users = row_users();
+  for (const auto& [name, uid] : users) QTest::newRow(name.c_str()) << uid << QString("namespaces");
+  if (landlock)
+    for (const auto& [name, uid] : users) QTest::newRow((name + "-landlock").c_str()) << uid << QString("landlock");
+}
+
+std::vector<std::string> tier_run_flags(const std::string& tier) {
+  if (tier == "landlock") return {"--tier", "landlock", "--net", "off"};
+  return {};
 }
 
 std::vector<std::string> as_uid(uid_t uid) {

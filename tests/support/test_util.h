@@ -31,6 +31,13 @@ int count_processes_running(const std::vector<std::string>& argv);
 // The data rows of every boundary test: root, and uid 65534 (our users are not root). A suite
 // run as another user has one row, that uid's, and records the root row as skipped (skip.h).
 void add_uid_rows();  // QTest column "uid" (uint)
+// The uid rows, each in both Linux tiers: columns "uid" (uint) and "tier" (QString, "namespaces"
+// or "landlock"); the landlock rows are named "<user>-landlock". Without `landlock`, the
+// namespace tier's rows only (a case whose premise is one of the landlock tier's losses).
+void add_uid_and_tier_rows(bool landlock = true);
+// What `paddock run` is given for a row's tier: nothing, or the landlock tier with the network
+// off (the only network it runs).
+std::vector<std::string> tier_run_flags(const std::string& tier);
 
 // The command prefix that runs a process as `uid` (setpriv, no groups); empty for root and for
 // this process's own uid.

@@ -11,12 +11,10 @@
 
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tests/app/cli/cli_home.h"
 #include "tests/support/process_runner.h"
-#include "tests/support/skip.h"
 #include "tests/support/test_util.h"
 
 using namespace paddock::test;
@@ -36,22 +34,6 @@ class RunBoundaryTest : public QObject {
     QVERIFY(h_.create(uid, "bound", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}, home_name, project_name));
   }
 
-  // Every case in both Linux tiers, each as root and as uid 65534 (or this uid when not root).
-  static void add_rows() {
-    QTest::addColumn<uint>("uid");
-    QTest::addColumn<QString>("tier");
-    std::vector<std::pair<std::string, uint>> users;
-    if (::geteuid() == 0) {
-      users = {{"root", 0u}, {"uid65534", 65534u}};
-    } else {
-      record_skip(SkipFact::kUser, "the suite runs as uid " + std::to_string(::geteuid()) + ", not root", {}, "root");
-      users = {{"uid" + std::to_string(::geteuid()), static_cast<uint>(::geteuid())}};
-    }
-    for (const char* tier : {"namespaces", "landlock"})
-      for (const auto& [name, uid] : users)
-        QTest::newRow((name + (std::string(tier) == "landlock" ? "-landlock" : "")).c_str()) << uid << QString(tier);
-  }
-
   void user_policy(const std::string& yaml) { put(h_.root + "/config/paddock/policy.yaml", yaml); }
 
   // Where the agent writes a new file in `root` (a write root) to show that writing still works:
@@ -66,7 +48,7 @@ class RunBoundaryTest : public QObject {
 
   ProcessResult run_sh(const std::string& script, const std::vector<std::string>& flags = {}) {
     std::vector<std::string> argv = {paddock_bin(), "run"};
-    if (tier_ == "landlock") argv.insert(argv.end(), {"--tier", "landlock", "--net", "off"});
+    for (auto& f : tier_run_flags(tier_)) argv.push_back(std::move(f));
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"--", "sh", "-c", script});
     return run_process(argv, h_.opts);
@@ -88,7 +70,7 @@ class RunBoundaryTest : public QObject {
   // A user layer that reads ~/.ssh and ~/.config/gh (both denied by the profile's credential
   // lists), and writes ~/.npm/_logs inside its own deny of ~/.npm: explain says each is denied,
   // and so must the sandbox.
-  void a_deny_beats_every_allow_in_the_sandbox_as_explain_says_data() { add_rows(); }
+  void a_deny_beats_every_allow_in_the_sandbox_as_explain_says_data() { add_uid_and_tier_rows(); }
   void a_deny_beats_every_allow_in_the_sandbox_as_explain_says() {
     setup_row();
     put(h_.home + "/.ssh/id_ed25519", "SECRET-SSH\n");
@@ -112,7 +94,7 @@ class RunBoundaryTest : public QObject {
 
   // A denied path that does not exist yet cannot be created in a write root, as a write-protected
   // one cannot; nothing of the protection is left once the session is over.
-  void an_absent_denied_path_cannot_be_created_data() { add_rows(); }
+  void an_absent_denied_path_cannot_be_created_data() { add_uid_and_tier_rows(); }
   void an_absent_denied_path_cannot_be_created() {
     setup_row();
     user_policy("version: 1\nfilesystem:\n  deny: [\"$PROJECT/secret.txt\", \"$PROJECT/vault/key\"]\n"
@@ -133,7 +115,7 @@ class RunBoundaryTest : public QObject {
 
   // The profile's lists of files your tools run, secrets and git metadata cover a second write
   // root as they cover the project.
-  void the_built_in_protections_cover_every_write_root_data() { add_rows(); }
+  void the_built_in_protections_cover_every_write_root_data() { add_uid_and_tier_rows(); }
   void the_built_in_protections_cover_every_write_root() {
     setup_row();
     const std::string dir = h_.root + "/other";
@@ -157,7 +139,7 @@ class RunBoundaryTest : public QObject {
 
   // A project and a home whose names hold glob characters: the lists' patterns take them
   // literally, so the project's .env is masked and the git identity the preset grants is read.
-  void a_project_and_home_named_like_globs_stay_literal_data() { add_rows(); }
+  void a_project_and_home_named_like_globs_stay_literal_data() { add_uid_and_tier_rows(); }
   void a_project_and_home_named_like_globs_stay_literal() {
     setup_row("h[o]me {x}", "[WIP] p*?\\q");
     put(h_.project + "/.env", "SECRET-ENV\n");
@@ -177,7 +159,7 @@ class RunBoundaryTest : public QObject {
   // not yet there to protect) to a file the session write-protects, or to a file inside a
   // protected directory, is protected as the file is: here a .bashrc and VS Code's tasks.json,
   // which your shell and your editor run.
-  void a_hard_link_into_a_protected_file_cannot_rewrite_it_data() { add_rows(); }
+  void a_hard_link_into_a_protected_file_cannot_rewrite_it_data() { add_uid_and_tier_rows(); }
   void a_hard_link_into_a_protected_file_cannot_rewrite_it() {
     setup_row();
     put(h_.project + "/.bashrc", "echo original\n");
@@ -196,7 +178,7 @@ class RunBoundaryTest : public QObject {
 
   // A condition on the project (here the branch in .git/HEAD, which the agent writes) never lifts
   // a restriction: the layer's deny holds on another branch too, and lint says why.
-  void a_condition_the_agent_controls_never_lifts_a_deny_data() { add_rows(); }
+  void a_condition_the_agent_controls_never_lifts_a_deny_data() { add_uid_and_tier_rows(); }
   void a_condition_the_agent_controls_never_lifts_a_deny() {
     setup_row();
     auto init = run_process({"git", "init", "-q", "-b", "main", h_.project});
@@ -217,7 +199,7 @@ class RunBoundaryTest : public QObject {
   // be created, by name or by renaming its parent away and making a new one, a protected file
   // cannot be rewritten, and the placeholders that hold the absent names are Paddock's, never a
   // change to review or apply: after `paddock apply` of everything, the host has none of them.
-  void protections_hold_inside_a_review_root_data() { add_rows(); }
+  void protections_hold_inside_a_review_root_data() { add_uid_and_tier_rows(); }
   void protections_hold_inside_a_review_root() {
     setup_row();
     auto init = run_process({"git", "init", "-q", h_.project});
@@ -267,7 +249,7 @@ class RunBoundaryTest : public QObject {
   // /proc is the sandbox's own, but the kernel's files in it are the host's: those only root may
   // read (slabinfo, timer_list, vmallocinfo, ...) must give nothing to an agent, which a root
   // caller's agent is by ownership (uid 0). Every such file the host has is tried from inside.
-  void the_kernels_root_only_proc_files_give_the_agent_nothing_data() { add_rows(); }
+  void the_kernels_root_only_proc_files_give_the_agent_nothing_data() { add_uid_and_tier_rows(); }
   void the_kernels_root_only_proc_files_give_the_agent_nothing() {
     setup_row();
     h_.chown_all();

@@ -31,9 +31,20 @@ class RunGitTest : public QObject {
 
   CliHome h_;
 
+  std::string tier_;  // the row's: "namespaces", or "landlock"
+
   void setup_row() {
     QFETCH(uint, uid);
+    QFETCH(QString, tier);
+    tier_ = tier.toStdString();
     QVERIFY(h_.create(uid, "git", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+  }
+
+  std::vector<std::string> run_argv(const std::string& script) const {
+    std::vector<std::string> argv = {paddock_bin(), "run"};
+    for (auto& f : tier_run_flags(tier_)) argv.push_back(std::move(f));
+    argv.insert(argv.end(), {"--", "sh", "-c", script});
+    return argv;
   }
 
   // git on the host, as the test (root) over files a row may have handed to uid 65534.
@@ -42,7 +53,7 @@ class RunGitTest : public QObject {
   }
 
   ProcessResult run_sh(const std::string& script, RunOptions opts) {
-    return run_process({paddock_bin(), "run", "--", "sh", "-c", script}, opts);
+    return run_process(run_argv(script), opts);
   }
   ProcessResult run_sh(const std::string& script) { return run_sh(script, h_.opts); }
 
@@ -63,7 +74,7 @@ class RunGitTest : public QObject {
 
   // commondir, config.worktree, gitdir and info/ cannot be created (or rewritten) in the
   // project's .git, in a nested repository's or in a submodule's git dir, and git still works.
-  void files_that_redirect_git_cannot_be_created_in_any_git_dir_data() { add_uid_rows(); }
+  void files_that_redirect_git_cannot_be_created_in_any_git_dir_data() { add_uid_and_tier_rows(false); }
   void files_that_redirect_git_cannot_be_created_in_any_git_dir() {
     setup_row();
     make_repo(h_.project);
@@ -87,7 +98,7 @@ class RunGitTest : public QObject {
 
   // A FIFO where the engine or git reads a pointer (a nested ".git" file, a commondir) never holds
   // up a launch.
-  void a_fifo_where_git_reads_never_hangs_a_launch_data() { add_uid_rows(); }
+  void a_fifo_where_git_reads_never_hangs_a_launch_data() { add_uid_and_tier_rows(); }
   void a_fifo_where_git_reads_never_hangs_a_launch() {
     setup_row();
     make_repo(h_.project);
@@ -107,7 +118,7 @@ class RunGitTest : public QObject {
   // A nested repository's hooks made a symlink to the checkout (or into a loop) by an earlier
   // session: the next session runs, says what it found and how to fix it, and keeps that
   // repository's git metadata read-only.
-  void a_symlink_where_git_reads_never_locks_the_project_out_data() { add_uid_rows(); }
+  void a_symlink_where_git_reads_never_locks_the_project_out_data() { add_uid_and_tier_rows(false); }
   void a_symlink_where_git_reads_never_locks_the_project_out() {
     setup_row();
     make_repo(h_.project + "/n");
@@ -130,7 +141,7 @@ class RunGitTest : public QObject {
 
   // `gitdir: hop/../gd` with hop a symlink: git resolves hop first, then "..", and so must the
   // protection, or the git dir git uses is writable.
-  void a_gitdir_pointer_is_followed_as_git_follows_it_data() { add_uid_rows(); }
+  void a_gitdir_pointer_is_followed_as_git_follows_it_data() { add_uid_and_tier_rows(); }
   void a_gitdir_pointer_is_followed_as_git_follows_it() {
     setup_row();
     make_repo(h_.project + "/x/gd-repo");
@@ -154,9 +165,11 @@ class RunGitTest : public QObject {
   // A project that is a linked worktree: git works in it (status, add, commit, branch, log), its
   // objects and its branch land in the common repository, whose hooks, config, info/ and other
   // worktrees stay as they were.
-  void a_linked_worktree_is_a_working_repository_inside_data() { add_uid_rows(); }
+  void a_linked_worktree_is_a_working_repository_inside_data() { add_uid_and_tier_rows(false); }
   void a_linked_worktree_is_a_working_repository_inside() {
     QFETCH(uint, uid);
+    QFETCH(QString, tier);
+    tier_ = tier.toStdString();
     QVERIFY(h_.create(uid, "wt", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}, "home", "wt"));
     const std::string main = h_.home + "/main";
     make_repo(main);
@@ -189,9 +202,35 @@ class RunGitTest : public QObject {
     QVERIFY(!exists_at_all(main + "/.git/worktrees/wt/config.worktree"));
   }
 
+  // The landlock tier's loss for git, exactly: .git is a directory above protected paths
+  // (config, hooks, the absent commondir), so nothing new can be made directly in it, and git
+  // cannot take its index lock: it reads (status, log, diff) but cannot add or commit. Its
+  // metadata holds all the same.
+  void in_the_landlock_tier_git_reads_but_cannot_commit_data() { add_uid_rows(); }
+  void in_the_landlock_tier_git_reads_but_cannot_commit() {
+    QFETCH(uint, uid);
+    tier_ = "landlock";
+    QVERIFY(h_.create(uid, "git", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
+    make_repo(h_.project);
+    fs::create_directories(h_.project + "/src");
+    const std::string config = slurp(h_.project + "/.git/config");
+    h_.chown_all();
+    const std::string g = kGitId;
+    auto r = run_sh(g + " status --short && echo status-ok; " + g + " log --oneline | grep -q . && echo log-ok; "
+                    "echo x > src/new.txt && echo wrote; " + g + " add src/new.txt && echo added; " + g +
+                    " config core.fsmonitor x && echo configured; echo evil > .git/hooks/pre-commit && echo hooked; true");
+    for (const char* ok : {"status-ok", "log-ok", "wrote"})
+      QVERIFY2(r.out.find(ok) != std::string::npos, (std::string(ok) + "\n" + dump(r).toStdString()).c_str());
+    for (const char* bad : {"added", "configured", "hooked"})
+      QVERIFY2(r.out.find(bad) == std::string::npos, (std::string(bad) + "\n" + dump(r).toStdString()).c_str());
+    QVERIFY2(r.err.find("index.lock") != std::string::npos, dump(r));
+    QCOMPARE(slurp(h_.project + "/.git/config"), config);
+    QVERIFY(!exists_at_all(h_.project + "/.git/hooks/pre-commit"));
+  }
+
   // A submodule's git dir lies under the project's .git/modules: git works in the submodule and
   // its config stays read-only.
-  void a_submodule_keeps_working_and_its_config_stays_read_only_data() { add_uid_rows(); }
+  void a_submodule_keeps_working_and_its_config_stays_read_only_data() { add_uid_and_tier_rows(false); }
   void a_submodule_keeps_working_and_its_config_stays_read_only() {
     setup_row();
     make_repo(h_.root + "/upstream");

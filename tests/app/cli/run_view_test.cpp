@@ -20,13 +20,24 @@ class RunViewTest : public QObject {
 
   CliHome h_;
 
+  std::string tier_;  // the row's: "namespaces", or "landlock"
+
   void setup_row() {
     QFETCH(uint, uid);
+    QFETCH(QString, tier);
+    tier_ = tier.toStdString();
     QVERIFY(h_.create(uid, "view", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
   }
 
+  std::vector<std::string> run_argv(const std::string& script) const {
+    std::vector<std::string> argv = {paddock_bin(), "run"};
+    for (auto& f : tier_run_flags(tier_)) argv.push_back(std::move(f));
+    argv.insert(argv.end(), {"--", "sh", "-c", script});
+    return argv;
+  }
+
   ProcessResult run_sh(const std::string& script) {
-    return run_process({paddock_bin(), "run", "--", "sh", "-c", script}, h_.opts);
+    return run_process(run_argv(script), h_.opts);
   }
 
  private slots:
@@ -38,7 +49,7 @@ class RunViewTest : public QObject {
 
   // An agent can chmod its own directory to 000 so that the next session's walk cannot see the
   // secret inside; that directory is then denied whole, and cannot be opened back up.
-  void a_directory_the_policy_walk_cannot_read_stays_closed_to_the_agent_data() { add_uid_rows(); }
+  void a_directory_the_policy_walk_cannot_read_stays_closed_to_the_agent_data() { add_uid_and_tier_rows(); }
   void a_directory_the_policy_walk_cannot_read_stays_closed_to_the_agent() {
     setup_row();
     fs::create_directories(h_.project + "/stash/deeper");
@@ -51,7 +62,7 @@ class RunViewTest : public QObject {
     QVERIFY2(r.out.find("SECRET") == std::string::npos, dump(r));
   }
 
-  void a_hard_link_into_a_denied_directory_is_masked_data() { add_uid_rows(); }
+  void a_hard_link_into_a_denied_directory_is_masked_data() { add_uid_and_tier_rows(); }
   void a_hard_link_into_a_denied_directory_is_masked() {
     setup_row();
     put(h_.home + "/.ssh/id_ed25519", "SECRET-KEY\n");
@@ -63,7 +74,8 @@ class RunViewTest : public QObject {
     QVERIFY2(r.out.find("visible") != std::string::npos, dump(r));
   }
 
-  void the_projects_git_metadata_cannot_be_rewritten_or_replaced_data() { add_uid_rows(); }
+  // Not in the landlock tier, where git cannot add (run_git_test shows that loss).
+  void the_projects_git_metadata_cannot_be_rewritten_or_replaced_data() { add_uid_and_tier_rows(false); }
   void the_projects_git_metadata_cannot_be_rewritten_or_replaced() {
     setup_row();
     auto init = run_process({"git", "init", "-q", h_.project});
@@ -84,7 +96,7 @@ class RunViewTest : public QObject {
     QVERIFY2(add.out.find("added") != std::string::npos, dump(add));
   }
 
-  void a_project_without_a_repository_cannot_be_given_one_by_the_agent_data() { add_uid_rows(); }
+  void a_project_without_a_repository_cannot_be_given_one_by_the_agent_data() { add_uid_and_tier_rows(); }
   void a_project_without_a_repository_cannot_be_given_one_by_the_agent() {
     setup_row();
     h_.chown_all();
