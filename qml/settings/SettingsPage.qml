@@ -106,7 +106,8 @@ Pane {
                     visible: page.workspace.linuxTier === "landlock"
                     text: qsTr("Every launch runs without namespaces: no private /tmp, the network only off, no review "
                                + "mode, and nothing can be created in a folder that holds a protected file (with "
-                               + "the built-in lists, the project's top folder is one). "
+                               + "the built-in lists, the project's top folder is one, and so is .git: git can "
+                               + "read there but not commit). "
                                + "docs/capabilities.md lists each loss; 'paddock doctor' says why namespaces are "
                                + "unavailable here.")
                 }
