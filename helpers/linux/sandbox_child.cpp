@@ -551,8 +551,7 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   // helper's) are Paddock's, not the session's.
   rusage tree{};
   ::getrusage(RUSAGE_CHILDREN, &tree);
-  const long cpu_ms = (tree.ru_utime.tv_sec + tree.ru_stime.tv_sec) * 1000L +
-                      (tree.ru_utime.tv_usec + tree.ru_stime.tv_usec) / 1000L;
+  const session::Usage used = usage_of(tree);
   // Processes and threads the session started: the PID namespace's last number, less init and
   // init's network-namespace thread (numbers are never reused before pid_max wraps around). Init
   // reaped only its own children; a shell's children were the shell's.
@@ -563,8 +562,8 @@ void sandbox_init_main(const SandboxSpec& spec, int report_fd, int sync_fd, int 
   exit_msg.type = session::InitMessageType::kExit;
   exit_msg.status = timed_out ? 128 + SIGKILL : agent_status;
   exit_msg.pids = started;
-  exit_msg.cpu_ms = cpu_ms;
-  exit_msg.max_rss = static_cast<long>(tree.ru_maxrss) * 1024;
+  exit_msg.cpu_ms = static_cast<long>(used.cpu_ms);
+  exit_msg.max_rss = static_cast<long>(used.max_rss);
   exit_msg.timed_out = timed_out;
   // Out of the leaf again (the same fast self-move as on the way in): it is empty now, and the
   // helper can remove it at once.

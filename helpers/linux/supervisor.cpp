@@ -558,9 +558,9 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
 
   // Init's account of the agent's tree where it gave one; else (init died early, or was killed)
   // what the kernel reports for init and everything it reaped.
-  const long cpu_ms = out_.cpu_ms.value_or((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
-                                           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L);
-  const long max_rss = out_.max_rss.value_or(static_cast<long>(ru.ru_maxrss) * 1024);
+  const session::Usage reaped_usage = usage_of(ru);
+  const long cpu_ms = out_.cpu_ms.value_or(static_cast<long>(reaped_usage.cpu_ms));
+  const long max_rss = out_.max_rss.value_or(static_cast<long>(reaped_usage.max_rss));
   Report r = report_of(o_.session_id, verdict, end, ms_since(t0_), utc_timestamp(),
                        !out_.setup_error.empty() ? out_.setup_error : out_.exec_error);
   r.limits_hit = hits;
