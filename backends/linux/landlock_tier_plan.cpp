@@ -3,7 +3,9 @@
 // tier's plan for the parts both tiers share (the seccomp deny list, rlimits, the cgroup choice,
 // the environment) so that the two never disagree about them, and replaces what needs a
 // namespace: the file rules (no mount view: denies are carved out of the grants), the network
-// (no namespace and no relay: every socket family is refused) and /tmp (a private TMPDIR).
+// (no namespace: off refuses every socket family; a filtered network lets TCP sockets be made
+// and hands each connect(2) to the helper, which connects it to the broker) and /tmp (a private
+// TMPDIR).
 #include "backends/linux/landlock_tier_plan.h"
 
 #include <algorithm>
@@ -21,7 +23,39 @@ using nlohmann::json;
 using Fs = LandlockFsRight;
 using namespace paddock::capability_rows;
 
+using abi::kEacces;
 using abi::kEafnosupport;
+
+// A rule on one argument's low 32 bits (the kernel truncates int arguments).
+SeccompRule masked(const char* syscall, int err, int arg, std::uint64_t value, std::uint64_t mask) {
+  return SeccompRule{syscall, err, arg, SeccompArgOp::kMaskedEq, value, mask};
+}
+
+// The socket gate of a filtered network: socket(2) makes TCP sockets of AF_INET and AF_INET6
+// only (every other family, AF_UNIX included, fails as with the network off), and nothing but
+// connect(2) can put them in touch with anything: bind(2) and listen(2) fail (a listener would be
+// on the host's own network), and so does a send that would connect (MSG_FASTOPEN).
+std::vector<SeccompRule> broker_socket_gate() {
+  std::vector<SeccompRule> r;
+  r.push_back(masked("socket", kEafnosupport, 0, static_cast<std::uint64_t>(SocketFamily::kUnix), 0xFFFFFFFFull));
+  // The type's four bits must read SOCK_STREAM (0001): any other has bit 1, 2 or 3 set, or bit 0 clear.
+  for (const std::uint64_t bit : {0x2ull, 0x4ull, 0x8ull}) r.push_back(masked("socket", abi::kEsocktnosupport, 1, bit, bit));
+  r.push_back(masked("socket", abi::kEsocktnosupport, 1, 0, abi::kSockStream));
+  // The protocol must be 0 or IPPROTO_TCP (6): any larger one has one of bits 3..31 set, and the
+  // rest of 1..7 are listed.
+  for (int bit = 3; bit < 32; ++bit) {
+    const std::uint64_t b = 1ull << bit;
+    r.push_back(masked("socket", abi::kEprotonosupport, 2, b, b));
+  }
+  for (std::uint64_t p = 1; p < 8; ++p)
+    if (p != abi::kIpprotoTcp) r.push_back(masked("socket", abi::kEprotonosupport, 2, p, 0xFFFFFFFFull));
+  r.push_back(SeccompRule{"bind", kEacces, -1, SeccompArgOp::kNone, 0, 0});
+  r.push_back(SeccompRule{"listen", kEacces, -1, SeccompArgOp::kNone, 0, 0});
+  r.push_back(masked("sendto", kEacces, 3, abi::kMsgFastopen, abi::kMsgFastopen));
+  r.push_back(masked("sendmsg", kEacces, 2, abi::kMsgFastopen, abi::kMsgFastopen));
+  r.push_back(masked("sendmmsg", kEacces, 3, abi::kMsgFastopen, abi::kMsgFastopen));
+  return r;
+}
 
 std::vector<Fs> keep(const std::vector<Fs>& rights, const std::vector<Fs>& wanted) {
   std::vector<Fs> out;
@@ -48,7 +82,9 @@ LandlockTierPlan tier_plan(const FrozenIr& ir, const LinuxPlan& ns) {
   const std::vector<Fs>& all = ns.landlock.handled_fs;
   t.landlock.abi = ns.landlock.abi;
   t.landlock.handled_fs = all;
-  // No TCP rule: every socket family is refused by seccomp (the network is off).
+  // TCP bind and connect handled with no rule (ABI >= 4): the agent's own connect(2) never gets
+  // through, with the network off or filtered (the helper answers those, see below).
+  t.landlock.handled_net = ns.landlock.handled_net;
   t.landlock.scoped = ns.landlock.scoped;
   const std::vector<Fs> read = keep(all, {Fs::kExecute, Fs::kReadFile, Fs::kReadDir});
 
@@ -83,11 +119,17 @@ LandlockTierPlan tier_plan(const FrozenIr& ir, const LinuxPlan& ns) {
   // The namespace tier's deny list, and socket(2) of the three families it lets through
   // refused too: with no network namespace, AF_INET and AF_INET6 would reach the host's network,
   // and AF_UNIX any socket file the user may open (the D-Bus bus, an ssh-agent, Docker's) and
-  // the host's abstract sockets. socketpair(2) stays.
+  // the host's abstract sockets. socketpair(2) stays. A filtered network lets TCP sockets be
+  // made, whose every connect(2) the helper answers with a connection to the broker.
   t.seccomp = ns.seccomp.rules;
-  for (const SocketFamily f : ns.seccomp.socket_families_allowed)
-    t.seccomp.push_back(SeccompRule{"socket", kEafnosupport, 0, SeccompArgOp::kMaskedEq,
-                                    static_cast<std::uint64_t>(f), 0xFFFFFFFFull});
+  if (ir.egress.mode == NetMode::kOff) {
+    for (const SocketFamily f : ns.seccomp.socket_families_allowed)
+      t.seccomp.push_back(masked("socket", kEafnosupport, 0, static_cast<std::uint64_t>(f), 0xFFFFFFFFull));
+  } else {
+    t.connect_via_broker = true;
+    t.socket_families_allowed = {SocketFamily::kInet, SocketFamily::kInet6};
+    for (auto& r : broker_socket_gate()) t.seccomp.push_back(std::move(r));
+  }
   t.rlimits = ns.rlimits;
   t.cgroup = ns.cgroup;
   t.env = ns.env;
@@ -123,8 +165,11 @@ std::string steps_bytes(const LandlockTierPlan& t) {
   json carves = json::array();
   for (const auto& c : t.carves)
     carves.push_back({{"grant", c.grant}, {"access", names_of(c.access)}, {"denied", c.denied}, {"read_only", c.read_only}});
+  json handled_net = json::array();
+  for (const auto r : t.landlock.handled_net) handled_net.push_back(to_string(r));
   step("landlock", {{"abi", t.landlock.abi},
                     {"handled_fs", names_of(t.landlock.handled_fs)},
+                    {"handled_net", handled_net},
                     {"path_rules", rules},
                     {"scoped", scoped},
                     {"carves", carves},
@@ -133,7 +178,11 @@ std::string steps_bytes(const LandlockTierPlan& t) {
   for (const auto& s : t.seccomp)
     sc.push_back({{"syscall", s.syscall}, {"errno", s.errno_value}, {"arg_index", s.arg_index},
                   {"arg_op", to_string(s.arg_op)}, {"arg_value", s.arg_value}, {"arg_mask", s.arg_mask}});
-  step("seccomp", {{"default", "allow"}, {"rules", sc}, {"socket_families_allowed", json::array()}});
+  json families = json::array();
+  for (const auto f : t.socket_families_allowed) families.push_back(to_string(f));
+  step("seccomp", {{"default", "allow"}, {"rules", sc}, {"socket_families_allowed", families}});
+  // Every connect(2) of the agent answered by the helper with a connection to the broker.
+  step("connect_via_broker", t.connect_via_broker);
   step("env", {{"pass", t.env.pass}, {"set", t.env.set}});
   step("wall_time_secs", t.wall_time_secs ? json(*t.wall_time_secs) : json());
   step("kill", "process group, cgroup where one exists, then every process reparented to the helper");
@@ -147,9 +196,6 @@ std::string over_budget_words() {
 }  // namespace
 
 std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& probe) {
-  const std::string no_relay =
-      "the landlock tier has no network namespace and so no relay to the egress broker: only "
-      "--net off runs in it; use the namespace tier (enable user namespaces) for a filtered network";
   const std::string carved =
       "no mount view: carved out of the grant's Landlock rules when the session starts (each "
       "directory between the grant and the path is listed, and every other entry gets the "
@@ -195,14 +241,27 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
               "Paddock, and this tier does not compare it before and after the session"));
   put(exact("egress.mode=off", "seccomp: socket(2) of every family fails (EAFNOSUPPORT), AF_INET, "
                                "AF_INET6 and AF_UNIX included; socketpair(2) works"));
-  for (const char* m : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",
-                        "egress.dns=broker_resolved_once_pinned", "egress.tls=opaque_passthrough_no_interception",
-                        "egress.quotas", "egress.git_ssh", "egress.debug_resolve"})
-    put(unsupported(m, no_relay));
+  const std::string via_broker =
+      std::string("seccomp user notification: every connect(2) of the agent is stopped and answered by "
+                  "the helper, which puts a socket of its own, connected to the session's broker, in "
+                  "place of the agent's; the address the agent named is never used, and the broker's "
+                  "port on the host's 127.0.0.1 serves the helper's connections only; TCP sockets only "
+                  "(UDP, raw and every other family fail)") +
+      (probe.landlock_abi >= 4 ? "; Landlock refuses the agent's own TCP bind and connect" : "");
+  const std::string via_broker_loss =
+      "no network namespace: the agent cannot listen on any TCP port (a dev server, or a test's own "
+      "server on 127.0.0.1, fails to bind), every TCP connection it makes reaches the broker "
+      "whatever address it names (127.0.0.1 included), and a process that marks itself "
+      "non-dumpable cannot connect (the helper cannot take its socket)";
+  for (const char* m : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask"})
+    put(partial(m, via_broker + "; names checked, resolved once and pinned by the broker", via_broker_loss));
+  put(unsupported("egress.git_ssh",
+                  "git over ssh needs paddock-connect mounted into the sandbox as its ProxyCommand, "
+                  "which needs a mount namespace; use git over HTTPS, or the namespace tier"));
   for (const char* m : {"egress.bind_ports", "egress.connect_ports", "egress.publish", "egress.host_ports"})
-    put(unsupported(m, std::string(m) + " needs TCP sockets, which the landlock tier refuses (the network is "
-                                        "off and there is no network namespace of the sandbox's own); remove it "
-                                        "or use the namespace tier"));
+    put(unsupported(m, std::string(m) + " needs a network namespace of the sandbox's own (in the landlock tier "
+                                        "the agent listens on no TCP port and its every TCP connection goes to "
+                                        "the broker); remove it or use the namespace tier"));
   put(partial("egress.unix_ipc=always_allowed", "seccomp: socket(AF_UNIX) fails; socketpair(2) works",
               "no Unix socket can be made: without a network namespace or a mount view one could "
               "connect to any socket file your uid may open anywhere on the machine (the D-Bus bus, "
@@ -211,7 +270,8 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
   put(unsupported("egress.unix_socket_files",
                   "the landlock tier refuses every Unix socket (see egress.unix_ipc); remove "
                   "unix_sockets.allow or use the namespace tier"));
-  put(exact("egress.loopback_bind=false", "socket(AF_INET) and socket(AF_INET6) fail"));
+  put(exact("egress.loopback_bind=false", "socket(AF_INET) and socket(AF_INET6) fail with the network off; "
+                                          "with a filtered network bind(2) and listen(2) fail (EACCES)"));
   put(partial("process.exec_scope=allow_roots", "Landlock execute right",
               "programs can also be run from the private TMPDIR, which starts empty but is writable "
               "by the agent (as write roots are)"));

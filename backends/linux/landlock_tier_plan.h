@@ -42,7 +42,12 @@ struct LandlockTierPlan {
   // directory, with the write roots' rights; /tmp itself stays the host's and is not granted.
   bool private_tmpdir = false;
   std::vector<SeccompRule> seccomp;                   // the namespace tier's list + the socket gate
-  std::vector<SocketFamily> socket_families_allowed;  // none: --net off is the only mode
+  std::vector<SocketFamily> socket_families_allowed;  // AF_INET and AF_INET6 with connect_via_broker
+  // A filtered network (allowlist, strict, ask): the agent may make TCP sockets, and every
+  // connect(2) it makes is stopped by seccomp (user notification) and answered by the helper,
+  // which puts a socket of its own, connected to the session's egress broker, in place of the
+  // agent's. The address the agent named is never used (helpers/linux/connect_redirect.h).
+  bool connect_via_broker = false;
   std::vector<Rlimit> rlimits;
   CgroupPlan cgroup;
   EnvPlan env;
@@ -56,9 +61,8 @@ struct LandlockTierCompiled {
   std::string steps;  // canonical bytes; plan_hash(plan, steps) == plan_hash(compile_linux(ir, probe))
 };
 
-// The tier's plan for this IR on this kernel. A refusal here (a network mode that needs the
-// relay) is an error; what the matrix marks unsupported lands in plan.refusals, as for the
-// namespace tier.
+// The tier's plan for this IR on this kernel. What the matrix marks unsupported lands in
+// plan.refusals, as for the namespace tier.
 Result<LandlockTierCompiled> compile_landlock_tier_parts(const FrozenIr& ir, const KernelProbe& probe);
 
 // The tier's capability matrix: every IR field, exact, partial with its loss, or unsupported.

@@ -61,6 +61,10 @@ struct BrokerOptions {
   std::chrono::milliseconds connect_timeout{15000};
   // 0 = egress.ask_timeout_secs; tests shorten it.
   std::chrono::milliseconds ask_timeout{0};
+  // Where set, a connection from a local port it refuses is closed before anything is read: the
+  // landlock tier's broker listens on the host's own loopback and serves the connections the
+  // helper made for the agent only, not any other local process.
+  std::function<bool(std::uint16_t peer_port)> accept_peer;
 };
 
 class BrokerCore;

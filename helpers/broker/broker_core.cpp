@@ -122,6 +122,19 @@ void BrokerCore::accept_next() {
       });
       return;
     }
+    if (options_.accept_peer) {
+      asio::error_code peer_ec;
+      const auto peer = s.remote_endpoint(peer_ec);
+      if (peer_ec || !options_.accept_peer(peer.port())) {
+        if (!foreign_noticed_.exchange(true))
+          notice("foreign_connection", "a connection to the session's broker that the sandbox did not make was "
+                 "closed (from port " + std::to_string(peer_ec ? 0 : peer.port()) + "); later ones are closed silently");
+        asio::error_code ignored;
+        s.close(ignored);
+        accept_next();
+        return;
+      }
+    }
     if (live_.load() >= options_.max_connections) {
       // A flood of connections past the cap is one notice a second, not one line each.
       ++refused_at_cap_;

@@ -67,6 +67,7 @@ class BrokerCore {
   // Connections closed at the cap since the last connection_limit notice, and when that was
   // (accept handlers run one at a time on the acceptor's strand).
   std::size_t refused_at_cap_ = 0;
+  std::atomic<bool> foreign_noticed_{false};
   std::optional<std::chrono::steady_clock::time_point> last_cap_notice_;
   std::atomic<std::uint64_t> ask_counter_{0};
   std::atomic<bool> stopped_{false};

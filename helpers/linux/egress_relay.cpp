@@ -39,7 +39,7 @@ broker::AskDecision to_broker(AskDecision d) {
 }  // namespace
 
 Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress,
-                                                        EventSink events, AskHandler ask) {
+                                                        EventSink events, AskHandler ask, PeerFilter accept_peer) {
   if (egress.mode == NetMode::kOff)
     return refused("egress relay: net mode is off; the sandbox gets an empty network namespace instead");
   broker::BrokerOptions options;
@@ -88,6 +88,7 @@ Result<std::unique_ptr<EgressRelay>> EgressRelay::start(platform::UniqueFd liste
       ask(id, host, port, [reply = std::move(reply)](AskDecision d) { reply(to_broker(d)); });
     };
   }
+  options.accept_peer = std::move(accept_peer);
   auto b = broker::Broker::create(std::move(options));
   if (!b.ok()) return b.error();
   if (Status s = (*b)->serve(std::move(listen_fd)); !s) return s.error();

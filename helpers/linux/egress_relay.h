@@ -27,6 +27,9 @@ enum class AskDecision { kAllowOnce, kAllowSession, kDeny };
 using AskHandler = std::function<void(const std::string& id, const std::string& host, int port,
                                       std::function<void(AskDecision)> reply)>;
 
+// Which local ports the broker serves, where not every one (BrokerOptions::accept_peer).
+using PeerFilter = std::function<bool(std::uint16_t peer_port)>;
+
 class EgressRelay {
  public:
   virtual ~EgressRelay() = default;
@@ -34,7 +37,7 @@ class EgressRelay {
   virtual void stop() = 0;
 
   static Result<std::unique_ptr<EgressRelay>> start(platform::UniqueFd listen_fd, const IrEgress& egress,
-                                                    EventSink events, AskHandler ask);
+                                                    EventSink events, AskHandler ask, PeerFilter accept_peer = {});
 };
 
 // Descriptors the helper keeps for itself whatever the agent does through the broker or published

@@ -175,6 +175,7 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
   spec.attestation_json = to_json(att).dump();
   spec.agent_nofile_soft = caller_nofile;
   settle_options(opt, args, att, spec.plan.wall_time_secs, ir_record, std::move(plan_bytes));
+  opt.egress = ir.egress;
   return run_landlock_tier(spec, opt);
 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,13 +25,16 @@
 #include "helpers/linux/agent_exec.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/child_watch.h"
+#include "helpers/linux/connect_redirect.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/landlock_apply.h"
 #include "helpers/linux/seccomp_apply.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
+#include "helpers/linux/session_relay.h"
 #include "helpers/linux/sys_error.h"
 #include "helpers/linux/tree_usage.h"
+#include "platform/fd_passing.h"
 #include "platform/unique_fd.h"
 #include "platform/utc_time.h"
 
@@ -182,7 +186,7 @@ std::vector<std::string> agent_env(const TierSpec& spec, const std::string& tmpd
 // and ends the process with 125; the agent never runs.
 [[noreturn]] void agent_main(const TierSpec& spec, const linux_backend::LandlockPlan& landlock,
                              const std::vector<sock_filter>& filter, const std::vector<std::string>& env,
-                             const sigset_t& old_mask, int sync_fd, int err_fd) {
+                             const sigset_t& old_mask, int sync_fd, int err_fd, int listener_fd) {
   const auto die = [&](const Error& e) {
     const std::string line = e.message;
     (void)!::write(err_fd, line.data(), line.size());
@@ -207,7 +211,17 @@ std::vector<std::string> agent_env(const TierSpec& spec, const std::string& tmpd
     if (auto s = lock_out_capabilities(); !s) die(s.error());
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(sys_error("no_new_privs"));
   if (auto s = apply_landlock(landlock); !s) die(s.error());
-  if (auto s = load_seccomp_program(filter); !s) die(s.error());
+  if (listener_fd < 0) {
+    if (auto s = load_seccomp_program(filter); !s) die(s.error());
+  } else {
+    // The filter's listener goes to the helper, which answers the agent's connect(2) calls;
+    // the agent keeps no copy of it (it would answer its own calls).
+    auto listener = load_seccomp_program_with_listener(filter);
+    if (!listener) die(listener.error());
+    if (platform::send_message(listener_fd, "l", *listener) != 1) die(sys_error("pass the seccomp listener"));
+    ::close(*listener);
+    ::close(listener_fd);
+  }
   if (auto s = clear_capabilities(); !s) die(s.error());
   const int err = exec_agent(spec.argv, env);
   const std::string line = "cannot run " + spec.argv[0] + ": " + std::strerror(err);
@@ -255,7 +269,8 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     }
     landlock.path_rules.push_back({tmpdir, landlock.handled_fs});
   }
-  auto filter = compile_seccomp(spec.plan.seccomp);
+  auto filter = compile_seccomp(spec.plan.seccomp, spec.plan.connect_via_broker ? std::vector<std::string>{"connect"}
+                                                                                : std::vector<std::string>{});
   if (!filter) return fail_session(o, filter.error().exit_code(), filter.error().message);
   auto leaf = CgroupLeaf::create(spec.plan.cgroup, o.session_id.empty() ? "paddock-landlock-tier" : o.session_id);
   if (!leaf) return fail_session(o, leaf.error().exit_code(), leaf.error().message);
@@ -273,13 +288,24 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   std::optional<EventLog> events;
   if (!o.session_dir.empty()) events.emplace(o.session_dir + "/events.jsonl");
   bool stop_requested = false;
+  // A filtered network: the broker, on a port of the host's 127.0.0.1 that serves the connections
+  // the helper makes for the agent only (connect_redirect.h). Started once the signals below are
+  // blocked, so that none is delivered to its threads.
+  std::optional<SessionRelay> relay;
+  if (spec.plan.connect_via_broker) {
+    if (!events) return fail_session(o, 125, "a filtered network in the landlock tier needs the session's directory");
+    relay.emplace(*events);
+  }
   std::optional<ControlServer> control;
   if (events && !o.control_socket.empty()) {
     control.emplace(*events, ControlServer::Handlers{[&] { stop_requested = true; },
-                                                     [](const std::string&, session::AskAnswer) -> Status {
-                                                       return bad_input("this session's network is off: it raises no asks");
+                                                     [&](const std::string& id, session::AskAnswer a) -> Status {
+                                                       if (!relay) return bad_input("this session's network is off: it raises no asks");
+                                                       return relay->answer(id, a);
                                                      },
-                                                     [] { return std::vector<session::PendingAsk>{}; },
+                                                     [&] {
+                                                       return relay ? relay->pending_asks() : std::vector<session::PendingAsk>{};
+                                                     },
                                                      // The helper's children: the agent and, as the
                                                      // subreaper, every orphan of its tree.
                                                      [&] {
@@ -293,6 +319,24 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   const sigset_t mask = watched_signals();
   sigset_t old_mask;
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
+  const auto unblocked_fail = [&](const std::string& why) {
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    return fail_session(o, 125, why);
+  };
+  // The broker's socket now; its threads only once the agent is forked (a fork copies the
+  // calling thread only, and the agent's last steps must not find a lock another thread held).
+  BrokerListener broker;
+  platform::UniqueFd pass_parent, pass_agent;  // the seccomp listener's way out of the agent
+  if (relay) {
+    auto listener = listen_for_broker();
+    if (!listener) return unblocked_fail(listener.error().message);
+    broker = std::move(listener.value());
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+      return unblocked_fail(sys_error("socketpair").message);
+    pass_parent.reset(pair[0]);
+    pass_agent.reset(pair[1]);
+  }
   int sync[2], err[2];
   if (::pipe2(sync, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return fail_session(o, 125, sys_error("pipe").message);
@@ -305,11 +349,13 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   if (agent == 0) {
     ::close(sync[1]);
     ::close(err[0]);
+    pass_parent.reset();
     ::setpgid(0, 0);
-    agent_main(spec, landlock, *filter, env, old_mask, sync[0], err[1]);
+    agent_main(spec, landlock, *filter, env, old_mask, sync[0], err[1], pass_agent.valid() ? pass_agent.get() : -1);
   }
   ::close(sync[0]);
   ::close(err[1]);
+  pass_agent.reset();
   ::setpgid(agent, agent);
   // The terminal's foreground group becomes the agent's, so that it reads the terminal and gets
   // its ^C; given back at the end.
@@ -327,6 +373,28 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   }
   ::close(err[0]);
   if (!placed.ok()) setup_error = placed.error().message;
+  // The agent sent its filter's listener before exec: the helper answers its connect(2) calls
+  // from here on (they wait until then).
+  std::unique_ptr<ConnectRedirect> redirect;
+  if (relay && setup_error.empty()) {
+    char tag = 0;
+    platform::UniqueFd listener;
+    auto peers = std::make_shared<BrokerPeers>();
+    const std::uint16_t port = broker.port;
+    if (platform::receive_message(pass_parent.get(), &tag, 1, &listener, MSG_DONTWAIT) != 1 || !listener.valid()) {
+      setup_error = "the agent's seccomp listener did not reach the helper";
+    } else if (auto s = relay->start(std::move(broker.fd), o.egress, [peers](std::uint16_t p) { return peers->take(p); });
+               !s) {
+      setup_error = s.error().message;
+    } else if (auto r = ConnectRedirect::start(std::move(listener), port, peers); !r) {
+      setup_error = r.error().message;
+    } else {
+      redirect = std::move(r.value());
+    }
+    // Without an answer the agent's connect(2) calls would wait: it cannot go on.
+    if (!redirect) ::kill(-agent, SIGKILL);
+  }
+  pass_parent.reset();
 
   SessionEnd end;
   end.attested = files.has_value();
@@ -359,6 +427,8 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   if (control) control->close_all();
   leaf->kill_all();
   const long swept = sweep(agent, agent_status, agent);
+  if (redirect) redirect->stop();
+  if (relay) relay->stop();
   if (foreground) {
     ::signal(SIGTTOU, SIG_IGN);
     ::tcsetpgrp(STDIN_FILENO, ::getpgrp());

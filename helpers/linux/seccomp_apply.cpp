@@ -34,7 +34,8 @@ std::string fail(const std::string& what, int rc) { return what + ": " + std::st
 
 }  // namespace
 
-Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend::SeccompRule>& rules) {
+Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend::SeccompRule>& rules,
+                                                 const std::vector<std::string>& notified) {
   FilterCtx ctx;
   if (!ctx.get()) return refused("seccomp_init failed");
   // Foreign-ABI syscalls kill: the rules below are resolved for the native architecture only.
@@ -57,6 +58,12 @@ Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend
     // -EEXIST: the same rule twice in the plan; harmless, the filter already has it.
     if (rc != 0 && rc != -EEXIST) return refused(fail("seccomp rule for " + r.syscall, rc));
   }
+  for (const auto& name : notified) {
+    int nr = seccomp_syscall_resolve_name(name.c_str());
+    if (nr == __NR_SCMP_ERROR) return refused("seccomp: unknown syscall '" + name + "' in the plan");
+    if (int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, nr, 0); rc != 0 && rc != -EEXIST)
+      return refused(fail("seccomp notification for " + name, rc));
+  }
   platform::UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "paddock-seccomp", MFD_CLOEXEC)));
   if (!mem.valid()) return refused(std::string("seccomp: memfd_create: ") + std::strerror(errno));
   if (int rc = seccomp_export_bpf(ctx.get(), mem.get()); rc != 0) return refused(fail("seccomp_export_bpf", rc));
@@ -67,6 +74,16 @@ Result<std::vector<sock_filter>> compile_seccomp(const std::vector<linux_backend
   if (::pread(mem.get(), program.data(), static_cast<std::size_t>(st.st_size), 0) != st.st_size)
     return refused(std::string("seccomp: cannot read the exported filter: ") + std::strerror(errno));
   return program;
+}
+
+Result<int> load_seccomp_program_with_listener(const std::vector<sock_filter>& program) {
+  if (program.empty() || program.size() > BPF_MAXINSNS) return refused("seccomp: filter has no valid size");
+  sock_fprog fprog{static_cast<unsigned short>(program.size()), const_cast<sock_filter*>(program.data())};
+  const long fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+  if (fd < 0)
+    return refused(std::string("seccomp: cannot load a filter with a listener (Linux 5.0 or newer, and no other "
+                               "listener on this process): ") + std::strerror(errno));
+  return static_cast<int>(fd);
 }
 
 Status load_seccomp_program(const std::vector<sock_filter>& program) {

@@ -13,7 +13,7 @@ namespace {
 constexpr std::size_t kSettledKept = 4096;
 }  // namespace
 
-Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress) {
+Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress, PeerFilter accept_peer) {
   EventSink sink = [this](json e) {
     on_event(e);
     events_.emit(std::move(e));
@@ -28,7 +28,7 @@ Status SessionRelay::start(platform::UniqueFd listen_fd, const IrEgress& egress)
     }
     events_.emit(session::ask_event(a));
   };
-  auto relay = EgressRelay::start(std::move(listen_fd), egress, std::move(sink), std::move(ask));
+  auto relay = EgressRelay::start(std::move(listen_fd), egress, std::move(sink), std::move(ask), std::move(accept_peer));
   if (!relay) return relay.error();
   relay_ = std::move(relay.value());
   return Status::Ok();

@@ -27,7 +27,7 @@ class SessionRelay {
   SessionRelay(const SessionRelay&) = delete;
   SessionRelay& operator=(const SessionRelay&) = delete;
 
-  Status start(platform::UniqueFd listen_fd, const IrEgress& egress);
+  Status start(platform::UniqueFd listen_fd, const IrEgress& egress, PeerFilter accept_peer = {});
   // From the control socket: answers the pending ask with that id and removes it; an error
   // saying whether the ask was already settled (answered, or timed out) or never existed.
   Status answer(const std::string& id, session::AskAnswer answer);

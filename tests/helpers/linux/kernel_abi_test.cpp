@@ -2,7 +2,9 @@
 // Linux headers) are the kernel's: compared with the headers here, where the helper has them.
 #include <errno.h>
 #include <sched.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include <QtTest>
 
@@ -11,7 +13,15 @@
 namespace abi = paddock::linux_backend::abi;
 
 static_assert(abi::kEperm == EPERM);
+static_assert(abi::kEacces == EACCES);
 static_assert(abi::kEnosys == ENOSYS);
+static_assert(abi::kEprotonosupport == EPROTONOSUPPORT);
+static_assert(abi::kEsocktnosupport == ESOCKTNOSUPPORT);
+static_assert(abi::kSockStream == SOCK_STREAM);
+static_assert(abi::kIpprotoTcp == IPPROTO_TCP);
+static_assert(abi::kMsgFastopen == MSG_FASTOPEN);
+// The type bits are below the flags socket(2) also takes.
+static_assert((abi::kSockTypeMask & (SOCK_NONBLOCK | SOCK_CLOEXEC)) == 0);
 static_assert(abi::kEafnosupport == EAFNOSUPPORT);
 static_assert(abi::kCloneNewns == CLONE_NEWNS);
 static_assert(abi::kCloneNewcgroup == CLONE_NEWCGROUP);

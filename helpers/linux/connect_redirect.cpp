@@ -1,0 +1,200 @@
+#include "helpers/linux/connect_redirect.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "helpers/linux/sys_error.h"
+
+namespace paddock::helper {
+namespace {
+
+// What /proc says of the agent's descriptor: whether it is a socket, and the two flags the
+// helper's socket must carry in its place. /proc is read rather than the descriptor taken with
+// pidfd_getfd, which a container's default seccomp profile refuses without CAP_SYS_PTRACE.
+struct AgentFd {
+  int error = 0;  // errno for the agent's call; 0: a socket
+  bool nonblock = false, cloexec = false;
+};
+
+AgentFd inspect(pid_t tid, int fd) {
+  if (fd < 0) return {EBADF};
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(tid), fd);
+  char target[64];
+  const ssize_t n = ::readlink(path, target, sizeof target - 1);
+  // Not readable: a process that made itself non-dumpable hides its descriptors from its own uid.
+  if (n < 0) return {errno == ENOENT ? EBADF : EACCES};
+  target[n] = 0;
+  if (std::strncmp(target, "socket:[", 8) != 0) return {ENOTSOCK};
+  std::snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", static_cast<int>(tid), fd);
+  FILE* f = std::fopen(path, "re");
+  if (!f) return {EACCES};
+  unsigned long flags = 0;
+  bool found = false;
+  char line[128];
+  while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "flags: %lo", &flags) == 1;
+  std::fclose(f);
+  if (!found) return {EACCES};
+  return {0, (flags & O_NONBLOCK) != 0, (flags & O_CLOEXEC) != 0};
+}
+
+// A TCP socket of the helper's, connected to the broker from a local port the broker will
+// accept. Returns 0 or the errno the agent's connect(2) answers with.
+int connect_broker(std::uint16_t broker_port, BrokerPeers& peers, bool nonblock, platform::UniqueFd& out) {
+  platform::UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s.valid()) return errno;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  // Bound first, so that the port is known to the broker's filter before it can accept.
+  if (::bind(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return errno;
+  const std::uint16_t local = ntohs(a.sin_port);
+  peers.add(local);
+  // A loopback connect completes in the kernel (the listen backlog); bounded all the same, so a
+  // full backlog cannot stall every other connect of the agent behind this one.
+  timeval limit{5, 0};
+  ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  a.sin_port = htons(broker_port);
+  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    const int e = errno == EINPROGRESS ? ETIMEDOUT : errno;
+    peers.take(local);
+    return e;
+  }
+  timeval none{0, 0};
+  ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+  // The broker is on loopback: small writes need not wait for acknowledgements.
+  const int one = 1;
+  ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (nonblock && ::fcntl(s.get(), F_SETFL, O_NONBLOCK) != 0) return errno;
+  out = std::move(s);
+  return 0;
+}
+
+}  // namespace
+
+void BrokerPeers::add(std::uint16_t port) {
+  std::lock_guard lock(mu_);
+  ports_.insert(port);
+}
+
+bool BrokerPeers::take(std::uint16_t port) {
+  std::lock_guard lock(mu_);
+  const auto it = ports_.find(port);
+  if (it == ports_.end()) return false;
+  ports_.erase(it);
+  return true;
+}
+
+Result<BrokerListener> listen_for_broker() {
+  BrokerListener l;
+  l.fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!l.fd.valid()) return sys_error("the broker's socket");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(l.fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l.fd.get(), SOMAXCONN) != 0 ||
+      ::getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return sys_error("the broker's port on 127.0.0.1");
+  l.port = ntohs(a.sin_port);
+  return l;
+}
+
+ConnectRedirect::ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, std::uint16_t broker_port,
+                                 std::shared_ptr<BrokerPeers> peers)
+    : listener_(std::move(listener)), wake_(std::move(wake)), broker_port_(broker_port), peers_(std::move(peers)) {}
+
+Result<std::unique_ptr<ConnectRedirect>> ConnectRedirect::start(platform::UniqueFd listener, std::uint16_t broker_port,
+                                                                std::shared_ptr<BrokerPeers> peers) {
+  platform::UniqueFd wake(::eventfd(0, EFD_CLOEXEC));
+  if (!wake.valid()) return sys_error("eventfd");
+  std::unique_ptr<ConnectRedirect> r(
+      new ConnectRedirect(std::move(listener), std::move(wake), broker_port, std::move(peers)));
+  r->thread_ = std::thread([p = r.get()] { p->run(); });
+  return r;
+}
+
+ConnectRedirect::~ConnectRedirect() { stop(); }
+
+void ConnectRedirect::stop() {
+  if (!thread_.joinable()) return;
+  const std::uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
+  thread_.join();
+}
+
+void ConnectRedirect::run() {
+  seccomp_notif* req = nullptr;
+  seccomp_notif_resp* resp = nullptr;
+  // Sized by the kernel: it refuses a request buffer that is not zeroed to its own size.
+  seccomp_notif_sizes sizes{};
+  if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0 || seccomp_notify_alloc(&req, &resp) != 0) {
+    // Without a way to answer, every connect(2) would wait forever: end them all instead (the
+    // filter answers ENOSYS once its listener is closed).
+    listener_.reset();
+    return;
+  }
+  const int lfd = listener_.get();
+  for (;;) {
+    pollfd p[2] = {{lfd, POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (p[1].revents) break;
+    if (!(p[0].revents & POLLIN)) {
+      if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) break;  // no process uses the filter any more
+      continue;
+    }
+    std::memset(req, 0, sizes.seccomp_notif);
+    if (seccomp_notify_receive(lfd, req) != 0) continue;  // the caller is gone already
+    std::memset(resp, 0, sizes.seccomp_notif_resp);
+    resp->id = req->id;
+    const AgentFd agent = inspect(static_cast<pid_t>(req->pid), static_cast<int>(req->data.args[0] & 0xFFFFFFFFu));
+    // The pid read in /proc must still be the caller's (a process that died and whose pid was
+    // reused in between has no notification left).
+    if (seccomp_notify_id_valid(lfd, req->id) != 0) continue;
+    int err = agent.error;
+    platform::UniqueFd mine;
+    if (!err) err = connect_broker(broker_port_, *peers_, agent.nonblock, mine);
+    if (!err) {
+      seccomp_notif_addfd add{};
+      add.id = req->id;
+      add.flags = SECCOMP_ADDFD_FLAG_SETFD;
+      add.srcfd = static_cast<__u32>(mine.get());
+      add.newfd = static_cast<__u32>(req->data.args[0] & 0xFFFFFFFFu);
+      add.newfd_flags = agent.cloexec ? O_CLOEXEC : 0;
+      if (::ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
+        if (errno == ENOENT) continue;  // the caller is gone
+        err = EACCES;
+      }
+    }
+    resp->error = err ? -err : 0;
+    resp->val = 0;
+    resp->flags = 0;
+    (void)seccomp_notify_respond(lfd, resp);  // ENOENT: the caller is gone meanwhile
+  }
+  seccomp_notify_free(req, resp);
+  // Closed here, so that a connect(2) made after the helper stopped answering fails (ENOSYS)
+  // instead of waiting.
+  listener_.reset();
+}
+
+}  // namespace paddock::helper
