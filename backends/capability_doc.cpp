@@ -138,8 +138,12 @@ std::string render_capabilities_markdown() {
        "the grant and the denied path (at most 4,096 rules, refused over it), and starts the "
        "agent in a process group of its own with no_new_privs, rlimits, every capability "
        "dropped, Landlock at the kernel's ABI and the namespace tier's seccomp deny list plus "
-       "a gate that refuses socket(2) of every family (the network is off; `--net off` is the "
-       "only mode). At the end it kills the group, the cgroup leaf where there is one, and "
+       "a socket gate. With `--net off` the gate refuses socket(2) of every family. With a "
+       "filtered network (allowlist, strict, ask) it lets TCP sockets be made and stops every "
+       "connect(2) (seccomp user notification): the helper connects a socket of its own to the "
+       "session's broker, on a port of the host's 127.0.0.1 that serves the helper's "
+       "connections only, and puts it in place of the agent's, whatever address the agent "
+       "named; bind(2), listen(2), UDP, raw, SCTP and MPTCP sockets and MSG_FASTOPEN fail. At the end it kills the group, the cgroup leaf where there is one, and "
        "every process reparented to it until none is left. Shown for the same kernel with "
        "user, mount, PID and network namespaces refused (a container's seccomp profile).\n\n";
   KernelProbe blocked = reference_probe();

@@ -84,7 +84,7 @@ LandlockTierPlan tier_plan(const FrozenIr& ir, const LinuxPlan& ns) {
   t.landlock.handled_fs = all;
   // TCP bind and connect handled with no rule (ABI >= 4): the agent's own connect(2) never gets
   // through, with the network off or filtered (the helper answers those, see below).
-  t.landlock.handled_net = ns.landlock.handled_net;
+  if (ns.landlock.abi >= 4) t.landlock.handled_net = {LandlockNetRight::kBindTcp, LandlockNetRight::kConnectTcp};
   t.landlock.scoped = ns.landlock.scoped;
   const std::vector<Fs> read = keep(all, {Fs::kExecute, Fs::kReadFile, Fs::kReadDir});
 

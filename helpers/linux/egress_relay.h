@@ -2,7 +2,9 @@
 // egress broker (helpers/broker). The helper creates a TCP listening socket on
 // 127.0.0.1:<port> INSIDE the sandbox's network namespace before exec, passes it out to the
 // supervising (host-side) process with SCM_RIGHTS, and hands it to EgressRelay::start. No relay
-// process runs inside the sandbox. Implemented in egress_relay.cpp on the broker library.
+// process runs inside the sandbox. (The landlock tier, which has no namespace, listens on the
+// host's 127.0.0.1 instead and filters the peers: connect_redirect.h.) Implemented in
+// egress_relay.cpp on the broker library.
 #pragma once
 
 #include <functional>

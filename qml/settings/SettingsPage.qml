@@ -104,8 +104,9 @@ Pane {
                     opacity: 0.7
                     font.pixelSize: 12
                     visible: page.workspace.linuxTier === "landlock"
-                    text: qsTr("Every launch runs without namespaces: no private /tmp, the network only off, no review "
-                               + "mode, and nothing can be created in a folder that holds a protected file (with "
+                    text: qsTr("Every launch runs without namespaces: no private /tmp; the network off, or "
+                               + "through the broker with no local server (nothing can listen on a port); no review "
+                               + "mode; and nothing can be created in a folder that holds a protected file (with "
                                + "the built-in lists, the project's top folder is one, and so is .git: git can "
                                + "read there but not commit). "
                                + "docs/capabilities.md lists each loss; 'paddock doctor' says why namespaces are "

@@ -4,7 +4,9 @@
 // curl (CONNECT and SOCKS5) and git over ssh (--git-ssh, paddock-connect as ProxyCommand) run
 // inside the sandbox. Only loopback is ever contacted; no real name is ever resolved (the seam
 // answers only from its table). `--net ask` is answered with `paddock ask` while `paddock
-// sessions` shows the pending asks. Every case runs as root and as uid 65534.
+// sessions` shows the pending asks. Every case runs as root and as uid 65534; the broker's cases
+// run in the landlock tier too, where no network namespace exists and the helper answers each
+// connect(2) of the agent with a connection to the broker (rows "<user>-landlock").
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -150,9 +152,15 @@ class EgressSessionTest : public QObject {
   Q_OBJECT
 
   CliHome h_;
+  bool landlock_ = false;  // the row's tier is the landlock tier
 
-  void setup_row() {
+  void setup_row(bool tiers = false) {
     QFETCH(uint, uid);
+    landlock_ = false;
+    if (tiers) {
+      QFETCH(QString, tier);
+      landlock_ = tier == "landlock";
+    }
     QVERIFY(h_.create(uid, "egress", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER", "PADDOCK_DEBUG_RESOLVE",
                                       "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
                                       "all_proxy"}));
@@ -165,6 +173,7 @@ class EgressSessionTest : public QObject {
     RunOptions o = h_.opts;
     if (!seam.empty()) o.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
     args.insert(args.begin() + 1, {"--profile", "permissive"});
+    if (landlock_) args.insert(args.begin() + 1, {"--tier", "landlock"});
     args.insert(args.begin(), paddock_bin());
     return run_process(args, o);
   }
@@ -178,6 +187,7 @@ class EgressSessionTest : public QObject {
   // `paddock run` in the background (stdout and stderr to `out`), for a session to talk to.
   pid_t spawn_paddock(std::vector<std::string> args, const std::string& seam, const std::string& out) {
     args.insert(args.begin() + 1, {"--profile", "permissive"});
+    if (landlock_) args.insert(args.begin() + 1, {"--tier", "landlock"});
     args.insert(args.begin(), paddock_bin());
     RunOptions opts = h_.opts;
     opts.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
@@ -209,9 +219,9 @@ class EgressSessionTest : public QObject {
     h_.root.clear();
   }
 
-  void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5_data() { add_uid_rows(); }
+  void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5_data() { add_uid_and_tier_rows(); }
   void curl_in_the_sandbox_reaches_a_loopback_server_through_connect_and_socks5() {
-    setup_row();
+    setup_row(true);
     LoopbackServer server(0, http_handler);
     QVERIFY2(server.error().empty(), server.error().c_str());
     const std::string port = std::to_string(server.port());
@@ -357,17 +367,18 @@ class EgressSessionTest : public QObject {
     QVERIFY(server.seen().empty());
   }
 
-  void asks_are_listed_by_sessions_and_answered_by_paddock_ask_data() { add_uid_rows(); }
+  void asks_are_listed_by_sessions_and_answered_by_paddock_ask_data() { add_uid_and_tier_rows(); }
   void asks_are_listed_by_sessions_and_answered_by_paddock_ask() {
-    setup_row();
+    setup_row(true);
     LoopbackServer server(0, http_handler);
     QVERIFY2(server.error().empty(), server.error().c_str());
     const std::string port = std::to_string(server.port());
     const std::string url = "http://ask.paddock.test:" + port;
     const std::string curl = "curl -sS --max-time 60 --proxytunnel " + url;
     // One request, then two at once: each connection to an unlisted name waits for an answer.
-    const std::string script = curl + "/first; echo; echo ---; " + curl + "/second >/tmp/2 2>&1 & " + curl +
-                               "/third >/tmp/3 2>&1 & wait; cat /tmp/2; echo; echo ---; cat /tmp/3";
+    // (The landlock tier's temporary directory is TMPDIR: the host's /tmp is not granted there.)
+    const std::string script = "t=${TMPDIR:-/tmp}; " + curl + "/first; echo; echo ---; " + curl +
+                               "/second >$t/2 2>&1 & " + curl + "/third >$t/3 2>&1 & wait; cat $t/2; echo; echo ---; cat $t/3";
     const std::string out = h_.root + "/run.out";
     pid_t pid = spawn_paddock({"run", "--allow-tainted", "--net", "ask", "--", "sh", "-c", script},
                               "ask.paddock.test=127.0.0.1", out);
@@ -457,6 +468,94 @@ class EgressSessionTest : public QObject {
              dump(late));
     auto after = cli({"sessions"});
     QVERIFY2(after.out.find("? ask") == std::string::npos, dump(after));
+  }
+
+  void in_the_landlock_tier_every_connection_of_the_agent_reaches_the_broker_and_nothing_else_data() { add_uid_rows(); }
+  void in_the_landlock_tier_every_connection_of_the_agent_reaches_the_broker_and_nothing_else() {
+    // As an attacker in the tier would: the agent's sockets are the host's, so it ignores the
+    // proxy and connects straight to a loopback server, over IPv6, to an address elsewhere,
+    // without blocking; tries UDP, raw, Unix, SCTP and MPTCP sockets, a listener, and a send that
+    // connects (MSG_FASTOPEN). Then a process outside the sandbox tries the broker's port.
+    setup_row();
+    landlock_ = true;
+    LoopbackServer server(0, http_handler);
+    QVERIFY2(server.error().empty(), server.error().c_str());
+    put(h_.project + "/attack.py", R"PY(import errno, os, socket, sys, time
+port = int(sys.argv[1])
+def err(f):
+    try:
+        f()
+        return "ok"
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+print("udp", err(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)))
+print("raw", err(lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)))
+print("unix", err(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)))
+print("sctp", err(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132)))
+print("mptcp", err(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)))
+print("bind", err(lambda: socket.socket().bind(("127.0.0.1", 0))))
+print("listen", err(lambda: socket.socket().listen(1)))
+print("fastopen", err(lambda: socket.socket().sendto(b"GET /fastopen HTTP/1.0\r\n\r\n", 0x20000000, ("127.0.0.1", port))))
+for name, family, addr in [("direct4", socket.AF_INET, ("127.0.0.1", port)), ("direct6", socket.AF_INET6, ("::1", port)),
+                           ("elsewhere", socket.AF_INET, ("192.0.2.1", 80))]:
+    s = socket.socket(family)
+    s.settimeout(10)
+    s.connect(addr)
+    s.sendall(b"GET /direct HTTP/1.0\r\n\r\n")
+    print(name, s.recv(200).split(b"\r\n")[0].decode())
+s = socket.socket()
+s.setblocking(False)
+try:
+    s.connect(("127.0.0.1", port))
+except BlockingIOError:
+    pass
+print("nonblocking", s.getblocking(), s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR))
+print("broker", s.getpeername()[1], flush=True)
+while not os.path.exists("go"):
+    time.sleep(0.1)
+)PY");
+    h_.chown_all();
+    const std::string out = h_.root + "/run.out";
+    pid_t pid = spawn_paddock({"run", "--allow-tainted", "--net", "allowlist", "--allow-domain", "api.paddock.test", "--",
+                               "/usr/bin/python3", "attack.py", std::to_string(server.port())},
+                              "api.paddock.test=127.0.0.1", out);
+    int broker_port = 0;
+    QVERIFY2(eventually([&] {
+      const std::string text = slurp(out);
+      const auto at = text.find("broker ");
+      if (at == std::string::npos) return false;
+      broker_port = std::atoi(text.c_str() + at + 7);
+      return broker_port > 0;
+    }), slurp(out).c_str());
+    // From outside: the broker's port is on the host's loopback, but it serves the helper's own
+    // connections only. This one is closed before anything is read.
+    const int c = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(static_cast<uint16_t>(broker_port));
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QVERIFY(::connect(c, reinterpret_cast<sockaddr*>(&sin), sizeof sin) == 0);
+    timeval tv{10, 0};
+    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    write_all(c, "CONNECT api.paddock.test:" + std::to_string(server.port()) + " HTTP/1.1\r\nHost: api.paddock.test\r\n\r\n");
+    char byte = 0;
+    const ssize_t got = ::read(c, &byte, 1);
+    ::close(c);
+    QVERIFY2(got <= 0, "the broker answered a process outside the sandbox");
+    put(h_.project + "/go", "");
+    QCOMPARE(wait_exit(pid), 0);
+    const std::string text = slurp(out);
+    for (const char* line : {"udp ESOCKTNOSUPPORT", "unix EAFNOSUPPORT", "sctp EPROTONOSUPPORT", "mptcp EPROTONOSUPPORT",
+                             "bind EACCES", "listen EACCES", "fastopen EACCES", "nonblocking False 0"})
+      QVERIFY2(text.find(line) != std::string::npos, (std::string(line) + "\n" + text).c_str());
+    QVERIFY2(text.find("raw E") != std::string::npos, text.c_str());
+    // Each direct connection got the broker's answer (it speaks only the proxy protocols) and
+    // never reached the server, whatever address it named.
+    for (const char* name : {"direct4 ", "direct6 ", "elsewhere "})
+      QVERIFY2(text.find(std::string(name) + "HTTP/1.1 501") != std::string::npos, text.c_str());
+    QVERIFY2(server.seen().empty(), "a connection of the agent reached the server");
+    const std::string events = slurp(only_session_dir() + "/events.jsonl");
+    QVERIFY2(events.find("foreign_connection") != std::string::npos, events.c_str());
   }
 
   void git_ssh_with_net_off_is_refused_before_anything_runs_data() { add_uid_rows(); }

@@ -66,11 +66,43 @@ class LandlockTierPlanTest : public QObject {
     QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
   }
 
-  void a_network_mode_that_needs_the_relay_is_refused_with_one_actionable_line() {
-    const Status s = backends::check(checked(tier(relay_ir()), blocked_probe()));
-    QVERIFY(!s.ok());
-    QCOMPARE(s.error().exit_code(), 125);
-    QVERIFY2(s.error().message.find("only --net off runs in it") != std::string::npos, s.error().message.c_str());
+  void a_filtered_network_hands_every_connect_to_the_helper_and_refuses_the_rest_of_the_socket_api() {
+    const FrozenIr ir = tier(relay_ir());
+    const Status s = backends::check(checked(ir, blocked_probe()));
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+    auto c = compile_landlock_tier_parts(ir, blocked_probe());
+    QVERIFY(c.ok());
+    const auto& t = c->tier_plan;
+    QVERIFY(t.connect_via_broker);
+    QCOMPARE(t.socket_families_allowed, (std::vector<SocketFamily>{SocketFamily::kInet, SocketFamily::kInet6}));
+    const auto has = [&](const std::string& syscall, int err, int arg, std::uint64_t value, std::uint64_t mask) {
+      return std::any_of(t.seccomp.begin(), t.seccomp.end(), [&](const SeccompRule& r) {
+        return r.syscall == syscall && r.errno_value == err && r.arg_index == arg && r.arg_value == value &&
+               r.arg_mask == mask;
+      });
+    };
+    // No connect(2) rule of the filter's own: every call goes to the helper.
+    QVERIFY(std::none_of(t.seccomp.begin(), t.seccomp.end(), [](const SeccompRule& r) { return r.syscall == "connect"; }));
+    QVERIFY(has("socket", 97, 0, 1, 0xFFFFFFFF));  // AF_UNIX
+    QVERIFY(!has("socket", 97, 0, 2, 0xFFFFFFFF) && !has("socket", 97, 0, 10, 0xFFFFFFFF));
+    QVERIFY(has("socket", 94, 1, 0, 1));          // a type without SOCK_STREAM's bit
+    QVERIFY(has("socket", 93, 2, 17, 0xFFFFFFFF) || has("socket", 93, 2, 16, 16));  // UDP's protocol
+    QVERIFY(has("socket", 93, 2, 128, 128));      // SCTP (132), MPTCP (262)
+    QVERIFY(has("bind", 13, -1, 0, 0) && has("listen", 13, -1, 0, 0));
+    QVERIFY(has("sendto", 13, 3, 0x20000000, 0x20000000) && has("sendmsg", 13, 2, 0x20000000, 0x20000000) &&
+            has("sendmmsg", 13, 3, 0x20000000, 0x20000000));
+    // The agent's own TCP connect and bind are Landlock's too, with no rule.
+    QCOMPARE(t.landlock.handled_net, (std::vector<LandlockNetRight>{LandlockNetRight::kBindTcp, LandlockNetRight::kConnectTcp}));
+    QVERIFY(t.landlock.net_rules.empty());
+    QVERIFY(c->steps.find("\"connect_via_broker\"") != std::string::npos);
+    // What needs the sandbox's own network namespace stays refused, in one line.
+    FrozenIr pub = ir;
+    pub.egress.publish = {8080};
+    const Status p = backends::check(checked(pub, blocked_probe()));
+    QVERIFY(!p.ok());
+    QCOMPARE(p.error().exit_code(), 125);
+    QVERIFY2(p.error().message.find("needs a network namespace of the sandbox's own") != std::string::npos,
+             p.error().message.c_str());
   }
 
   void a_kernel_without_landlock_refuses_the_tier() {
@@ -133,7 +165,9 @@ class LandlockTierPlanTest : public QObject {
       QCOMPARE(row(rows, "fs.deny.inside_read_root")->support, Support::kPartial);
       QCOMPARE(row(rows, "fs.tmp_isolated")->support, Support::kPartial);
       QCOMPARE(row(rows, "egress.mode=off")->support, Support::kExact);
-      QCOMPARE(row(rows, "egress.mode=allowlist")->support, Support::kUnsupported);
+      QCOMPARE(row(rows, "egress.mode=allowlist")->support, Support::kPartial);
+      QVERIFY(row(rows, "egress.mode=allowlist")->loss.find("cannot listen on any TCP port") != std::string::npos);
+      QCOMPARE(row(rows, "egress.host_ports")->support, Support::kUnsupported);
       QCOMPARE(row(rows, "fs.review_roots")->support, Support::kUnsupported);
       QCOMPARE(row(rows, "process.privilege_drop")->support, root ? Support::kPartial : Support::kExact);
     }

@@ -237,17 +237,18 @@ class HelperLandlockTierTest : public QObject {
     QVERIFY(has(slurp(h.session_dir + "/report.json"), "\"stopped\""));
   }
 
-  void a_network_mode_that_needs_the_relay_is_refused_before_the_agent_starts_data() { add_uid_rows(); }
-  void a_network_mode_that_needs_the_relay_is_refused_before_the_agent_starts() {
+  void a_published_port_which_needs_the_sandboxs_own_network_is_refused_before_the_agent_starts_data() { add_uid_rows(); }
+  void a_published_port_which_needs_the_sandboxs_own_network_is_refused_before_the_agent_starts() {
     QVERIFY2(blocked_fixture(), "fixture/probe failed");
     FrozenIr ir = tier_ir();
     ir.egress.mode = NetMode::kAllowlist;
-    ir.egress.domains = {"example.com:443"};
+    ir.egress.domains = {"example.com"};
+    ir.egress.publish = {8080};
     normalize(ir);
     const std::string marker = f_.project + "/src/ran.txt";
     ProcessResult r = run(ir, {f_.probe_tool(), "write", marker});
     QCOMPARE(r.exit_code, 125);
-    QVERIFY2(has(r.err, "only --net off runs in it"), r.err.c_str());
+    QVERIFY2(has(r.err, "needs a network namespace of the sandbox's own"), r.err.c_str());
     QVERIFY(!std::filesystem::exists(marker));
   }
 
