@@ -227,18 +227,17 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
               "and writes to /tmp fails; no private /dev/shm: POSIX shared memory and semaphores "
               "(shm_open, sem_open) fail"));
   put(exact("fs.mount_semantics=no_host_mounts", "the host's own mounts, unchanged; mount syscalls denied by seccomp"));
-  put(unsupported("fs.watched_configs",
-                  "the landlock tier does not compare the agent's settings before and after a session "
-                  "yet; run without --agent, or use the namespace tier"));
   put(unsupported("fs.review_roots",
                   "review mode's overlay needs a user namespace, which the landlock tier does not "
                   "have; run without --review"));
   put(unsupported("fs.agent_state",
                   "the agent's own state is an overlay, which needs a user namespace; set "
                   "filesystem.agent_state: shared, or use the namespace tier"));
-  put(partial("fs.shared_agent_dirs", "Landlock write rights on your own agent directory",
-              "the agent writes your own agent directory, which your agent CLI reads outside "
-              "Paddock, and this tier does not compare it before and after the session"));
+  put(partial("fs.shared_agent_dirs", "Landlock write rights on your own agent directory, watched",
+              "the agent writes your own agent directory, which your agent CLI reads outside Paddock: "
+              "the helper compares before and after the session what that CLI loads at start (as "
+              "fs.watched_configs says) and reports each change, but a change the agent restores "
+              "before the session ends is not seen, and a report comes after the fact"));
   put(exact("egress.mode=off", "seccomp: socket(2) of every family fails (EAFNOSUPPORT), AF_INET, "
                                "AF_INET6 and AF_UNIX included; socketpair(2) works"));
   const std::string via_broker =

@@ -176,6 +176,8 @@ Result<int> run_tier(const session::HelperRunArgs& args, const FrozenIr& ir, con
   spec.agent_nofile_soft = caller_nofile;
   settle_options(opt, args, att, spec.plan.wall_time_secs, ir_record, std::move(plan_bytes));
   opt.egress = ir.egress;
+  opt.home = ir.meta.home;
+  opt.watched_configs = ir.fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
   return run_landlock_tier(spec, opt);
 }
 

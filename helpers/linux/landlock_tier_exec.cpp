@@ -20,8 +20,10 @@
 #include <set>
 
 #include "engine/capability.h"
+#include "engine/session/record_json.h"
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
+#include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/agent_exec.h"
 #include "helpers/linux/cgroup_leaf.h"
 #include "helpers/linux/child_watch.h"
@@ -277,11 +279,13 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   std::optional<SessionFiles> files;
   if (!o.session_dir.empty()) {
     files.emplace(o.session_dir);
-    const std::string att = nlohmann::json::parse(spec.attestation_json).dump(2) + "\n";
+    const std::string att = session::dump_record(nlohmann::json::parse(spec.attestation_json), 2) + "\n";
     if (auto s = files->stage_records(o.record_ir, o.record_plan, att); !s) return fail_session(o, s.error().exit_code(), s.error().message);
     if (auto s = files->publish_attestation(); !s) return fail_session(o, s.error().exit_code(), s.error().message);
   }
   const std::vector<std::string> env = agent_env(spec, tmpdir);
+  // The agents' host-executed settings the session could write, read before the agent exists.
+  const AgentConfigWatch configs(o.watched_configs, o.home);
 
   // The session's log and control socket, as every session has them: `paddock sessions` shows it
   // running, and `paddock stop` and the app's Stop reach it.
@@ -436,6 +440,9 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (swept > 0)
     std::fprintf(stderr, "paddock: killed %ld process%s that left the agent's process group\n", swept, swept == 1 ? "" : "es");
+  // Nothing of the session runs any more: what it left in the agents' settings is final.
+  std::vector<session::ConfigChange> config_changes = configs.changes();
+  announce_config_changes(events ? &*events : nullptr, config_changes);
   rusage reaped_after{};
   ::getrusage(RUSAGE_CHILDREN, &reaped_after);
   session::Usage tree_usage = usage_of(reaped_after);
@@ -451,6 +458,7 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
         o.session_id, verdict, end, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(),
         platform::utc_timestamp(), end.setup_failed ? setup_error : std::string());
     r.usage = tree_usage;
+    r.config_changes = std::move(config_changes);
     if (events) emit_report(*events, std::move(r), *files);
     else (void)files->publish_report(session::encode_report(r));
   }

@@ -515,12 +515,7 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
   // Nothing of the sandbox runs any more: what its agent left in the agents' settings is final.
   // Each change is said on stderr too, where `paddock run` was started.
   std::vector<session::ConfigChange> config_changes = host_.configs.changes();
-  for (const auto& c : config_changes) {
-    events_.emit(make_event(session::ConfigChanged{c.file, c.key, c.change, "high"}));
-    report_error_line(c.file + ": " + c.key + " " + c.change +
-                      " during the session; the agent's CLI runs what it names on this machine, outside "
-                      "Paddock: review it before you start that agent again");
-  }
+  announce_config_changes(&events_, config_changes);
   // Review mode: where the agent's writes are, said where `paddock run` was started; a session
   // whose agent never started leaves no layers behind.
   if (host_.review.active() && out_.attested)
@@ -583,6 +578,15 @@ int Supervisor::run(InitChannel& init, pid_t pid, int pidfd, int sigfd, const st
 }
 
 }  // namespace
+
+void announce_config_changes(EventLog* events, const std::vector<session::ConfigChange>& changes) {
+  for (const auto& c : changes) {
+    if (events) events->emit(make_event(session::ConfigChanged{c.file, c.key, c.change, "high"}));
+    report_error_line(c.file + ": " + c.key + " " + c.change +
+                      " during the session; the agent's CLI runs what it names on this machine, outside "
+                      "Paddock: review it before you start that agent again");
+  }
+}
 
 void emit_report(EventLog& events, Report report, SessionFiles& files) {
   events.flush();

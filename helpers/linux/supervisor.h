@@ -53,6 +53,11 @@ int run_session(const SandboxSpec& spec, const SessionOptions& options);
 // report counts the events the log's cap kept out of the file.
 void emit_report(EventLog& events, session::Report report, SessionFiles& files);
 
+// What a session left changed in the agents' host-executed settings (agent_config_watch.h), once
+// nothing of it runs: an event each, and a line each on stderr, where `paddock run` was started.
+// `events` may be null (no session directory).
+void announce_config_changes(EventLog* events, const std::vector<session::ConfigChange>& changes);
+
 // Writes report.json and a session_ended event for a session that failed before anything
 // started, then returns code (so callers can `return fail_session(...)`).
 int fail_session(const SessionOptions& options, int code, const std::string& message);

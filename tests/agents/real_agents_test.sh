@@ -159,11 +159,16 @@ run_uid=0
 # defaults (its own sandbox is off in its Paddock state), so every denial seen is Paddock's; its model is named
 # (gpt-5-codex), because the default one is offered a JavaScript tool that calls the shell tool
 # rather than the shell tool itself.
+#
+# With a second argument "landlock" the same check runs in the landlock tier (no namespace: the
+# helper hands each connect(2) of the agent to the broker), with the agent's state shared, as
+# that tier requires (docs/capabilities.md).
 fake_api_check() {
-  agent="$1"; local d="$work/fake-$agent"; home="$d/home"; local project="$d/project" ca="$d/ca"
+  agent="$1"; local tier="${2:-namespaces}" d="$work/fake-$1-${2:-namespaces}"; home="$d/home"
+  local project="$d/project" ca="$d/ca" tier_args=()
   mkdir -p "$home/.ssh" "$project" "$ca"
   local failed_before=$failures
-  echo "== $agent against a fake model API"
+  echo "== $agent against a fake model API ($tier tier)"
   echo "PADDOCK-TEST-PRIVATE-KEY" >"$home/.ssh/id_rsa"
   echo "PADDOCK_TEST_SECRET=PADDOCK-TEST-DOTENV" >"$project/.env"
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$ca/ca.pem" -days 2 -subj "/CN=Paddock test CA" \
@@ -178,6 +183,10 @@ environment:
   agent_credentials: true
   pass_through: [ANTHROPIC_BASE_URL, NODE_EXTRA_CA_CERTS, CODEX_CA_CERTIFICATE]
 YAML
+  if [ "$tier" = landlock ]; then
+    printf 'filesystem:\n  agent_state: shared\n' >>"$d/creds.yaml"
+    tier_args=(--tier landlock)
+  fi
   local probe='cat ~/.ssh/id_rsa; echo "ssh:$?"; cat .env; echo "env:$?"; echo x > "$HOME/outside-home"; echo "home:$?"; echo x > '"$d"'/outside-project; echo "outside:$?"; curl -sS --max-time 20 https://unlisted.paddock.test/; echo "curl:$?"'
   local seam=PADDOCK_DEBUG_RESOLVE=model.paddock.test=127.0.0.1,unlisted.paddock.test=127.0.0.1 agent_cmd
   case "$agent" in
@@ -199,7 +208,7 @@ YAML
     "$src/tests/agents/fake_model_api.py" "$d/srv.pem" "$d/srv.key" "$d/record" "$probe" "$d/api.log" -- \
     env -i HOME="$home" PATH="$bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 TERM=dumb XDG_RUNTIME_DIR="$runtime" \
     XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" "${extra_env[@]}" \
-    "$paddock" run --allow-tainted --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
+    "$paddock" run "${tier_args[@]}" --allow-tainted --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
     --allow-read "$ca" --allow-domain model.paddock.test --timeout 120s -- "${agent_cmd[@]}" \
     </dev/null >"$out" 2>&1
   local rc=$?
@@ -225,6 +234,7 @@ YAML
 }
 fake_api_check claude-code
 fake_api_check codex
+fake_api_check claude-code landlock
 
 [ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all five agents started, reached the broker and kept their state, as root and as uid 65534"
