@@ -250,8 +250,8 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
   const std::string via_broker_loss =
       "no network namespace: the agent cannot listen on any TCP port (a dev server, or a test's own "
       "server on 127.0.0.1, fails to bind), every TCP connection it makes reaches the broker "
-      "whatever address it names (127.0.0.1 included), and a process that marks itself "
-      "non-dumpable cannot connect (the helper cannot take its socket)";
+      "whatever address it names (127.0.0.1 included), and, unless you run Paddock as root, a "
+      "process that marks itself non-dumpable cannot connect (the helper cannot read its descriptors)";
   for (const char* m : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask"})
     put(partial(m, via_broker + "; names checked, resolved once and pinned by the broker", via_broker_loss));
   put(unsupported("egress.git_ssh",

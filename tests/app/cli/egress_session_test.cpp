@@ -513,6 +513,11 @@ print("nonblocking", s.getblocking(), s.getsockopt(socket.SOL_SOCKET, socket.SO_
 print("broker", s.getpeername()[1], flush=True)
 while not os.path.exists("go"):
     time.sleep(0.1)
+# The tier's stated loss: a process that hides itself from its own uid (non-dumpable) cannot
+# connect, as an unprivileged helper cannot read its descriptor. It fails; it is never let through.
+import ctypes
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+print("nondumpable", err(lambda: socket.create_connection(("127.0.0.1", port), timeout=10)), flush=True)
 )PY");
     h_.chown_all();
     const std::string out = h_.root + "/run.out";
@@ -548,6 +553,10 @@ while not os.path.exists("go"):
     for (const char* line : {"udp ESOCKTNOSUPPORT", "unix EAFNOSUPPORT", "sctp EPROTONOSUPPORT", "mptcp EPROTONOSUPPORT",
                              "bind EACCES", "listen EACCES", "fastopen EACCES", "nonblocking False 0"})
       QVERIFY2(text.find(line) != std::string::npos, (std::string(line) + "\n" + text).c_str());
+    // Root's helper reads every process's descriptors: the loss is an ordinary user's only.
+    QFETCH(uint, uid);
+    const std::string nondumpable = uid == 0 ? "nondumpable ok" : "nondumpable EACCES";
+    QVERIFY2(text.find(nondumpable) != std::string::npos, (nondumpable + "\n" + text).c_str());
     QVERIFY2(text.find("raw E") != std::string::npos, text.c_str());
     // Each direct connection got the broker's answer (it speaks only the proxy protocols) and
     // never reached the server, whatever address it named.
