@@ -396,6 +396,44 @@ const char* to_string(RlimitResource resource) { return schema::enum_name(resour
 const char* to_string(LimitName limit) { return schema::enum_name(limit).data(); }
 const char* to_string(LimitMechanism mechanism) { return schema::enum_name(mechanism).data(); }
 
+std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed) {
+  std::map<std::string, std::string> env;
+  // The relay speaks HTTP CONNECT and SOCKS5 on one port. ALL_PROXY uses socks5h so that
+  // clients send the name, not a locally resolved address: names resolve on the host only.
+  const std::string http = "http://127.0.0.1:" + std::to_string(kProxyPort);
+  const std::string socks = "socks5h://127.0.0.1:" + std::to_string(kProxyPort);
+  for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+    env[name] = http;
+  env["ALL_PROXY"] = socks;
+  env["all_proxy"] = socks;
+  // The sandbox's loopback is its own (a server the agent starts, a forwarded host port, the
+  // credential endpoints): never sent to the relay, which refuses every address literal anyway
+  // (docs/network.md).
+  // "[::1]" too: Python matches the bracketed host of a URL against the list as written.
+  const std::string loopback = "localhost,127.0.0.1,::1,[::1]";
+  env["NO_PROXY"] = loopback;
+  env["no_proxy"] = loopback;
+  // Clients that read a proxy setting of their own: gRPC (an http:// URL), the Google Cloud
+  // CLI, and Java (system properties through JAVA_TOOL_OPTIONS, which every JVM reads), unless
+  // the policy passes the user's own JAVA_TOOL_OPTIONS through.
+  env["GRPC_PROXY"] = http;
+  env["grpc_proxy"] = http;
+  env["NO_GRPC_PROXY"] = loopback;
+  env["no_grpc_proxy"] = loopback;
+  env["CLOUDSDK_PROXY_TYPE"] = "http";
+  env["CLOUDSDK_PROXY_ADDRESS"] = "127.0.0.1";
+  env["CLOUDSDK_PROXY_PORT"] = std::to_string(kProxyPort);
+  if (std::find(passed.begin(), passed.end(), "JAVA_TOOL_OPTIONS") == passed.end()) {
+    const std::string port = std::to_string(kProxyPort);
+    const std::string java_loopback = "localhost|127.*|[::1]";
+    env["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
+                               " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
+                               " -Dhttp.nonProxyHosts=" + java_loopback + " -DsocksProxyHost=127.0.0.1 -DsocksProxyPort=" +
+                               port + " -DsocksNonProxyHosts=" + java_loopback;
+  }
+  return env;
+}
+
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {
   LinuxPlan p;
   const bool relay = ir.egress.mode != NetMode::kOff;
@@ -464,39 +502,7 @@ Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& prob
   if (relay) {
     p.proxy.enabled = true;
     p.proxy.port_in_sandbox = kProxyPort;
-    // The relay speaks HTTP CONNECT and SOCKS5 on one port. ALL_PROXY uses socks5h so that
-    // clients send the name, not a locally resolved address: names resolve on the host only.
-    const std::string http = "http://127.0.0.1:" + std::to_string(kProxyPort);
-    const std::string socks = "socks5h://127.0.0.1:" + std::to_string(kProxyPort);
-    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
-      p.env.set[name] = http;
-    p.env.set["ALL_PROXY"] = socks;
-    p.env.set["all_proxy"] = socks;
-    // The sandbox's loopback is its own (a server the agent starts, a forwarded host port, the
-    // credential endpoints): never sent to the relay, which refuses every address literal anyway. docs/network.md.
-    // "[::1]" too: Python matches the bracketed host of a URL against the list as written.
-    const std::string loopback = "localhost,127.0.0.1,::1,[::1]";
-    p.env.set["NO_PROXY"] = loopback;
-    p.env.set["no_proxy"] = loopback;
-    // Clients that read a proxy setting of their own: gRPC (an http:// URL), the Google Cloud
-    // CLI, and Java (system properties through JAVA_TOOL_OPTIONS, which every JVM reads), unless
-    // the policy passes the user's own JAVA_TOOL_OPTIONS through.
-    p.env.set["GRPC_PROXY"] = http;
-    p.env.set["grpc_proxy"] = http;
-    p.env.set["NO_GRPC_PROXY"] = loopback;
-    p.env.set["no_grpc_proxy"] = loopback;
-    p.env.set["CLOUDSDK_PROXY_TYPE"] = "http";
-    p.env.set["CLOUDSDK_PROXY_ADDRESS"] = "127.0.0.1";
-    p.env.set["CLOUDSDK_PROXY_PORT"] = std::to_string(kProxyPort);
-    if (std::find(p.env.pass.begin(), p.env.pass.end(), "JAVA_TOOL_OPTIONS") == p.env.pass.end()) {
-      const std::string port = std::to_string(kProxyPort);
-      const std::string java_loopback = "localhost|127.*|[::1]";
-      p.env.set["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
-                                       " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
-                                       " -Dhttp.nonProxyHosts=" + java_loopback +
-                                       " -DsocksProxyHost=127.0.0.1 -DsocksProxyPort=" + port +
-                                       " -DsocksNonProxyHosts=" + java_loopback;
-    }
+    for (auto& [k, v] : proxy_env(p.env.pass)) p.env.set[k] = std::move(v);
     p.proxy.debug_resolve = ir.egress.debug_resolve;
     if (!connect.empty()) {
       // git runs GIT_SSH_COMMAND through sh; ssh runs the ProxyCommand through the shell too.

@@ -1,6 +1,7 @@
 // The OCI capability matrix (docs/capabilities.md is made from it): an existing OCI runtime (crun,
 // runc) applies the bundle's config.json: namespaces, bind mounts from an empty read-only root,
-// the Linux helper's seccomp table, rlimits and the runtime's cgroup. No Landlock, no broker yet.
+// the Linux helper's seccomp table, rlimits and the runtime's cgroup; the helper answers the
+// container's connect(2) calls with the session's broker (a filtered network). No Landlock.
 // Rows that differ between a bundle run by hand and `paddock run --backend oci` (the helper
 // supervising the runtime) say both.
 #include "backends/oci/oci_plan.h"
@@ -11,10 +12,9 @@ namespace {
 
 using namespace paddock::capability_rows;
 
-const char* kNoBroker =
-    "the OCI backend does not reach Paddock's egress broker yet (its network namespace holds only "
-    "loopback), so only net mode off is enforced; use --net off, or the linux backend for domain "
-    "allowlists";
+const char* kNotBrokered =
+    "the OCI backend's broker carries the container's own connections only (its network namespace "
+    "holds only loopback, and nothing is forwarded into it); remove it, or use the linux backend";
 const char* kNoOverlay =
     "the OCI backend writes a runtime bundle, which has no place for the helper's copy-on-write "
     "layer";
@@ -76,10 +76,24 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
                           "the OCI backend has no helper to compare the agents' settings before and after "
                           "the session; set filesystem.protect_agent_config: true to keep them read-only"));
   m.push_back(exact("egress.mode=off", "a new network namespace holding only loopback"));
-  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",
-                        "egress.dns=broker_resolved_once_pinned", "egress.tls=opaque_passthrough_no_interception",
-                        "egress.quotas", "egress.git_ssh", "egress.publish", "egress.host_ports"})
-    m.push_back(unsupported(f, kNoBroker));
+  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask"})
+    m.push_back(partial(f,
+                        "a new network namespace holding only loopback; the runtime hands the helper the "
+                        "container's seccomp listener (listenerPath), and each connect(2) to an address off "
+                        "that loopback is answered with a socket of the helper's, connected to the session's "
+                        "broker, in place of the container's (names checked, resolved once and pinned)",
+                        "only under 'paddock run --backend oci': a bundle run by hand is refused a filtered "
+                        "network (nothing would answer its connections); no UDP leaves the container (the "
+                        "broker resolves names)"));
+  m.push_back(exact("egress.dns=broker_resolved_once_pinned",
+                    "no resolver in the container; the host broker resolves once and pins"));
+  m.push_back(exact("egress.tls=opaque_passthrough_no_interception", "opaque byte pump; no certificate authority exists"));
+  m.push_back(partial("egress.quotas", "host broker byte counters",
+                      "a transfer already in flight can pass the quota before it is cut"));
+  for (const char* f : {"egress.git_ssh", "egress.publish", "egress.host_ports"}) m.push_back(unsupported(f, kNotBrokered));
+  m.push_back(exact("egress.debug_resolve",
+                    "test seam: the broker answers these names from the IR's table and lets their loopback "
+                    "addresses through vetting (the IR is tainted)"));
   m.push_back(unsupported("egress.cidr", "the container's network namespace has no route out; remove "
                                          "network.allow_cidr"));
   m.push_back(unsupported("egress.bind_ports",
@@ -108,7 +122,10 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
   m.push_back(unsupported("secrets.credentials",
                           "the OCI backend does not reach Paddock's credential broker yet: remove the "
                           "credential ('paddock credentials remove NAME') or use the linux backend"));
-  for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
+  // The resolver seam is the broker's, which OCI sessions use (added above); the credential
+  // broker's are not.
+  for (auto& r : linux_test_seams_refused())
+    if (r.field != "egress.debug_resolve") m.push_back(std::move(r));
   m.push_back(exact("secrets.inherited_credentials=deny",
                     "no host session, keyring or socket is in the container unless bound"));
   m.push_back(exact("env.mode=allowlist", "process.env is the whole environment"));

@@ -1,5 +1,7 @@
 #include "backends/oci/oci_plan.h"
 
+#include <algorithm>
+
 
 #include "backends/linux/cgroup_choice.h"
 #include "backends/linux/linux_plan.h"
@@ -124,6 +126,21 @@ json seccomp_profile() {
   return {{"defaultAction", "SCMP_ACT_ALLOW"}, {"syscalls", calls}};
 }
 
+namespace {
+
+// The profile with connect(2) handed to the seccomp agent at the launch's listenerPath.
+json brokered(json profile) {
+  profile["syscalls"].push_back({{"names", {"connect"}}, {"action", "SCMP_ACT_NOTIFY"}});
+  return profile;
+}
+
+bool notifies(const json& config) {
+  const json* calls = &config["linux"]["seccomp"]["syscalls"];
+  return std::any_of(calls->begin(), calls->end(), [](const json& c) { return c.value("action", "") == "SCMP_ACT_NOTIFY"; });
+}
+
+}  // namespace
+
 const std::vector<BundleFile>& bundle_files() {
   static const std::vector<BundleFile> kFiles = {
       {"paddock", 0755, true, ""},
@@ -152,8 +169,15 @@ OciFacts facts_for(const linux_backend::KernelProbe& kernel) {
 }
 
 json compile_config(const FrozenIr& ir, const OciFacts& facts) {
+  // A filtered network: the clients' proxy settings point at 127.0.0.1:3128, and the container's
+  // every connect(2) to an address off its own loopback is answered by the helper with a
+  // connection to the session's broker (helpers/linux/connect_redirect.h).
+  const bool broker = ir.egress.mode != NetMode::kOff;
+  std::map<std::string, std::string> vars = ir.env.set;
+  if (broker)
+    for (auto& [k, v] : linux_backend::proxy_env(ir.env.passed_names)) vars[k] = std::move(v);
   json env = json::array();
-  for (const auto& [k, v] : ir.env.set) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
   const json none = json::array();
   json process = {
       {"terminal", false},
@@ -181,7 +205,7 @@ json compile_config(const FrozenIr& ir, const OciFacts& facts) {
       {"linux",
        {{"namespaces", namespaces},
         {"resources", resources},
-        {"seccomp", seccomp_profile()},
+        {"seccomp", broker ? brokered(seccomp_profile()) : seccomp_profile()},
         // The runtime's usual hiding of kernel interfaces under /proc.
         {"maskedPaths", {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
                          "/proc/sched_debug", "/proc/scsi", "/proc/timer_list", "/proc/timer_stats",
@@ -200,6 +224,12 @@ Result<json> complete_config(const json& config, const LaunchFacts& launch) {
   // and host files of every other owner (root's included) show as nobody's inside.
   c["linux"]["uidMappings"] = {{{"containerID", 0}, {"hostID", launch.uid}, {"size", 1}}};
   c["linux"]["gidMappings"] = {{{"containerID", 0}, {"hostID", launch.gid}, {"size", 1}}};
+  if (notifies(c)) {
+    if (launch.seccomp_listener.empty())
+      return refused("a filtered network needs Paddock's helper to answer the container's connections: run it "
+                     "with 'paddock run --backend oci', or use --net off for a bundle you run yourself");
+    c["linux"]["seccomp"]["listenerPath"] = launch.seccomp_listener;
+  }
   return c;
 }
 
@@ -221,6 +251,7 @@ Result<LaunchFacts> launch_of(const json& completed, const json& plan_config) {
     }
     l.uid = completed.at("linux").at("uidMappings").at(0).at("hostID").get<unsigned>();
     l.gid = completed.at("linux").at("gidMappings").at(0).at("hostID").get<unsigned>();
+    l.seccomp_listener = completed.at("linux").at("seccomp").value("listenerPath", "");
     return l;
   } catch (const json::exception& e) {
     return bad_input(where + "does not hold a launch's facts: " + e.what());

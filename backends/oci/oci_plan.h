@@ -58,6 +58,9 @@ struct LaunchFacts {
   std::map<std::string, std::string> pass;  // the passed names present in the launch environment
   std::string cwd;                          // a path inside the view
   unsigned uid = 0, gid = 0;                // the host ids the container's root maps to
+  // Where the runtime hands the helper the container's seccomp listener (a filtered network
+  // only; a plan that needs one is refused without it).
+  std::string seccomp_listener;
 };
 Result<nlohmann::json> complete_config(const nlohmann::json& config, const LaunchFacts& launch);
 

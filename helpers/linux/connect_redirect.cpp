@@ -13,10 +13,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "helpers/linux/egress_relay.h"
+#include "helpers/linux/session_relay.h"
 #include "helpers/linux/sys_error.h"
 
 namespace paddock::helper {
@@ -50,6 +53,32 @@ AgentFd inspect(pid_t tid, int fd) {
   std::fclose(f);
   if (!found) return {EACCES};
   return {0, (flags & O_NONBLOCK) != 0, (flags & O_CLOEXEC) != 0};
+}
+
+// Whether a connect(2) goes to the broker in the kOffLoopback scope: a TCP/IP address off the
+// caller's loopback, or the proxy's port on it (where the clients' proxy settings point), read
+// from the caller's memory (where what is read decides nothing the kernel could widen). An
+// address that cannot be read continues to the kernel, which sees what the caller wrote.
+bool to_broker(pid_t tid, std::uint64_t addr, std::uint64_t len) {
+  sockaddr_storage ss{};
+  if (len < sizeof(sa_family_t)) return false;
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(len, sizeof ss));
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/mem", static_cast<int>(tid));
+  platform::UniqueFd mem(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!mem.valid() || ::pread(mem.get(), &ss, n, static_cast<off_t>(addr)) < static_cast<ssize_t>(sizeof(sa_family_t)))
+    return false;
+  if (ss.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&ss);
+    return (ntohl(in->sin_addr.s_addr) >> 24) != 127 || ntohs(in->sin_port) == kSandboxProxyPort;
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+    const in6_addr& a = in6->sin6_addr;
+    const bool mapped_loopback = IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
+    return (!IN6_IS_ADDR_LOOPBACK(&a) && !mapped_loopback) || ntohs(in6->sin6_port) == kSandboxProxyPort;
+  }
+  return false;
 }
 
 // A TCP socket of the helper's, connected to the broker from a local port the broker will
@@ -118,15 +147,19 @@ Result<BrokerListener> listen_for_broker() {
 }
 
 ConnectRedirect::ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, std::uint16_t broker_port,
-                                 std::shared_ptr<BrokerPeers> peers)
-    : listener_(std::move(listener)), wake_(std::move(wake)), broker_port_(broker_port), peers_(std::move(peers)) {}
+                                 std::shared_ptr<BrokerPeers> peers, RedirectScope scope)
+    : listener_(std::move(listener)),
+      wake_(std::move(wake)),
+      broker_port_(broker_port),
+      scope_(scope),
+      peers_(std::move(peers)) {}
 
 Result<std::unique_ptr<ConnectRedirect>> ConnectRedirect::start(platform::UniqueFd listener, std::uint16_t broker_port,
-                                                                std::shared_ptr<BrokerPeers> peers) {
+                                                                std::shared_ptr<BrokerPeers> peers, RedirectScope scope) {
   platform::UniqueFd wake(::eventfd(0, EFD_CLOEXEC));
   if (!wake.valid()) return sys_error("eventfd");
   std::unique_ptr<ConnectRedirect> r(
-      new ConnectRedirect(std::move(listener), std::move(wake), broker_port, std::move(peers)));
+      new ConnectRedirect(std::move(listener), std::move(wake), broker_port, std::move(peers), scope));
   r->thread_ = std::thread([p = r.get()] { p->run(); });
   return r;
 }
@@ -167,6 +200,12 @@ void ConnectRedirect::run() {
     if (seccomp_notify_receive(lfd, req) != 0) continue;  // the caller is gone already
     std::memset(resp, 0, sizes.seccomp_notif_resp);
     resp->id = req->id;
+    if (scope_ == RedirectScope::kOffLoopback &&
+        !to_broker(static_cast<pid_t>(req->pid), req->data.args[1], req->data.args[2])) {
+      resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      (void)seccomp_notify_respond(lfd, resp);
+      continue;
+    }
     const AgentFd agent = inspect(static_cast<pid_t>(req->pid), static_cast<int>(req->data.args[0] & 0xFFFFFFFFu));
     // The pid read in /proc must still be the caller's (a process that died and whose pid was
     // reused in between has no notification left).
@@ -195,6 +234,16 @@ void ConnectRedirect::run() {
   // Closed here, so that a connect(2) made after the helper stopped answering fails (ENOSYS)
   // instead of waiting.
   listener_.reset();
+}
+
+Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay& relay, BrokerListener broker,
+                                                                 const IrEgress& egress,
+                                                                 platform::UniqueFd seccomp_listener,
+                                                                 RedirectScope scope) {
+  auto peers = std::make_shared<BrokerPeers>();
+  if (auto s = relay.start(std::move(broker.fd), egress, [peers](std::uint16_t p) { return peers->take(p); }); !s)
+    return s.error();
+  return ConnectRedirect::start(std::move(seccomp_listener), broker.port, std::move(peers), scope);
 }
 
 }  // namespace paddock::helper

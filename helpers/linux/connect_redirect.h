@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "engine/ir.h"
 #include "engine/status.h"
 #include "platform/unique_fd.h"
 
@@ -40,12 +41,25 @@ struct BrokerListener {
 };
 Result<BrokerListener> listen_for_broker();
 
+// Which connect(2) calls go to the broker.
+enum class RedirectScope {
+  // Every one (the landlock tier: the agent's sockets are the host's, and what it names is
+  // never read).
+  kEvery,
+  // Those to an address off the caller's loopback, and to the proxy's port (3128) on it (an OCI
+  // container, whose network namespace holds only loopback): the others continue to the kernel,
+  // which can reach nothing but the container's own loopback and sockets, so an address changed
+  // meanwhile gains nothing.
+  kOffLoopback,
+};
+
 class ConnectRedirect {
  public:
   // `listener`: the seccomp listener of the agent's filter. Answers on a thread of its own until
   // stop() or until no process uses the filter any more.
   static Result<std::unique_ptr<ConnectRedirect>> start(platform::UniqueFd listener, std::uint16_t broker_port,
-                                                        std::shared_ptr<BrokerPeers> peers);
+                                                        std::shared_ptr<BrokerPeers> peers,
+                                                        RedirectScope scope = RedirectScope::kEvery);
   ~ConnectRedirect();
   ConnectRedirect(const ConnectRedirect&) = delete;
   ConnectRedirect& operator=(const ConnectRedirect&) = delete;
@@ -53,13 +67,23 @@ class ConnectRedirect {
 
  private:
   ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, std::uint16_t broker_port,
-                  std::shared_ptr<BrokerPeers> peers);
+                  std::shared_ptr<BrokerPeers> peers, RedirectScope scope);
   void run();
 
   platform::UniqueFd listener_, wake_;
   std::uint16_t broker_port_;
+  RedirectScope scope_;
   std::shared_ptr<BrokerPeers> peers_;
   std::thread thread_;
 };
+
+class SessionRelay;
+
+// The broker and the answers together, once the agent's seccomp listener is in hand: the relay
+// serves `broker`'s socket for the connections made here only, and the answering thread starts.
+Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay& relay, BrokerListener broker,
+                                                                 const IrEgress& egress,
+                                                                 platform::UniqueFd seccomp_listener,
+                                                                 RedirectScope scope);
 
 }  // namespace paddock::helper

@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <signal.h>
 #include <unistd.h>
@@ -204,6 +205,14 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
   launch.cwd = args.cwd.empty() ? ir.meta.project : args.cwd;
   launch.uid = platform::current_uid();
   launch.gid = platform::current_gid();
+  // A filtered network: the runtime hands the container's seccomp listener to the helper here
+  // (beside the control socket, whose directory keeps the path short enough for a socket).
+  if (ir.egress.mode != NetMode::kOff) {
+    launch.seccomp_listener =
+        opt.control_socket.empty() ? opt.session_dir + "/seccomp.sock" : opt.control_socket + ".seccomp";
+    if (launch.seccomp_listener.size() >= sizeof(sockaddr_un::sun_path))
+      return refused("the path for the container's seccomp listener is too long for a socket: " + launch.seccomp_listener);
+  }
   auto config = oci_backend::complete_config(bplan->steps.at(0).at("value"), launch);
   if (!config) return config.error();
   auto config_text = oci_backend::config_text(*config);
@@ -214,6 +223,7 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
   spec.container_id = "paddock-" + opt.session_id;
   spec.state_root = opt.session_dir + "/oci-state";
   spec.argv = args.command;
+  spec.seccomp_listener = launch.seccomp_listener;
   if (auto s = platform::write_oci_bundle(spec.bundle, *config); !s) return s.error();
   std::vector<linux_backend::MountStep> absent;
   for (auto& m : linux_backend::mount_steps(ir.fs, ir.egress.unix_socket_files, ""))
@@ -231,6 +241,8 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
   att.runtime_config_hash = sha256_hex(*config_text);
   spec.attestation_json = to_json(att).dump();
   settle_options(opt, args, att, ir.resources.wall_time_secs, ir_record, std::move(plan_bytes));
+  opt.egress = ir.egress;
+  opt.home = ir.meta.home;
   return run_oci_session(spec, opt);
 }
 

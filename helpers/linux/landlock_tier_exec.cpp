@@ -383,14 +383,11 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   if (relay && setup_error.empty()) {
     char tag = 0;
     platform::UniqueFd listener;
-    auto peers = std::make_shared<BrokerPeers>();
-    const std::uint16_t port = broker.port;
     if (platform::receive_message(pass_parent.get(), &tag, 1, &listener, MSG_DONTWAIT) != 1 || !listener.valid()) {
       setup_error = "the agent's seccomp listener did not reach the helper";
-    } else if (auto s = relay->start(std::move(broker.fd), o.egress, [peers](std::uint16_t p) { return peers->take(p); });
-               !s) {
-      setup_error = s.error().message;
-    } else if (auto r = ConnectRedirect::start(std::move(listener), port, peers); !r) {
+    } else if (auto r = start_brokered_connects(*relay, std::move(broker), o.egress, std::move(listener),
+                                                RedirectScope::kEvery);
+               !r) {
       setup_error = r.error().message;
     } else {
       redirect = std::move(r.value());

@@ -1,15 +1,22 @@
 #include "helpers/linux/oci_session.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -17,11 +24,14 @@
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
 #include "helpers/linux/child_watch.h"
+#include "helpers/linux/connect_redirect.h"
 #include "helpers/linux/control_server.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/session_end.h"
 #include "helpers/linux/session_files.h"
+#include "helpers/linux/session_relay.h"
 #include "helpers/linux/sys_error.h"
+#include "platform/fd_passing.h"
 #include "platform/read_file.h"
 #include "platform/subprocess.h"
 #include "platform/utc_time.h"
@@ -30,6 +40,71 @@ namespace paddock::helper {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A filtered network's seccomp agent, at the bundle's listenerPath: the runtime connects once
+// the container's filter exists and sends its listener (beside the container's state, which is
+// not needed); from then on the helper answers the container's connect(2) calls with the broker
+// (connect_redirect.h). Should anything fail on the way, the listener is closed and every
+// connect(2) of the container fails (ENOSYS) rather than wait.
+class SeccompAgent {
+ public:
+  SeccompAgent(SessionRelay& relay, const IrEgress& egress) : relay_(relay), egress_(egress) {}
+  ~SeccompAgent() { stop(); }
+
+  // Before the runtime starts: the socket the runtime connects to, and the broker's port.
+  Status listen(const std::string& path) {
+    auto broker = listen_for_broker();
+    if (!broker) return broker.error();
+    broker_ = std::move(broker.value());
+    sock_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    wake_.reset(::eventfd(0, EFD_CLOEXEC));
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    if (!sock_.valid() || !wake_.valid() || path.size() >= sizeof a.sun_path)
+      return refused("the seccomp agent's socket " + path + " cannot be made");
+    std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+    ::unlink(path.c_str());
+    if (::bind(sock_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(sock_.get(), 1) != 0)
+      return sys_error("listen (seccomp agent)", path);
+    path_ = path;
+    thread_ = std::thread([this] { run(); });
+    return Status::Ok();
+  }
+
+  void stop() {
+    if (thread_.joinable()) {
+      const std::uint64_t one = 1;
+      (void)!::write(wake_.get(), &one, sizeof one);
+      thread_.join();
+    }
+    if (redirect_) redirect_->stop();
+    if (!path_.empty()) ::unlink(path_.c_str());
+    path_.clear();
+  }
+
+ private:
+  void run() {
+    pollfd p[2] = {{sock_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    while (::poll(p, 2, -1) < 0 && errno == EINTR) {
+    }
+    if (p[1].revents || !(p[0].revents & POLLIN)) return;
+    platform::UniqueFd conn(::accept4(sock_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!conn.valid()) return;
+    std::vector<char> state(64 * 1024);
+    platform::UniqueFd listener;
+    if (platform::receive_message(conn.get(), state.data(), state.size(), &listener) <= 0 || !listener.valid()) return;
+    auto r = start_brokered_connects(relay_, std::move(broker_), egress_, std::move(listener), RedirectScope::kOffLoopback);
+    if (r) redirect_ = std::move(r.value());
+  }
+
+  SessionRelay& relay_;
+  const IrEgress& egress_;
+  BrokerListener broker_;
+  platform::UniqueFd sock_, wake_;
+  std::string path_;
+  std::thread thread_;
+  std::unique_ptr<ConnectRedirect> redirect_;
+};
 
 // The runtime's own commands on the container (kill, delete): their output is the runtime's
 // business, their failure is reported by what follows (the container still running, or not).
@@ -125,11 +200,14 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   }
 
   bool stop_requested = false;
+  SessionRelay relay(events);
+  const bool brokered = !spec.seccomp_listener.empty();
   ControlServer control(events, {[&] { stop_requested = true; },
-                                 [](const std::string&, session::AskAnswer) -> Status {
-                                   return bad_input("this session's network is off: it raises no asks");
+                                 [&](const std::string& id, session::AskAnswer a) -> Status {
+                                   if (!brokered) return bad_input("this session's network is off: it raises no asks");
+                                   return relay.answer(id, a);
                                  },
-                                 [] { return std::vector<session::PendingAsk>{}; },
+                                 [&] { return brokered ? relay.pending_asks() : std::vector<session::PendingAsk>{}; },
                                  nullptr});
   if (!o.control_socket.empty())
     if (auto s = control.listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
@@ -139,6 +217,13 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   const sigset_t mask = watched_signals();
   sigset_t old_mask;
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
+  // Its threads start with these signals blocked, as the process's other threads.
+  SeccompAgent agent(relay, o.egress);
+  if (brokered)
+    if (auto s = agent.listen(spec.seccomp_listener); !s) {
+      ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+      return fail_session(o, s.error().exit_code(), s.error().message);
+    }
 
   const std::string pid_file = o.session_dir + "/oci.pid";
   std::vector<std::string> argv = {spec.runtime, "--root", spec.state_root, "run", "--bundle", spec.bundle,
@@ -177,6 +262,8 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   // The container is gone with its runtime's `run` (its init was the PID namespace's); its state
   // is removed, and a container the runtime left behind is killed on the way.
   runtime_command(spec, {"delete", "--force", spec.container_id});
+  agent.stop();
+  relay.stop();
   control.close_all();
   for (const std::string& problem : registry.sweep()) {
     events.emit(session::notice_event("warning", problem));

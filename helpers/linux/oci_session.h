@@ -34,6 +34,9 @@ struct OciSpec {
   std::string attestation_json;
   std::vector<OciPlaceholder> placeholders;
   std::vector<std::string> placeholder_candidates;  // held shared while the session runs
+  // A filtered network: where the runtime hands over the container's seccomp listener (the
+  // bundle's listenerPath), "" with the network off.
+  std::string seccomp_listener;
 };
 
 // "runc 1.1.5" from the runtime's --version (its program name alone when it prints no version).

@@ -16,6 +16,7 @@
 
 #include "engine/ir.h"
 #include "tests/app/cli/cli_home.h"
+#include "tests/support/loopback_server.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/test_util.h"
@@ -180,6 +181,49 @@ class RunOciTest : public QObject {
   }
 
   // What `run --backend oci` cannot do is refused before anything starts, in one line.
+  void a_filtered_network_reaches_allowed_hosts_through_the_broker_and_nothing_else_data() { add_uid_rows(); }
+  void a_filtered_network_reaches_allowed_hosts_through_the_broker_and_nothing_else() {
+    // The runtime hands the helper the container's seccomp listener; each connect(2) off the
+    // container's loopback, or to the proxy's port on it, is answered with the broker.
+    setup_row();
+    if (QTest::currentTestFailed()) return;
+    LoopbackServer server([](int fd) {
+      char buf[4096];
+      (void)!::read(fd, buf, sizeof buf);
+      const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 17\r\nConnection: close\r\n\r\nhello from a host";
+      (void)!::write(fd, reply.data(), reply.size());
+    });
+    const std::string port = std::to_string(server.port());
+    // Through the proxy to an allowed name; to a name the policy does not list; straight to an
+    // address elsewhere (the broker answers, refusing a plain GET); straight to the server's port
+    // on the container's own loopback, where nothing listens.
+    const std::string script =
+        "curl -sS --max-time 20 --proxytunnel http://api.paddock.test:" + port + "/; echo; echo ---; "
+        "curl -sS --max-time 20 --proxytunnel http://other.paddock.test:" + port + "/; echo \"other:$?\"; echo ---; "
+        "curl -sS --max-time 20 --noproxy '*' http://192.0.2.1/; echo; echo ---; "
+        "curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:" + port + "/; echo \"loopback:$?\"";
+    RunOptions o = h_.opts;
+    o.env_override["PADDOCK_DEBUG_RESOLVE"] = "api.paddock.test=127.0.0.1,other.paddock.test=127.0.0.1";
+    const auto before = h_.session_ids();
+    auto r = run_process({paddock_bin(), "run", "--backend", "oci", "--allow-tainted", "--net", "allowlist",
+                          "--allow-domain", "api.paddock.test", "--", "sh", "-c", script},
+                         o);
+    QVERIFY2(r.exit_code == 0, dump(r));
+    const auto parts = QString::fromStdString(r.out).split("---");
+    QVERIFY2(parts.size() == 4, dump(r));
+    QVERIFY2(parts[0].contains("hello from a host"), dump(r));
+    QVERIFY2(parts[1].contains("other:56") && !parts[1].contains("hello"), dump(r));
+    QVERIFY2(parts[2].contains("Paddock sandbox proxy"), dump(r));
+    QVERIFY2(parts[3].contains("loopback:7"), dump(r));
+    QCOMPARE(server.accepted(), 1);
+    // The listener's path is one of the launch's facts: the session verifies.
+    const std::string id = h_.new_session(before);
+    const std::string events = slurp(session_dir(id) + "/events.jsonl");
+    QVERIFY2(events.find("\"host\":\"other.paddock.test\"") != std::string::npos, events.c_str());
+    auto verified = h_.paddock({"verify", "--session", id});
+    QVERIFY2(verified.exit_code == 0, dump(verified));
+  }
+
   void what_the_oci_backend_cannot_do_is_refused_in_one_line_data() { add_uid_rows(); }
   void what_the_oci_backend_cannot_do_is_refused_in_one_line() {
     setup_row();
@@ -190,8 +234,15 @@ class RunOciTest : public QObject {
              dump(missing));
     auto linux_runtime = h_.paddock({"run", "--runtime", "runc", "--", "true"});
     QVERIFY2(linux_runtime.exit_code == 2 && one_line(linux_runtime), dump(linux_runtime));
-    auto allowlist = h_.paddock({"run", "--backend", "oci", "--net", "allowlist", "--allow-domain", "example.com", "--", "true"});
-    QVERIFY2(allowlist.exit_code == 125 && one_line(allowlist), dump(allowlist));
+    // Published ports need the sandbox's own relay, which the container does not have.
+    auto publish = h_.paddock({"run", "--backend", "oci", "--net", "allowlist", "--allow-domain", "example.com",
+                               "--publish", "8080", "--", "true"});
+    QVERIFY2(publish.exit_code == 125 && one_line(publish), dump(publish));
+    // A bundle for running by hand cannot have a filtered network: nothing would answer.
+    auto bundle = h_.paddock({"plan", "--backend", "oci", "--net", "allowlist", "--allow-domain", "example.com",
+                              "--bundle", h_.root + "/by-hand", "--", "true"});
+    QVERIFY2(bundle.exit_code == 125 && one_line(bundle) && bundle.err.find("paddock run --backend oci") != std::string::npos,
+             dump(bundle));
     auto review = oci({"--review", "--", "true"});
     QVERIFY2(review.exit_code == 125 && one_line(review), dump(review));
     auto not_a_runtime = oci({"--runtime", "/bin/false", "--", "true"});

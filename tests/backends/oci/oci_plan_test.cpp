@@ -141,9 +141,43 @@ class OciPlanTest : public QObject {
     ir = oci_ir();
     ir.egress.mode = NetMode::kAllowlist;
     ir.egress.domains = {"example.org"};
+    ir.egress.publish = {8080};
     normalize(ir);
-    QVERIFY2(refusal(ir).find("--net off") != std::string::npos, refusal(ir).c_str());
+    QVERIFY2(refusal(ir).find("egress.publish") != std::string::npos, refusal(ir).c_str());
     QCOMPARE(refusal(oci_ir()), std::string());
+  }
+
+  void a_filtered_network_hands_connect_to_the_helper_and_needs_its_listener() {
+    FrozenIr ir = oci_ir();
+    ir.egress.mode = NetMode::kAllowlist;
+    ir.egress.domains = {"example.org"};
+    normalize(ir);
+    QCOMPARE(refusal(ir), std::string());
+    const json config = config_of(*backends::compile(ir, backends::BackendId::kOci, json::object()));
+    const json& calls = config["linux"]["seccomp"]["syscalls"];
+    QVERIFY(std::any_of(calls.begin(), calls.end(), [](const json& c) {
+      return c["names"] == json::array({"connect"}) && c["action"] == "SCMP_ACT_NOTIFY";
+    }));
+    const auto env = config["process"]["env"].get<std::vector<std::string>>();
+    QVERIFY(std::find(env.begin(), env.end(), "HTTPS_PROXY=http://127.0.0.1:3128") != env.end());
+    // With the network off, neither.
+    const json off = config_of(*backends::compile(oci_ir(), backends::BackendId::kOci, json::object()));
+    QVERIFY(off["linux"]["seccomp"].dump().find("SCMP_ACT_NOTIFY") == std::string::npos);
+    QVERIFY(off["process"]["env"].dump().find("PROXY") == std::string::npos);
+    // The listener is the launch's: without it (a bundle run by hand) the config is refused, and
+    // with it the completed config gives it back.
+    oci_backend::LaunchFacts launch;
+    launch.command = {"true"};
+    auto by_hand = oci_backend::complete_config(config, launch);
+    QVERIFY(!by_hand.ok());
+    QVERIFY2(by_hand.error().message.find("paddock run --backend oci") != std::string::npos, by_hand.error().message.c_str());
+    launch.seccomp_listener = "/run/user/1000/paddock/x.sock.seccomp";
+    auto completed = oci_backend::complete_config(config, launch);
+    QVERIFY(completed.ok());
+    QCOMPARE((*completed)["linux"]["seccomp"]["listenerPath"].get<std::string>(), launch.seccomp_listener);
+    auto back = oci_backend::launch_of(*completed, config);
+    QVERIFY(back.ok());
+    QCOMPARE(back->seccomp_listener, launch.seccomp_listener);
   }
 
   void a_bad_probe_is_refused_naming_the_field() {
