@@ -71,10 +71,14 @@ std::vector<FieldCapability> oci_capability_matrix(const OciFacts& facts) {
                                                 "linux backend"));
   m.push_back(partial("fs.shared_agent_dirs", "read-write bind mount of your own agent directory",
                       "the agent writes your own agent directory, which your agent CLI reads outside "
-                      "Paddock, and nothing compares it after the session (fs.watched_configs)"));
-  m.push_back(unsupported("fs.watched_configs",
-                          "the OCI backend has no helper to compare the agents' settings before and after "
-                          "the session; set filesystem.protect_agent_config: true to keep them read-only"));
+                      "Paddock: 'paddock run --backend oci' compares what that CLI loads at start before "
+                      "and after the session (fs.watched_configs), but a change restored before the end "
+                      "is not seen, and a bundle run by hand compares nothing"));
+  m.push_back(partial("fs.watched_configs",
+                      "'paddock run --backend oci': the helper reads each file on the host before the "
+                      "container exists and again once it is gone, and reports each change",
+                      "a bundle run by hand has no helper: nothing is compared (set "
+                      "filesystem.protect_agent_config: true to keep the settings read-only)"));
   m.push_back(exact("egress.mode=off", "a new network namespace holding only loopback"));
   for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask"})
     m.push_back(partial(f,

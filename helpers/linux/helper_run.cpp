@@ -243,6 +243,7 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
   settle_options(opt, args, att, ir.resources.wall_time_secs, ir_record, std::move(plan_bytes));
   opt.egress = ir.egress;
   opt.home = ir.meta.home;
+  opt.watched_configs = ir.fs.watched_configs;  // the IR's hash is in the plan's: covered by plan_hash
   return run_oci_session(spec, opt);
 }
 

@@ -23,6 +23,7 @@
 #include "engine/session/record_json.h"
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
+#include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/child_watch.h"
 #include "helpers/linux/connect_redirect.h"
 #include "helpers/linux/control_server.h"
@@ -199,6 +200,8 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
     if (!made) return fail_session(o, made.error().exit_code(), made.error().message);
   }
 
+  // The agents' host-executed settings the container could write, read before it exists.
+  const AgentConfigWatch configs(o.watched_configs, o.home);
   bool stop_requested = false;
   SessionRelay relay(events);
   const bool brokered = !spec.seccomp_listener.empty();
@@ -270,6 +273,9 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
     std::fprintf(stderr, "paddock: %s\n", problem.c_str());
   }
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  // Nothing of the container runs any more: what it left in the agents' settings is final.
+  std::vector<session::ConfigChange> config_changes = configs.changes();
+  announce_config_changes(&events, config_changes);
 
   // The pid file is written once the container's process exists: without it the runtime failed
   // before the agent could run, and said why on stderr.
@@ -285,6 +291,7 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
       o.session_id, verdict, end, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(),
       platform::utc_timestamp(), setup_error);
   r.usage = usage_of(watched.usage);  // the runtime's and, reaped by it, the container's
+  r.config_changes = std::move(config_changes);
   emit_report(events, std::move(r), files);
   return verdict.exit_code;
 }

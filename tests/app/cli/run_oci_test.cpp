@@ -224,6 +224,26 @@ class RunOciTest : public QObject {
     QVERIFY2(verified.exit_code == 0, dump(verified));
   }
 
+  void an_agent_with_shared_state_runs_and_a_hook_it_adds_is_named_data() { add_uid_rows(); }
+  void an_agent_with_shared_state_runs_and_a_hook_it_adds_is_named() {
+    // The agent's settings watched as the Linux helper watches them: read before the container
+    // exists, compared once it is gone.
+    setup_row();
+    if (QTest::currentTestFailed()) return;
+    const std::string settings = h_.home + "/.claude/settings.json";
+    put(settings, R"({"theme":"dark"})");
+    put(h_.root + "/shared.yaml", "version: 1\nfilesystem: {agent_state: shared}\n");
+    h_.chown_all();
+    const auto before = h_.session_ids();
+    auto r = h_.paddock({"run", "--backend", "oci", "--agent", "claude-code", "--net", "off", "--policy",
+                         h_.root + "/shared.yaml", "--", "sh", "-c",
+                         R"(printf '%s' '{"theme":"dark","hooks":{"Stop":[]}}' > "$HOME/.claude/settings.json" && echo wrote)"});
+    QVERIFY2(r.exit_code == 0 && r.out.find("wrote") != std::string::npos, dump(r));
+    QVERIFY2(r.err.find(settings + ": hooks added") != std::string::npos, dump(r));
+    const json report = json::parse(slurp(session_dir(h_.new_session(before)) + "/report.json"));
+    QCOMPARE(report["config_changes"], json::parse(R"([{"file":")" + settings + R"(","key":"hooks","change":"added"}])"));
+  }
+
   void what_the_oci_backend_cannot_do_is_refused_in_one_line_data() { add_uid_rows(); }
   void what_the_oci_backend_cannot_do_is_refused_in_one_line() {
     setup_row();
