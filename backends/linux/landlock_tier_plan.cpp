@@ -122,11 +122,13 @@ LandlockTierPlan tier_plan(const FrozenIr& ir, const LinuxPlan& ns) {
   // the host's abstract sockets. socketpair(2) stays. A filtered network lets TCP sockets be
   // made, whose every connect(2) the helper answers with a connection to the broker.
   t.seccomp = ns.seccomp.rules;
-  if (ir.egress.mode == NetMode::kOff) {
+  t.connect_via_broker = ir.egress.mode != NetMode::kOff;
+  t.host_ports = ir.egress.host_ports;
+  t.answer_connect = t.connect_via_broker || !t.host_ports.empty();
+  if (!t.answer_connect) {
     for (const SocketFamily f : ns.seccomp.socket_families_allowed)
       t.seccomp.push_back(masked("socket", kEafnosupport, 0, static_cast<std::uint64_t>(f), 0xFFFFFFFFull));
   } else {
-    t.connect_via_broker = true;
     t.socket_families_allowed = {SocketFamily::kInet, SocketFamily::kInet6};
     for (auto& r : broker_socket_gate()) t.seccomp.push_back(std::move(r));
   }
@@ -181,7 +183,9 @@ std::string steps_bytes(const LandlockTierPlan& t) {
   json families = json::array();
   for (const auto f : t.socket_families_allowed) families.push_back(to_string(f));
   step("seccomp", {{"default", "allow"}, {"rules", sc}, {"socket_families_allowed", families}});
-  // Every connect(2) of the agent answered by the helper with a connection to the broker.
+  // Every connect(2) of the agent answered by the helper: a granted host port, else the broker.
+  step("answer_connect", t.answer_connect);
+  step("host_ports", t.host_ports);
   step("connect_via_broker", t.connect_via_broker);
   step("env", {{"pass", t.env.pass}, {"set", t.env.set}});
   step("wall_time_secs", t.wall_time_secs ? json(*t.wall_time_secs) : json());
@@ -239,7 +243,9 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
               "fs.watched_configs says) and reports each change, but a change the agent restores "
               "before the session ends is not seen, and a report comes after the fact"));
   put(exact("egress.mode=off", "seccomp: socket(2) of every family fails (EAFNOSUPPORT), AF_INET, "
-                               "AF_INET6 and AF_UNIX included; socketpair(2) works"));
+                               "AF_INET6 and AF_UNIX included; socketpair(2) works; with a host port "
+                               "granted, TCP sockets whose every connect(2) the helper answers: that "
+                               "port on this machine's 127.0.0.1, or refused"));
   const std::string via_broker =
       std::string("seccomp user notification: every connect(2) of the agent is stopped and answered by "
                   "the helper, which puts a socket of its own, connected to the session's broker, in "
@@ -257,7 +263,14 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
   put(unsupported("egress.git_ssh",
                   "git over ssh needs paddock-connect mounted into the sandbox as its ProxyCommand, "
                   "which needs a mount namespace; use git over HTTPS, or the namespace tier"));
-  for (const char* m : {"egress.bind_ports", "egress.connect_ports", "egress.publish", "egress.host_ports"})
+  put(partial("egress.host_ports",
+              "seccomp user notification: the helper reads the address of each connect(2) of the agent "
+              "once, and for 127.0.0.1 or [::1] on a granted port connects a socket of its own to this "
+              "machine's 127.0.0.1:<port> and puts it in place of the agent's (the kernel never connects "
+              "what the agent wrote, so a changed address gains nothing); an event per connection",
+              "the agent's socket is connected to the host's port itself, so its bytes are not counted; "
+              "unless you run Paddock as root, a process that marks itself non-dumpable cannot connect"));
+  for (const char* m : {"egress.bind_ports", "egress.connect_ports", "egress.publish"})
     put(unsupported(m, std::string(m) + " needs a network namespace of the sandbox's own (in the landlock tier "
                                         "the agent listens on no TCP port and its every TCP connection goes to "
                                         "the broker); remove it or use the namespace tier"));
@@ -269,8 +282,8 @@ std::vector<FieldCapability> landlock_tier_capability_matrix(const KernelProbe& 
   put(unsupported("egress.unix_socket_files",
                   "the landlock tier refuses every Unix socket (see egress.unix_ipc); remove "
                   "unix_sockets.allow or use the namespace tier"));
-  put(exact("egress.loopback_bind=false", "socket(AF_INET) and socket(AF_INET6) fail with the network off; "
-                                          "with a filtered network bind(2) and listen(2) fail (EACCES)"));
+  put(exact("egress.loopback_bind=false", "socket(AF_INET) and socket(AF_INET6) fail with the network off and "
+                                          "no host port; otherwise bind(2) and listen(2) fail (EACCES)"));
   put(partial("process.exec_scope=allow_roots", "Landlock execute right",
               "programs can also be run from the private TMPDIR, which starts empty but is writable "
               "by the agent (as write roots are)"));

@@ -42,12 +42,16 @@ struct LandlockTierPlan {
   // directory, with the write roots' rights; /tmp itself stays the host's and is not granted.
   bool private_tmpdir = false;
   std::vector<SeccompRule> seccomp;                   // the namespace tier's list + the socket gate
-  std::vector<SocketFamily> socket_families_allowed;  // AF_INET and AF_INET6 with connect_via_broker
-  // A filtered network (allowlist, strict, ask): the agent may make TCP sockets, and every
-  // connect(2) it makes is stopped by seccomp (user notification) and answered by the helper,
-  // which puts a socket of its own, connected to the session's egress broker, in place of the
-  // agent's. The address the agent named is never used (helpers/linux/connect_redirect.h).
+  std::vector<SocketFamily> socket_families_allowed;  // AF_INET and AF_INET6 with answer_connect
+  // A filtered network (allowlist, strict, ask) or a host port: the agent may make TCP sockets,
+  // and every connect(2) it makes is stopped by seccomp (user notification) and answered by the
+  // helper, which puts a socket of its own in place of the agent's (helpers/linux/connect_redirect.h):
+  // connected to the host's 127.0.0.1:PORT for a granted host port, else to the session's
+  // broker (connect_via_broker), else refused. The kernel never connects an address the agent
+  // wrote: the helper reads it once, for host ports only, and connects what it read.
+  bool answer_connect = false;
   bool connect_via_broker = false;
+  std::vector<int> host_ports;
   std::vector<Rlimit> rlimits;
   CgroupPlan cgroup;
   EnvPlan env;

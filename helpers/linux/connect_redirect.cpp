@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "helpers/linux/egress_relay.h"
 #include "helpers/linux/session_relay.h"
@@ -55,60 +56,72 @@ AgentFd inspect(pid_t tid, int fd) {
   return {0, (flags & O_NONBLOCK) != 0, (flags & O_CLOEXEC) != 0};
 }
 
-// Whether a connect(2) goes to the broker in the kOffLoopback scope: a TCP/IP address off the
-// caller's loopback, or the proxy's port on it (where the clients' proxy settings point), read
-// from the caller's memory (where what is read decides nothing the kernel could widen). An
-// address that cannot be read continues to the kernel, which sees what the caller wrote.
-bool to_broker(pid_t tid, std::uint64_t addr, std::uint64_t len) {
+// The address a connect(2) names, read once from the caller's memory; nothing when it cannot
+// be read (a process that hides its memory, a bad pointer).
+std::optional<sockaddr_storage> named_address(pid_t tid, std::uint64_t addr, std::uint64_t len) {
   sockaddr_storage ss{};
-  if (len < sizeof(sa_family_t)) return false;
+  if (len < sizeof(sa_family_t)) return std::nullopt;
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(len, sizeof ss));
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/mem", static_cast<int>(tid));
   platform::UniqueFd mem(::open(path, O_RDONLY | O_CLOEXEC));
   if (!mem.valid() || ::pread(mem.get(), &ss, n, static_cast<off_t>(addr)) < static_cast<ssize_t>(sizeof(sa_family_t)))
-    return false;
-  if (ss.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&ss);
-    return (ntohl(in->sin_addr.s_addr) >> 24) != 127 || ntohs(in->sin_port) == kSandboxProxyPort;
-  }
-  if (ss.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
-    const in6_addr& a = in6->sin6_addr;
-    const bool mapped_loopback = IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
-    return (!IN6_IS_ADDR_LOOPBACK(&a) && !mapped_loopback) || ntohs(in6->sin6_port) == kSandboxProxyPort;
-  }
-  return false;
+    return std::nullopt;
+  return ss;
 }
 
-// A TCP socket of the helper's, connected to the broker from a local port the broker will
-// accept. Returns 0 or the errno the agent's connect(2) answers with.
-int connect_broker(std::uint16_t broker_port, BrokerPeers& peers, bool nonblock, platform::UniqueFd& out) {
+// The port of a TCP/IP address on the loopback (127/8, ::1, ::ffff:127/104); nothing for any
+// other address or family.
+std::optional<std::uint16_t> loopback_port(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&ss);
+    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) return ntohs(in->sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+    const in6_addr& a = in6->sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&a) || (IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127)) return ntohs(in6->sin6_port);
+  }
+  return std::nullopt;
+}
+
+// Whether a connect(2) goes to the broker in the kOffLoopback scope: a TCP/IP address off the
+// caller's loopback, or the proxy's port on it (where the clients' proxy settings point). There
+// what is read decides nothing the kernel could widen, and an address that cannot be read
+// continues to the kernel, which sees what the caller wrote.
+bool to_broker(const std::optional<sockaddr_storage>& ss) {
+  if (!ss || (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)) return false;
+  const auto port = loopback_port(*ss);
+  return !port || *port == kSandboxProxyPort;
+}
+
+// A TCP socket of the helper's connected to 127.0.0.1:<port>, bound first so that `peers` (the
+// broker's filter, where given) knows its local port before the broker can accept it. Returns
+// 0 or the errno the agent's connect(2) answers with.
+int connect_loopback(std::uint16_t port, BrokerPeers* peers, bool nonblock, platform::UniqueFd& out) {
   platform::UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s.valid()) return errno;
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
-  // Bound first, so that the port is known to the broker's filter before it can accept.
   if (::bind(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
       ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
     return errno;
   const std::uint16_t local = ntohs(a.sin_port);
-  peers.add(local);
+  if (peers) peers->add(local);
   // A loopback connect completes in the kernel (the listen backlog); bounded all the same, so a
   // full backlog cannot stall every other connect of the agent behind this one.
   timeval limit{5, 0};
   ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
-  a.sin_port = htons(broker_port);
+  a.sin_port = htons(port);
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     const int e = errno == EINPROGRESS ? ETIMEDOUT : errno;
-    peers.take(local);
+    if (peers) peers->take(local);
     return e;
   }
   timeval none{0, 0};
   ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
-  // The broker is on loopback: small writes need not wait for acknowledgements.
+  // Loopback: small writes need not wait for acknowledgements.
   const int one = 1;
   ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (nonblock && ::fcntl(s.get(), F_SETFL, O_NONBLOCK) != 0) return errno;
@@ -146,20 +159,13 @@ Result<BrokerListener> listen_for_broker() {
   return l;
 }
 
-ConnectRedirect::ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, std::uint16_t broker_port,
-                                 std::shared_ptr<BrokerPeers> peers, RedirectScope scope)
-    : listener_(std::move(listener)),
-      wake_(std::move(wake)),
-      broker_port_(broker_port),
-      scope_(scope),
-      peers_(std::move(peers)) {}
+ConnectRedirect::ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, RedirectTargets targets)
+    : listener_(std::move(listener)), wake_(std::move(wake)), targets_(std::move(targets)) {}
 
-Result<std::unique_ptr<ConnectRedirect>> ConnectRedirect::start(platform::UniqueFd listener, std::uint16_t broker_port,
-                                                                std::shared_ptr<BrokerPeers> peers, RedirectScope scope) {
+Result<std::unique_ptr<ConnectRedirect>> ConnectRedirect::start(platform::UniqueFd listener, RedirectTargets targets) {
   platform::UniqueFd wake(::eventfd(0, EFD_CLOEXEC));
   if (!wake.valid()) return sys_error("eventfd");
-  std::unique_ptr<ConnectRedirect> r(
-      new ConnectRedirect(std::move(listener), std::move(wake), broker_port, std::move(peers), scope));
+  std::unique_ptr<ConnectRedirect> r(new ConnectRedirect(std::move(listener), std::move(wake), std::move(targets)));
   r->thread_ = std::thread([p = r.get()] { p->run(); });
   return r;
 }
@@ -200,19 +206,29 @@ void ConnectRedirect::run() {
     if (seccomp_notify_receive(lfd, req) != 0) continue;  // the caller is gone already
     std::memset(resp, 0, sizes.seccomp_notif_resp);
     resp->id = req->id;
-    if (scope_ == RedirectScope::kOffLoopback &&
-        !to_broker(static_cast<pid_t>(req->pid), req->data.args[1], req->data.args[2])) {
+    const pid_t tid = static_cast<pid_t>(req->pid);
+    // What the caller named, read only where it decides something: once, and never read again.
+    std::optional<sockaddr_storage> named;
+    if (targets_.scope == RedirectScope::kOffLoopback || !targets_.host_ports.empty())
+      named = named_address(tid, req->data.args[1], req->data.args[2]);
+    if (targets_.scope == RedirectScope::kOffLoopback && !to_broker(named)) {
       resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
       (void)seccomp_notify_respond(lfd, resp);
       continue;
     }
-    const AgentFd agent = inspect(static_cast<pid_t>(req->pid), static_cast<int>(req->data.args[0] & 0xFFFFFFFFu));
+    std::optional<std::uint16_t> host_port = named ? loopback_port(*named) : std::nullopt;
+    if (host_port && !targets_.host_ports.count(*host_port)) host_port.reset();
+    const AgentFd agent = inspect(tid, static_cast<int>(req->data.args[0] & 0xFFFFFFFFu));
     // The pid read in /proc must still be the caller's (a process that died and whose pid was
     // reused in between has no notification left).
     if (seccomp_notify_id_valid(lfd, req->id) != 0) continue;
     int err = agent.error;
     platform::UniqueFd mine;
-    if (!err) err = connect_broker(broker_port_, *peers_, agent.nonblock, mine);
+    if (!err) {
+      if (host_port) err = connect_loopback(*host_port, nullptr, agent.nonblock, mine);
+      else if (targets_.broker_port) err = connect_loopback(targets_.broker_port, targets_.peers.get(), agent.nonblock, mine);
+      else err = ECONNREFUSED;
+    }
     if (!err) {
       seccomp_notif_addfd add{};
       add.id = req->id;
@@ -225,6 +241,7 @@ void ConnectRedirect::run() {
         err = EACCES;
       }
     }
+    if (!err && host_port && targets_.on_host_port) targets_.on_host_port(*host_port);
     resp->error = err ? -err : 0;
     resp->val = 0;
     resp->flags = 0;
@@ -236,14 +253,18 @@ void ConnectRedirect::run() {
   listener_.reset();
 }
 
-Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay& relay, BrokerListener broker,
+Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay* relay, BrokerListener broker,
                                                                  const IrEgress& egress,
                                                                  platform::UniqueFd seccomp_listener,
-                                                                 RedirectScope scope) {
-  auto peers = std::make_shared<BrokerPeers>();
-  if (auto s = relay.start(std::move(broker.fd), egress, [peers](std::uint16_t p) { return peers->take(p); }); !s)
-    return s.error();
-  return ConnectRedirect::start(std::move(seccomp_listener), broker.port, std::move(peers), scope);
+                                                                 RedirectTargets targets) {
+  if (relay) {
+    auto peers = std::make_shared<BrokerPeers>();
+    if (auto s = relay->start(std::move(broker.fd), egress, [peers](std::uint16_t p) { return peers->take(p); }); !s)
+      return s.error();
+    targets.broker_port = broker.port;
+    targets.peers = std::move(peers);
+  }
+  return ConnectRedirect::start(std::move(seccomp_listener), std::move(targets));
 }
 
 }  // namespace paddock::helper

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -53,37 +54,47 @@ enum class RedirectScope {
   kOffLoopback,
 };
 
+// Where the answers lead.
+struct RedirectTargets {
+  RedirectScope scope = RedirectScope::kEvery;
+  // The broker's port on 127.0.0.1 and its peer filter; 0: no broker (a connection no host
+  // port takes is refused, ECONNREFUSED).
+  std::uint16_t broker_port = 0;
+  std::shared_ptr<BrokerPeers> peers;
+  // Host ports (network.host_ports): a connection to 127.0.0.1 or [::1] on one of them is made
+  // to this machine's 127.0.0.1:<port> instead, and said through `on_host_port`. The address is
+  // read once from the caller's memory and only what was read is connected.
+  std::set<std::uint16_t> host_ports;
+  std::function<void(std::uint16_t port)> on_host_port;
+};
+
 class ConnectRedirect {
  public:
   // `listener`: the seccomp listener of the agent's filter. Answers on a thread of its own until
   // stop() or until no process uses the filter any more.
-  static Result<std::unique_ptr<ConnectRedirect>> start(platform::UniqueFd listener, std::uint16_t broker_port,
-                                                        std::shared_ptr<BrokerPeers> peers,
-                                                        RedirectScope scope = RedirectScope::kEvery);
+  static Result<std::unique_ptr<ConnectRedirect>> start(platform::UniqueFd listener, RedirectTargets targets);
   ~ConnectRedirect();
   ConnectRedirect(const ConnectRedirect&) = delete;
   ConnectRedirect& operator=(const ConnectRedirect&) = delete;
   void stop();
 
  private:
-  ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, std::uint16_t broker_port,
-                  std::shared_ptr<BrokerPeers> peers, RedirectScope scope);
+  ConnectRedirect(platform::UniqueFd listener, platform::UniqueFd wake, RedirectTargets targets);
   void run();
 
   platform::UniqueFd listener_, wake_;
-  std::uint16_t broker_port_;
-  RedirectScope scope_;
-  std::shared_ptr<BrokerPeers> peers_;
+  RedirectTargets targets_;
   std::thread thread_;
 };
 
 class SessionRelay;
 
 // The broker and the answers together, once the agent's seccomp listener is in hand: the relay
-// serves `broker`'s socket for the connections made here only, and the answering thread starts.
-Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay& relay, BrokerListener broker,
+// (where there is one) serves `broker`'s socket for the connections made here only, and the
+// answering thread starts.
+Result<std::unique_ptr<ConnectRedirect>> start_brokered_connects(SessionRelay* relay, BrokerListener broker,
                                                                  const IrEgress& egress,
                                                                  platform::UniqueFd seccomp_listener,
-                                                                 RedirectScope scope);
+                                                                 RedirectTargets targets);
 
 }  // namespace paddock::helper

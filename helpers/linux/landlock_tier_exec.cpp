@@ -271,8 +271,8 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     }
     landlock.path_rules.push_back({tmpdir, landlock.handled_fs});
   }
-  auto filter = compile_seccomp(spec.plan.seccomp, spec.plan.connect_via_broker ? std::vector<std::string>{"connect"}
-                                                                                : std::vector<std::string>{});
+  auto filter = compile_seccomp(spec.plan.seccomp, spec.plan.answer_connect ? std::vector<std::string>{"connect"}
+                                                                            : std::vector<std::string>{});
   if (!filter) return fail_session(o, filter.error().exit_code(), filter.error().message);
   auto leaf = CgroupLeaf::create(spec.plan.cgroup, o.session_id.empty() ? "paddock-landlock-tier" : o.session_id);
   if (!leaf) return fail_session(o, leaf.error().exit_code(), leaf.error().message);
@@ -335,6 +335,8 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     auto listener = listen_for_broker();
     if (!listener) return unblocked_fail(listener.error().message);
     broker = std::move(listener.value());
+  }
+  if (spec.plan.answer_connect) {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
       return unblocked_fail(sys_error("socketpair").message);
@@ -380,13 +382,22 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
   // The agent sent its filter's listener before exec: the helper answers its connect(2) calls
   // from here on (they wait until then).
   std::unique_ptr<ConnectRedirect> redirect;
-  if (relay && setup_error.empty()) {
+  if (spec.plan.answer_connect && setup_error.empty()) {
     char tag = 0;
     platform::UniqueFd listener;
+    RedirectTargets targets;
+    targets.host_ports.insert(spec.plan.host_ports.begin(), spec.plan.host_ports.end());
+    // One event per connection to a host port, as the namespace tier's relay says it.
+    if (events)
+      targets.on_host_port = [&ev = *events](std::uint16_t port) {
+        const std::string p = std::to_string(port);
+        ev.emit(session::event_json(session::NetRequest{"localhost", port, "host_port", "allow", "host_ports: " + p,
+                                                        "connected to this machine's 127.0.0.1:" + p, ""}));
+      };
     if (platform::receive_message(pass_parent.get(), &tag, 1, &listener, MSG_DONTWAIT) != 1 || !listener.valid()) {
       setup_error = "the agent's seccomp listener did not reach the helper";
-    } else if (auto r = start_brokered_connects(*relay, std::move(broker), o.egress, std::move(listener),
-                                                RedirectScope::kEvery);
+    } else if (auto r = start_brokered_connects(relay ? &*relay : nullptr, std::move(broker), o.egress,
+                                                std::move(listener), std::move(targets));
                !r) {
       setup_error = r.error().message;
     } else {

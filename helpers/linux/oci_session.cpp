@@ -94,7 +94,9 @@ class SeccompAgent {
     std::vector<char> state(64 * 1024);
     platform::UniqueFd listener;
     if (platform::receive_message(conn.get(), state.data(), state.size(), &listener) <= 0 || !listener.valid()) return;
-    auto r = start_brokered_connects(relay_, std::move(broker_), egress_, std::move(listener), RedirectScope::kOffLoopback);
+    RedirectTargets targets;
+    targets.scope = RedirectScope::kOffLoopback;
+    auto r = start_brokered_connects(&relay_, std::move(broker_), egress_, std::move(listener), std::move(targets));
     if (r) redirect_ = std::move(r.value());
   }
 

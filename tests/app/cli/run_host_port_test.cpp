@@ -1,8 +1,9 @@
 // `paddock run --host-port PORT` and `network.host_ports` with the real CLI, helper and kernel, as
 // root and as uid 65534: a loopback server on the host standing in for a local model server
 // (Ollama's /api/tags) answers the sandbox's curl only through a granted host port, in every net
-// mode, and not at all without the grant; a repository layer that asks for one is refused until
-// the user approves it.
+// mode, and not at all without the grant, in both Linux tiers (the landlock tier's helper connects
+// the granted port itself); a repository layer that asks for one is refused until the user
+// approves it.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,8 +44,11 @@ class RunHostPortTest : public QObject {
 
   CliHome h_;
 
+  bool landlock_ = false;
+
   ProcessResult curl_models(const std::vector<std::string>& options, int port) {
     std::vector<std::string> argv = {paddock_bin(), "run"};
+    if (landlock_) argv.insert(argv.end(), {"--tier", "landlock"});
     argv.insert(argv.end(), options.begin(), options.end());
     for (const char* a : {"--", "sh", "-c"}) argv.push_back(a);
     argv.push_back("curl -sS --max-time 20 http://127.0.0.1:" + std::to_string(port) + "/api/tags; echo \" rc=$?\"");
@@ -58,17 +62,23 @@ class RunHostPortTest : public QObject {
     h_.root.clear();
   }
 
-  void a_local_model_server_is_reached_only_through_a_granted_host_port_data() { add_uid_rows(); }
+  void a_local_model_server_is_reached_only_through_a_granted_host_port_data() { add_uid_and_tier_rows(); }
   void a_local_model_server_is_reached_only_through_a_granted_host_port() {
     QFETCH(uint, uid);
+    QFETCH(QString, tier);
+    landlock_ = tier == "landlock";
     QVERIFY(h_.create(uid, "hostport", {"PADDOCK_SYSTEM_DIR", "PADDOCK_FORCE_TIER"}));
     h_.chown_all();
     FakeOllama ollama;
     const std::string port = std::to_string(ollama.port());
-    // Without the grant: the sandbox's loopback is its own, and the broker refuses loopback.
+    // Without the grant: the sandbox's loopback is its own, and the broker refuses loopback. (In
+    // the landlock tier, with the network filtered, the connection is the broker's, which answers
+    // a plain GET with its refusal.)
     for (const char* net : {"off", "allowlist"}) {
       auto r = curl_models({"--net", net}, ollama.port());
-      QVERIFY2(r.exit_code == 0 && r.out.find("rc=7") != std::string::npos, dump(r));
+      const bool brokered = landlock_ && std::string(net) != "off";
+      QVERIFY2(r.exit_code == 0 && r.out.find("paddock-test-model") == std::string::npos, dump(r));
+      QVERIFY2(r.out.find(brokered ? "Paddock sandbox proxy" : "rc=7") != std::string::npos, dump(r));
     }
     QCOMPARE(ollama.served(), 0);
     // With it, in every mode (loopback is never sent to the broker).

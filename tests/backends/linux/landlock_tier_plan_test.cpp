@@ -73,7 +73,7 @@ class LandlockTierPlanTest : public QObject {
     auto c = compile_landlock_tier_parts(ir, blocked_probe());
     QVERIFY(c.ok());
     const auto& t = c->tier_plan;
-    QVERIFY(t.connect_via_broker);
+    QVERIFY(t.connect_via_broker && t.answer_connect);
     QCOMPARE(t.socket_families_allowed, (std::vector<SocketFamily>{SocketFamily::kInet, SocketFamily::kInet6}));
     const auto has = [&](const std::string& syscall, int err, int arg, std::uint64_t value, std::uint64_t mask) {
       return std::any_of(t.seccomp.begin(), t.seccomp.end(), [&](const SeccompRule& r) {
@@ -150,6 +150,17 @@ class LandlockTierPlanTest : public QObject {
         return r.syscall == "socket" && r.arg_index == 0 && r.arg_value == fam && r.errno_value == 97;
       }));
     QVERIFY(c->tier_plan.socket_families_allowed.empty());
+    QVERIFY(!c->tier_plan.answer_connect);
+    // A host port with the network off: TCP sockets, every connect answered, no broker.
+    FrozenIr hp = tier(typical_ir());
+    hp.egress.host_ports = {11434};
+    normalize(hp);
+    auto h = compile_landlock_tier_parts(hp, blocked_probe());
+    QVERIFY(h.ok());
+    QVERIFY(h->tier_plan.answer_connect && !h->tier_plan.connect_via_broker);
+    QCOMPARE(h->tier_plan.host_ports, std::vector<int>{11434});
+    QCOMPARE(h->tier_plan.socket_families_allowed, (std::vector<SocketFamily>{SocketFamily::kInet, SocketFamily::kInet6}));
+    QVERIFY(backends::check(checked(hp, blocked_probe())).ok());
     // The namespace tier's deny list is kept whole.
     QVERIFY(std::any_of(c->tier_plan.seccomp.begin(), c->tier_plan.seccomp.end(),
                         [](const SeccompRule& r) { return r.syscall == "ptrace"; }));
@@ -167,7 +178,8 @@ class LandlockTierPlanTest : public QObject {
       QCOMPARE(row(rows, "egress.mode=off")->support, Support::kExact);
       QCOMPARE(row(rows, "egress.mode=allowlist")->support, Support::kPartial);
       QVERIFY(row(rows, "egress.mode=allowlist")->loss.find("cannot listen on any TCP port") != std::string::npos);
-      QCOMPARE(row(rows, "egress.host_ports")->support, Support::kUnsupported);
+      QCOMPARE(row(rows, "egress.host_ports")->support, Support::kPartial);
+      QCOMPARE(row(rows, "egress.publish")->support, Support::kUnsupported);
       QCOMPARE(row(rows, "fs.review_roots")->support, Support::kUnsupported);
       QCOMPARE(row(rows, "process.privilege_drop")->support, root ? Support::kPartial : Support::kExact);
     }
