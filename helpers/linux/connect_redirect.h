@@ -1,12 +1,13 @@
-// The landlock tier's filtered network (docs/capabilities.md, "Linux: the landlock tier"). The
-// agent has no network namespace of its own there, so a TCP socket it makes is the host's. Its
-// seccomp filter stops every connect(2) (user notification) and this answers it from the helper:
-// the helper makes a TCP socket of its own, connects it to the session's broker on the host's
-// 127.0.0.1, puts it in the agent's descriptor table in place of the agent's socket
-// (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) and lets the call return 0. Nothing the agent wrote
-// (the address, its length) is ever read, so there is nothing to race, and no connect(2) of the
-// agent is ever let through to the kernel: the worst a confused answer does is hand the agent a
-// connection to its own broker.
+// The landlock tier's network (docs/network.md, "How a connection leaves the sandbox"), and an
+// OCI container's. In the tier the agent has no network namespace of its own, so a TCP socket it
+// makes is the host's. Its seccomp filter stops every connect(2) (user notification) and this
+// answers it from the helper: the helper makes a TCP socket of its own, connects it to the
+// session's broker on the host's 127.0.0.1 (or to a granted host port), puts it in the agent's
+// descriptor table in place of the agent's socket (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) and
+// lets the call return 0. No connect(2) of the agent is ever let through to the kernel in the
+// tier: the address the agent wrote is read at most once (for host ports), and the helper
+// connects only what it read, so there is nothing to race; the worst a confused answer does is
+// hand the agent a connection to its own broker.
 #pragma once
 
 #include <cstdint>
