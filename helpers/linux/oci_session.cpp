@@ -280,9 +280,10 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   announce_config_changes(&events, config_changes);
 
   // The pid file is written once the container's process exists: without it the runtime failed
-  // before the agent could run, and said why on stderr.
+  // before the agent could run, and said why on stderr, unless the session was stopped or ran out
+  // of time while the runtime was still making the container (then it is that, not a failure).
   std::string setup_error;
-  if (!platform::read_file(pid_file).ok())
+  if (!watched.stopped && !watched.timed_out && !platform::read_file(pid_file).ok())
     setup_error = spec.runtime + " did not start the container (its message is above)";
   end.setup_failed = !setup_error.empty();
   end.agent_wait_status = end.setup_failed ? std::nullopt : status;

@@ -180,6 +180,44 @@ class RunOciTest : public QObject {
     QVERIFY2(strays().empty(), strays().c_str());
   }
 
+  // A stop that comes while the runtime is still making the container (the session shows as
+  // running from the moment the runtime is started) ends it as stopped, not as a runtime failure.
+  // runc's window between making the container and starting its process is a few milliseconds,
+  // so a stand-in runtime holds it open: its `run` waits, never writing the pid file, until its
+  // `kill` comes.
+  void a_stop_while_the_container_is_being_made_reads_stopped_data() { add_uid_rows(); }
+  void a_stop_while_the_container_is_being_made_reads_stopped() {
+    setup_row();
+    if (QTest::currentTestFailed()) return;
+    const std::string runtime = h_.root + "/slow-runc";
+    put(runtime,
+        "#!/bin/sh\n"
+        "[ \"$1\" = --version ] && { echo 'runc version 1.1.5'; exit 0; }\n"
+        "case \"$3\" in\n"
+        "  run) echo $$ > \"$2/making\"; exec sleep 300 ;;\n"
+        "  kill) kill -KILL \"$(cat \"$2/making\")\" ;;\n"
+        "esac\n");
+    fs::permissions(runtime, fs::perms(0755));
+    h_.chown_all();
+    const auto before = h_.session_ids();
+    const pid_t pid = spawn_process({paddock_bin(), "run", "--backend", "oci", "--runtime", runtime, "--net", "off", "--", "true"},
+                                    "", h_.opts);
+    QVERIFY(pid > 0);
+    std::string id;
+    bool stopped = false;
+    for (int i = 0; i < 1000 && !stopped; ++i) {
+      if (id.empty()) id = h_.new_session(before);
+      if (!id.empty()) stopped = h_.paddock({"stop", id}).exit_code == 0;
+      if (!stopped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!stopped) ::kill(pid, SIGKILL);
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QVERIFY2(stopped, "the session never took a stop");
+    const json report = json::parse(slurp(session_dir(id) + "/report.json"));
+    QVERIFY2(report["status"] == "stopped" && !report.contains("error"), report.dump().c_str());
+  }
+
   // What `run --backend oci` cannot do is refused before anything starts, in one line.
   void a_filtered_network_reaches_allowed_hosts_through_the_broker_and_nothing_else_data() { add_uid_rows(); }
   void a_filtered_network_reaches_allowed_hosts_through_the_broker_and_nothing_else() {
