@@ -30,6 +30,7 @@ struct PlanFlags {
   bool json = false;
   std::string bundle;                // --bundle DIR (oci, kubernetes)
   std::string image;                 // --image (kubernetes)
+  std::string broker_image;          // --broker-image (kubernetes, a filtered network)
   std::string claim = "paddock-project";  // --project-claim (kubernetes)
   std::int64_t uid = 1000;           // --uid (kubernetes)
   std::vector<std::string> command;  // after "--": the bundle's process
@@ -182,6 +183,7 @@ Status write_bundle(backends::BackendId backend, const BackendPlan& plan, const 
   if (backend == backends::BackendId::kKubernetes) {
     kubernetes_backend::LaunchFacts launch;
     launch.image = f.image;
+    launch.broker_image = f.broker_image;
     launch.command = f.command;
     launch.pass = pass;
     launch.project_claim = f.claim;
@@ -264,6 +266,9 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                   "with --backend kubernetes: the manifests and their seccomp profile")
       ->type_name("DIR");
   cmd->add_option("--image", f->image, "With --backend kubernetes --bundle: the agent's container image")
+      ->type_name("IMAGE");
+  cmd->add_option("--broker-image", f->broker_image,
+                  "With --backend kubernetes --bundle and a filtered network: the image holding paddock-broker")
       ->type_name("IMAGE");
   cmd->add_option("--project-claim", f->claim,
                   "With --backend kubernetes --bundle: the PersistentVolumeClaim holding the project (default "

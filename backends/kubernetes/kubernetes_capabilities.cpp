@@ -9,9 +9,14 @@ namespace {
 
 using namespace paddock::capability_rows;
 
-const char* kNoBroker =
-    "the Kubernetes manifests do not deploy Paddock's egress broker yet, so only net mode off is "
-    "written (a NetworkPolicy that allows nothing); use --net off";
+const char* kNotInCluster =
+    "the broker's Deployment runs in the cluster, away from this machine's ports and keys; remove it";
+const char* kNoPortRule =
+    "the agent's NetworkPolicy lets it reach the broker's port only: the manifests have no rule of their own for "
+    "an address or a port; remove the rule";
+const char* kByPlugin =
+    "enforced only where the cluster's network plugin enforces NetworkPolicy (Calico and Cilium do; some "
+    "simple plugins accept the object and enforce nothing): Paddock cannot see the cluster";
 const char* kImage =
     "the container's files outside the project are the agent image's, not this machine's: the "
     "IR's read roots outside the write roots are not mounted, and what the image holds is its "
@@ -53,14 +58,25 @@ std::vector<FieldCapability> kubernetes_capability_matrix() {
   m.push_back(partial("fs.shared_agent_dirs", "an emptyDir", "the agent's directories start empty in each Pod"));
   m.push_back(unsupported("fs.watched_configs", "nothing compares the agents' settings after a Pod ends; set "
                                                 "filesystem.protect_agent_config: true to keep them read-only"));
-  m.push_back(partial("egress.mode=off", "a NetworkPolicy with no ingress and no egress rule (DNS included)",
-                      "enforced only where the cluster's network plugin enforces NetworkPolicy (Calico and Cilium do; "
-                      "some simple plugins accept the object and enforce nothing): Paddock cannot see the cluster"));
-  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict", "egress.mode=ask",
-                        "egress.dns=broker_resolved_once_pinned", "egress.tls=opaque_passthrough_no_interception",
-                        "egress.quotas", "egress.git_ssh", "egress.publish", "egress.host_ports", "egress.cidr",
-                        "egress.bind_ports", "egress.connect_ports"})
-    m.push_back(unsupported(f, kNoBroker));
+  m.push_back(partial("egress.mode=off", "a NetworkPolicy with no ingress and no egress rule (DNS included)", kByPlugin));
+  for (const char* f : {"egress.mode=allowlist", "egress.mode=strict"})
+    m.push_back(partial(f,
+                        "Paddock's broker as a Deployment and Service of their own (names checked, resolved once and "
+                        "pinned, public addresses only); the agent's proxy variables name the Service's address, and "
+                        "its NetworkPolicy lets it reach the broker's port and nothing else",
+                        std::string(kByPlugin) +
+                            "; the agent's Pod is given its namespace's Service addresses as variables (service "
+                            "links, so that it needs no DNS); the broker's events go to its own log (kubectl logs), "
+                            "not to a Paddock session"));
+  m.push_back(unsupported("egress.mode=ask", "the broker in the cluster has no one to ask; use --net allowlist or strict"));
+  m.push_back(exact("egress.dns=broker_resolved_once_pinned",
+                    "no resolver for the agent (its NetworkPolicy refuses DNS); the broker resolves once and pins"));
+  m.push_back(exact("egress.tls=opaque_passthrough_no_interception", "opaque byte pump; no certificate authority exists"));
+  m.push_back(partial("egress.quotas", "the broker's byte counters",
+                      "a transfer already in flight can pass the quota before it is cut; the counters start again "
+                      "when the broker's Pod does"));
+  for (const char* f : {"egress.git_ssh", "egress.publish", "egress.host_ports"}) m.push_back(unsupported(f, kNotInCluster));
+  for (const char* f : {"egress.cidr", "egress.bind_ports", "egress.connect_ports"}) m.push_back(unsupported(f, kNoPortRule));
   m.push_back(partial("egress.loopback_bind=false", "the Pod's own network namespace",
                       "the agent can listen on the Pod's own addresses; the NetworkPolicy keeps other Pods out"));
   m.push_back(exact("egress.unix_ipc=always_allowed", "socketpair and UNIX sockets allowed"));
@@ -78,7 +94,7 @@ std::vector<FieldCapability> kubernetes_capability_matrix() {
                                                  "credential ('paddock credentials remove NAME')"));
   for (auto& r : linux_test_seams_refused()) m.push_back(std::move(r));
   m.push_back(exact("secrets.inherited_credentials=deny",
-                    "automountServiceAccountToken: false, enableServiceLinks: false; nothing of this machine's"));
+                    "automountServiceAccountToken: false; nothing of this machine's"));
   m.push_back(exact("env.mode=allowlist", "the container's env is the whole environment"));
   m.push_back(partial("env.passed_names", "copied by name into the Pod when the manifests are written",
                       "the values are written into the manifests, readable by whoever can read them or the Pod"));

@@ -1,5 +1,6 @@
 #include "backends/kubernetes/kubernetes_plan.h"
 
+#include <cctype>
 
 #include "backends/linux/linux_plan.h"
 #include "backends/oci/oci_plan.h"
@@ -129,27 +130,108 @@ std::vector<std::string> prlimit_prefix(const IrResources& res) {
   return out;
 }
 
+// The broker's Service port, and the variable Kubernetes gives a Pod for the Service's address
+// (service links): the agent reaches the broker without DNS, which its NetworkPolicy refuses.
+constexpr int kBrokerPort = 3128;
+std::string service_host_var(const std::string& service) {
+  std::string v;
+  for (char c : service) v += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return v + "_SERVICE_HOST";
+}
+
+// paddock-broker's command line for the IR's egress: what it parses back into the same allowlist
+// (helpers/broker/broker_main.cpp), listening on the Pod's own addresses, events on stdout.
+std::vector<std::string> broker_command(const IrEgress& e) {
+  std::vector<std::string> out = {"paddock-broker", "--pod", "--listen", "0.0.0.0:" + std::to_string(kBrokerPort),
+                                  "--mode", e.mode == NetMode::kStrict ? "strict" : "allowlist", "--events", "-"};
+  for (const std::string& d : e.domains) {
+    const auto ports = e.strict_ports.find(d);
+    if (e.mode != NetMode::kStrict || ports == e.strict_ports.end() || ports->second.empty()) {
+      out.insert(out.end(), {"--allow-domain", d});
+      continue;
+    }
+    for (int port : ports->second) out.insert(out.end(), {"--allow-domain", d + ":" + std::to_string(port)});
+  }
+  for (const auto& [d, bytes] : e.quotas) out.insert(out.end(), {"--quota", d + "=" + std::to_string(bytes)});
+  return out;
+}
+
+json broker_labels(const std::string& id) {
+  return {{"app.kubernetes.io/name", "paddock-broker"}, {"paddock.dev/ir", id}};
+}
+
+const json kLockedDown = {{"allowPrivilegeEscalation", false},
+                          {"privileged", false},
+                          {"readOnlyRootFilesystem", true},
+                          {"runAsNonRoot", true},
+                          {"capabilities", {{"drop", {"ALL"}}}}};
+
+// The broker as a Deployment of one and its Service; a NetworkPolicy lets only the agent's Pod in
+// and the broker out (it resolves each name with the cluster's DNS and connects to vetted public
+// addresses only, docs/network.md).
+std::vector<json> broker_manifests(const FrozenIr& ir, const std::string& id, const json& agent_selector) {
+  const std::string name = "paddock-broker-" + id;
+  const json labels = broker_labels(id);
+  const json port = {{"protocol", "TCP"}, {"port", kBrokerPort}};
+  const json container = {{"name", "broker"},
+                          {"image", ""},
+                          {"command", broker_command(ir.egress)},
+                          {"ports", {{{"containerPort", kBrokerPort}, {"protocol", "TCP"}}}},
+                          {"securityContext", kLockedDown}};
+  const json pod_spec = {{"automountServiceAccountToken", false},
+                         {"enableServiceLinks", false},
+                         {"securityContext",
+                          {{"runAsNonRoot", true},
+                           {"runAsUser", 65534},
+                           {"runAsGroup", 65534},
+                           {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+                         {"containers", json::array({container})}};
+  const json deployment = {{"apiVersion", "apps/v1"},
+                           {"kind", "Deployment"},
+                           {"metadata", {{"name", name}, {"labels", labels}}},
+                           {"spec",
+                            {{"replicas", 1},
+                             {"selector", {{"matchLabels", labels}}},
+                             {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  const json service = {{"apiVersion", "v1"},
+                        {"kind", "Service"},
+                        {"metadata", {{"name", name}, {"labels", labels}}},
+                        {"spec",
+                         {{"selector", labels},
+                          {"ports", {{{"name", "proxy"}, {"protocol", "TCP"}, {"port", kBrokerPort}, {"targetPort", kBrokerPort}}}}}}};
+  const json policy = {{"apiVersion", "networking.k8s.io/v1"},
+                       {"kind", "NetworkPolicy"},
+                       {"metadata", {{"name", name}, {"labels", labels}}},
+                       {"spec",
+                        {{"podSelector", {{"matchLabels", labels}}},
+                         {"policyTypes", {"Ingress", "Egress"}},
+                         {"ingress", {{{"from", {{{"podSelector", {{"matchLabels", agent_selector}}}}}}, {"ports", {port}}}}},
+                         {"egress", {json::object()}}}}};
+  return {policy, service, deployment};
+}
+
 }  // namespace
 
 json compile_manifests(const FrozenIr& ir) {
   const std::string id = short_hash(ir);
   const std::string name = "paddock-agent-" + id;
   const json labels = {{"app.kubernetes.io/name", "paddock-agent"}, {"paddock.dev/ir", id}};
+  const bool broker = ir.egress.mode == NetMode::kAllowlist || ir.egress.mode == NetMode::kStrict;
+  const std::string service = "paddock-broker-" + id;
   Mounts mounts(ir);
+  std::map<std::string, std::string> vars = ir.env.set;
+  if (broker)
+    for (auto& [k, v] : linux_backend::proxy_env(ir.env.passed_names, "$(" + service_host_var(service) + ")", kBrokerPort))
+      vars[k] = std::move(v);
   json env = json::array();
-  for (const auto& [k, v] : ir.env.set) env.push_back({{"name", k}, {"value", v}});
+  for (const auto& [k, v] : vars) env.push_back({{"name", k}, {"value", v}});
   json container = {
       {"name", "agent"},
       {"image", ""},
       {"command", prlimit_prefix(ir.resources)},
       {"workingDir", ir.meta.project.empty() ? "/" : ir.meta.project},
       {"env", env},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"privileged", false},
-        {"readOnlyRootFilesystem", true},
-        {"runAsNonRoot", true},
-        {"capabilities", {{"drop", {"ALL"}}}}}},
+      {"securityContext", kLockedDown},
       {"volumeMounts", mounts.build()},
   };
   if (ir.resources.memory_bytes) {
@@ -159,7 +241,7 @@ json compile_manifests(const FrozenIr& ir) {
   json pod_spec = {
       {"restartPolicy", "Never"},
       {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
+      {"enableServiceLinks", broker},
       {"hostNetwork", false},
       {"hostPID", false},
       {"hostIPC", false},
@@ -177,19 +259,28 @@ json compile_manifests(const FrozenIr& ir) {
                     {"kind", "Pod"},
                     {"metadata", {{"name", name}, {"labels", labels}}},
                     {"spec", pod_spec}};
-  // No ingress and no egress rule: the agent's Pod reaches nothing and nothing reaches it, DNS
-  // included, where the cluster's network plugin enforces NetworkPolicy.
+  // No ingress rule, and no egress rule but the broker's port when the network is filtered: the
+  // agent's Pod reaches nothing else and nothing reaches it, DNS included, where the cluster's
+  // network plugin enforces NetworkPolicy.
+  json policy_spec = {{"podSelector", {{"matchLabels", labels}}}, {"policyTypes", {"Ingress", "Egress"}}};
+  if (broker)
+    policy_spec["egress"] = {{{"to", {{{"podSelector", {{"matchLabels", broker_labels(id)}}}}}},
+                              {"ports", {{{"protocol", "TCP"}, {"port", kBrokerPort}}}}}};
   const json policy = {{"apiVersion", "networking.k8s.io/v1"},
                        {"kind", "NetworkPolicy"},
                        {"metadata", {{"name", name + "-isolated"}, {"labels", labels}}},
-                       {"spec",
-                        {{"podSelector", {{"matchLabels", {{"paddock.dev/ir", id}}}}},
-                         {"policyTypes", {"Ingress", "Egress"}}}}};
+                       {"spec", policy_spec}};
   const json masks = {{"apiVersion", "v1"},
                       {"kind", "ConfigMap"},
                       {"metadata", {{"name", "paddock-masks-" + id}, {"labels", labels}}},
                       {"data", {{"empty", ""}, {"dot", "."}}}};
-  return {{"manifests", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", {masks, policy, pod}}}},
+  // The Service before the Pod: Kubernetes gives a Pod the variables of the Services that exist
+  // when it starts, and kubectl applies a List in order.
+  json items = {masks, policy};
+  if (broker)
+    for (json& m : broker_manifests(ir, id, labels)) items.push_back(std::move(m));
+  items.push_back(pod);
+  return {{"manifests", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}},
           {"seccomp_profile", {{"path", "paddock/" + id + ".json"}, {"profile", oci_backend::seccomp_profile()}}}};
 }
 
@@ -198,7 +289,15 @@ Result<json> complete_manifests(const json& step, const LaunchFacts& launch) {
   if (launch.image.empty()) return bad_input("no agent image: give it with --image (docs/backends.md)");
   if (launch.uid <= 0 || launch.gid <= 0) return bad_input("the agent's uid and gid must not be 0 (root)");
   json out = step;
-  json& pod = out["manifests"]["items"][2];
+  json& items = out["manifests"]["items"];
+  json& pod = items.back();
+  for (json& item : items)
+    if (item["kind"] == "Deployment") {
+      if (launch.broker_image.empty())
+        return bad_input("the network goes through Paddock's broker, a Deployment of its own: give its image with "
+                         "--broker-image (docs/backends.md)");
+      item["spec"]["template"]["spec"]["containers"][0]["image"] = launch.broker_image;
+    }
   json& c = pod["spec"]["containers"][0];
   c["image"] = launch.image;
   for (const std::string& a : launch.command) c["command"].push_back(a);

@@ -1,6 +1,7 @@
 // The Kubernetes backend (docs/backends.md): frozen IR -> the manifests a user applies with kubectl
-// or a GitOps tool: a Pod for the agent, a NetworkPolicy that lets it reach nothing, the ConfigMap
-// its masks are made from, and the Localhost seccomp profile (the Linux helper's table) an admin
+// or a GitOps tool: a Pod for the agent, a NetworkPolicy that lets it reach nothing (or only the
+// broker, a Deployment and Service of its own, when the network is filtered), the ConfigMap its
+// masks are made from, and the Localhost seccomp profile (the Linux helper's table) an admin
 // installs on the nodes. Pure; what only the launch knows (image, command, the values of passed
 // variables, the project's claim, the uid) is added by complete_manifests().
 #pragma once
@@ -22,6 +23,7 @@ nlohmann::json compile_manifests(const FrozenIr& ir);
 
 struct LaunchFacts {
   std::string image;                        // the agent image: a launch input, never invented
+  std::string broker_image;                 // paddock-broker's image, when the network is filtered
   std::vector<std::string> command;         // never empty
   std::map<std::string, std::string> pass;  // the passed names present in the launch environment
   std::string project_claim = "paddock-project";  // the PersistentVolumeClaim holding the project

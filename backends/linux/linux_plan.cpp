@@ -396,12 +396,12 @@ const char* to_string(RlimitResource resource) { return schema::enum_name(resour
 const char* to_string(LimitName limit) { return schema::enum_name(limit).data(); }
 const char* to_string(LimitMechanism mechanism) { return schema::enum_name(mechanism).data(); }
 
-std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed) {
+std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed, const std::string& host, int port) {
   std::map<std::string, std::string> env;
   // The relay speaks HTTP CONNECT and SOCKS5 on one port. ALL_PROXY uses socks5h so that
   // clients send the name, not a locally resolved address: names resolve on the host only.
-  const std::string http = "http://127.0.0.1:" + std::to_string(kProxyPort);
-  const std::string socks = "socks5h://127.0.0.1:" + std::to_string(kProxyPort);
+  const std::string http = "http://" + host + ":" + std::to_string(port);
+  const std::string socks = "socks5h://" + host + ":" + std::to_string(port);
   for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
     env[name] = http;
   env["ALL_PROXY"] = socks;
@@ -421,17 +421,20 @@ std::map<std::string, std::string> proxy_env(const std::vector<std::string>& pas
   env["NO_GRPC_PROXY"] = loopback;
   env["no_grpc_proxy"] = loopback;
   env["CLOUDSDK_PROXY_TYPE"] = "http";
-  env["CLOUDSDK_PROXY_ADDRESS"] = "127.0.0.1";
-  env["CLOUDSDK_PROXY_PORT"] = std::to_string(kProxyPort);
+  env["CLOUDSDK_PROXY_ADDRESS"] = host;
+  env["CLOUDSDK_PROXY_PORT"] = std::to_string(port);
   if (std::find(passed.begin(), passed.end(), "JAVA_TOOL_OPTIONS") == passed.end()) {
-    const std::string port = std::to_string(kProxyPort);
+    const std::string p = std::to_string(port);
     const std::string java_loopback = "localhost|127.*|[::1]";
-    env["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
-                               " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
-                               " -Dhttp.nonProxyHosts=" + java_loopback + " -DsocksProxyHost=127.0.0.1 -DsocksProxyPort=" +
-                               port + " -DsocksNonProxyHosts=" + java_loopback;
+    env["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=" + host + " -Dhttp.proxyPort=" + p + " -Dhttps.proxyHost=" + host +
+                               " -Dhttps.proxyPort=" + p + " -Dhttp.nonProxyHosts=" + java_loopback +
+                               " -DsocksProxyHost=" + host + " -DsocksProxyPort=" + p + " -DsocksNonProxyHosts=" + java_loopback;
   }
   return env;
+}
+
+std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed) {
+  return proxy_env(passed, "127.0.0.1", kProxyPort);
 }
 
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe) {

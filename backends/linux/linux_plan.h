@@ -315,10 +315,11 @@ std::vector<SeccompRule> seccomp_rules(const std::vector<SocketFamily>& families
 // refused by check().
 Result<LinuxPlan> compile_linux_plan(const FrozenIr& ir, const KernelProbe& probe);
 
-// The variables that send the agent's clients to the broker at 127.0.0.1:3128 (HTTP_PROXY and
-// its kin, each client's own), given the names the policy passes through from the launch (a
-// passed JAVA_TOOL_OPTIONS is the user's, and wins).
+// The variables that send the agent's clients to the broker at host:port (HTTP_PROXY and its
+// kin, each client's own), given the names the policy passes through from the launch (a passed
+// JAVA_TOOL_OPTIONS is the user's, and wins). The sandbox's own relay is 127.0.0.1:3128.
 std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed);
+std::map<std::string, std::string> proxy_env(const std::vector<std::string>& passed, const std::string& host, int port);
 
 // Wraps the Linux plan into the backend-neutral BackendPlan (steps, capability vector, losses,
 // taint), ready for check() and plan_hash().

@@ -1,6 +1,7 @@
-// paddock-broker: the egress broker as a standalone process, for tests and benchmarks. The
-// session's broker runs inside paddock-helper (helpers/linux/egress_relay.cpp); this binary only
-// listens on loopback.
+// paddock-broker: the egress broker as a standalone process, for tests and benchmarks, and as the
+// broker Deployment of the Kubernetes manifests (docs/backends.md). The session's broker runs
+// inside paddock-helper (helpers/linux/egress_relay.cpp). This binary listens on loopback only,
+// unless --pod says it runs in a Pod of its own, whose NetworkPolicy says who reaches it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -79,7 +80,7 @@ static int program_main(int argc, char** argv) {
   CLI::App app{"paddock-broker: the Paddock egress broker on loopback (tests and benchmarks)"};
   std::string listen, mode = "allowlist", events_path;
   std::vector<std::string> domains, resolves, quotas;
-  bool unsafe_loopback = false;
+  bool unsafe_loopback = false, pod = false;
   int header_timeout_ms = 10000;
   app.add_option("--listen", listen, "127.0.0.1:PORT (PORT 0 = pick one; printed on stdout)")->required();
   app.add_option("--allow-domain", domains, "D[:PORT], D an exact name or *.suffix");
@@ -88,6 +89,9 @@ static int program_main(int argc, char** argv) {
   app.add_option("--quota", quotas, "D=BYTES per-domain quota (both directions)");
   app.add_option("--events", events_path, "append events as JSON lines to FILE ('-' = stdout)");
   app.add_option("--header-timeout-ms", header_timeout_ms, "request header timeout")->check(CLI::Range(1, 600000));
+  app.add_flag("--pod", pod,
+               "in a Kubernetes Pod of its own: --listen may be 0.0.0.0:PORT (the Pod's NetworkPolicy lets only the "
+               "agent's Pod in)");
   app.add_flag("--unsafe-allow-loopback-targets", unsafe_loopback,
                "benchmarks only: let vetted answers point at 127.0.0.0/8 and ::1 (taints the run)");
   try {
@@ -161,13 +165,16 @@ static int program_main(int argc, char** argv) {
     };
   }
 
-  // --listen: loopback only; this binary is never a way to open the broker to the network.
+  // --listen: loopback only, or the Pod's addresses under --pod; this binary is never a way to
+  // open the broker to a machine's network.
   size_t colon = listen.rfind(':');
   long long port = -1;
   auto addr = colon == std::string::npos ? std::nullopt : IpAddress::parse(listen.substr(0, colon));
   if (!addr || !parse_int(listen.substr(colon + 1), 0, 65535, &port))
     return fail("--listen " + listen + ": expected 127.0.0.1:PORT");
-  if (addr->v6 || addr->bytes[0] != 127) return fail("--listen must be a 127.0.0.0/8 address");
+  const bool any = !addr->v6 && addr->bytes == decltype(addr->bytes){};
+  if (addr->v6 || (addr->bytes[0] != 127 && !(pod && any)))
+    return fail(pod ? "--listen must be a 127.0.0.0/8 address or 0.0.0.0" : "--listen must be a 127.0.0.0/8 address");
   platform::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

@@ -126,7 +126,8 @@ class PolicyComposerTest : public QObject {
           QCOMPARE(cells[col].toMap()["support"].toString(), QString(paddock::to_string(r.support)));
     }
     QCOMPARE(cells[names.indexOf("oci")].toMap()["support"].toString(), QString("partial"));
-    QCOMPARE(cells[names.indexOf("kubernetes")].toMap()["support"].toString(), QString("unsupported"));
+    QCOMPARE(cells[names.indexOf("kubernetes")].toMap()["support"].toString(), QString("partial"));
+    QCOMPARE(cells[names.indexOf("macos")].toMap()["support"].toString(), QString("unsupported"));
   }
 
   // Home's "Review changes before they reach the project" reaches the summary: the launch it

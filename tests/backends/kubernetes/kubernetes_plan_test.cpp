@@ -1,6 +1,7 @@
 // The Kubernetes plan compiler (backends/kubernetes): the same IR and hash as the Linux and OCI
 // backends, its manifests golden, the view as volume mounts, the Pod's security context, the
-// isolating NetworkPolicy and the launch's additions. Pure: no cluster is involved
+// isolating NetworkPolicy, the broker's Deployment for a filtered network and the launch's
+// additions. Pure: no cluster is involved
 // (kubernetes_manifests_test validates the written manifests against the Kubernetes schema).
 #include <QtTest>
 
@@ -23,6 +24,17 @@ FrozenIr k8s_ir() {
   FrozenIr ir = typical_ir();
   ir.fs.deny_write.push_back({"/home/dev/proj/.git/config", PathKind::kFile});
   ir.fs.deny_write.push_back({"/home/dev/proj/.vscode", PathKind::kAbsentDir});
+  normalize(ir);
+  return ir;
+}
+
+// Strict mode: ports per name, a name without ports, a quota.
+FrozenIr filtered_ir() {
+  FrozenIr ir = k8s_ir();
+  ir.egress.mode = NetMode::kStrict;
+  ir.egress.domains = {"api.example.org", "pkg.example.org"};
+  ir.egress.strict_ports = {{"api.example.org", {443, 8443}}};
+  ir.egress.quotas = {{"pkg.example.org", 1000000}};
   normalize(ir);
   return ir;
 }
@@ -151,15 +163,91 @@ class KubernetesPlanTest : public QObject {
     QVERIFY(claim && lang);
   }
 
+  void golden_kubernetes_plan_with_a_filtered_network() {
+    auto plan = backends::compile(filtered_ir(), backends::BackendId::kKubernetes, json::object());
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    Status s = backends::check(*plan);
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+    std::string why;
+    QVERIFY2(matches_golden("kubernetes_filtered.json", to_json(*plan).dump(2) + "\n", why), why.c_str());
+  }
+
+  // A filtered network: the broker is a Deployment and Service of its own, given the IR's
+  // allowlist on its command line; the agent's NetworkPolicy lets it reach the broker's port and
+  // nothing else, the broker's lets in the agent only, and the agent's proxy variables name the
+  // Service's address through the variable Kubernetes gives the Pod (no DNS).
+  void a_filtered_network_goes_through_a_broker_deployment_the_agent_alone_reaches() {
+    const json step = step_of(filtered_ir());
+    const json& deployment = item(step, "Deployment");
+    const json& broker_pod = deployment["spec"]["template"];
+    QCOMPARE(deployment["spec"]["selector"]["matchLabels"], broker_pod["metadata"]["labels"]);
+    QCOMPARE(item(step, "Service")["spec"]["selector"], broker_pod["metadata"]["labels"]);
+    const json& cmd = broker_pod["spec"]["containers"][0]["command"];
+    QCOMPARE(cmd, json({"paddock-broker", "--pod", "--listen", "0.0.0.0:3128", "--mode", "strict", "--events", "-",
+                        "--allow-domain", "api.example.org:443", "--allow-domain", "api.example.org:8443",
+                        "--allow-domain", "pkg.example.org", "--quota", "pkg.example.org=1000000"}));
+    QCOMPARE(broker_pod["spec"]["securityContext"]["runAsNonRoot"], json(true));
+    QCOMPARE(broker_pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"], json(true));
+    QCOMPARE(broker_pod["spec"]["automountServiceAccountToken"], json(false));
+
+    const json& pod = item(step, "Pod");
+    std::vector<json> policies;
+    for (const auto& i : step["manifests"]["items"])
+      if (i["kind"] == "NetworkPolicy") policies.push_back(i);
+    QCOMPARE(policies.size(), std::size_t(2));
+    const json& agent_policy = policies[0]["spec"]["podSelector"]["matchLabels"] == pod["metadata"]["labels"] ? policies[0] : policies[1];
+    const json& broker_policy = &agent_policy == &policies[0] ? policies[1] : policies[0];
+    QCOMPARE(agent_policy["spec"]["podSelector"]["matchLabels"], pod["metadata"]["labels"]);
+    QVERIFY(!agent_policy["spec"].contains("ingress"));
+    QCOMPARE(agent_policy["spec"]["egress"],
+             json::parse(R"([{"to":[{"podSelector":{"matchLabels":)" + broker_pod["metadata"]["labels"].dump() +
+                         R"(}}],"ports":[{"protocol":"TCP","port":3128}]}])"));
+    QCOMPARE(broker_policy["spec"]["podSelector"]["matchLabels"], broker_pod["metadata"]["labels"]);
+    QCOMPARE(broker_policy["spec"]["ingress"][0]["from"][0]["podSelector"]["matchLabels"], pod["metadata"]["labels"]);
+
+    QCOMPARE(pod["spec"]["enableServiceLinks"], json(true));
+    const std::string var = "$(PADDOCK_BROKER_" + QString::fromStdString(
+        pod["metadata"]["labels"]["paddock.dev/ir"].get<std::string>()).toUpper().toStdString() + "_SERVICE_HOST)";
+    bool https = false;
+    for (const auto& e : pod["spec"]["containers"][0]["env"])
+      https |= e["name"] == "HTTPS_PROXY" && e["value"] == "http://" + var + ":3128";
+    QVERIFY2(https, pod["spec"]["containers"][0]["env"].dump().c_str());
+    // The Service comes before the Pod: a Pod gets the variables of the Services that exist when
+    // it starts.
+    const json& items = step["manifests"]["items"];
+    QCOMPARE(items.back()["kind"], json("Pod"));
+
+    kubernetes_backend::LaunchFacts launch;
+    launch.command = {"claude"};
+    launch.image = "registry.example/agent:1";
+    auto done = kubernetes_backend::complete_manifests(step, launch);
+    QVERIFY(!done.ok());
+    QVERIFY2(done.error().message.find("--broker-image") != std::string::npos, done.error().message.c_str());
+    launch.broker_image = "registry.example/paddock-broker:1";
+    done = kubernetes_backend::complete_manifests(step, launch);
+    QVERIFY(done.ok());
+    QCOMPARE(item(*done, "Deployment")["spec"]["template"]["spec"]["containers"][0]["image"],
+             json("registry.example/paddock-broker:1"));
+    QCOMPARE(item(*done, "Pod")["spec"]["containers"][0]["image"], json("registry.example/agent:1"));
+  }
+
   void what_a_pod_cannot_hold_is_refused_with_the_way_out() {
     FrozenIr ir = k8s_ir();
-    ir.egress.mode = NetMode::kAllowlist;
+    ir.egress.mode = NetMode::kAsk;
     ir.egress.domains = {"example.org"};
     normalize(ir);
     auto plan = backends::compile(ir, backends::BackendId::kKubernetes, json::object());
     Status s = backends::check(*plan);
     QVERIFY(!s.ok());
-    QVERIFY2(s.error().message.find("--net off") != std::string::npos, s.error().message.c_str());
+    QVERIFY2(s.error().message.find("--net allowlist or strict") != std::string::npos, s.error().message.c_str());
+    ir = k8s_ir();
+    ir.egress.mode = NetMode::kAllowlist;
+    ir.egress.domains = {"example.org"};
+    ir.egress.host_ports = {11434};
+    normalize(ir);
+    s = backends::check(*backends::compile(ir, backends::BackendId::kKubernetes, json::object()));
+    QVERIFY(!s.ok());
+    QVERIFY2(s.error().message.find("egress.host_ports") != std::string::npos, s.error().message.c_str());
     ir = k8s_ir();
     ir.fs.review_roots = {"/home/dev/proj"};
     normalize(ir);

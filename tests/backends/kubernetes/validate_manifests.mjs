@@ -5,9 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Service } from 'kubernetes-models/v1/Service';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 
-const kinds = { Pod, ConfigMap, NetworkPolicy };
+const kinds = { Pod, ConfigMap, Service, Deployment, NetworkPolicy };
 const list = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 let bad = 0;
 if (list.apiVersion !== 'v1' || list.kind !== 'List' || !Array.isArray(list.items)) {
