@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers/linux/mount_view_fd.h"
 #include "helpers/linux/placeholders.h"
 #include "helpers/linux/sys_error.h"
 #include "platform/unique_fd.h"
@@ -26,6 +26,7 @@ using linux_backend::MountOp;
 using platform::UniqueFd;
 using linux_backend::MountStep;
 using linux_backend::TmpfsSize;
+using namespace view_fd;
 
 constexpr const char* kBase = "/tmp";         // where the staging tmpfs is mounted
 constexpr const char* kOld = "/oldroot";      // host root after the first pivot
@@ -35,104 +36,6 @@ constexpr const char* kEmptyDir = "/emptydir";  // source of directory masks (a 
 
 constexpr unsigned kReadOnly = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 constexpr unsigned kReadWrite = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-
-// Every path below is resolved one way: from a directory we hold, refusing symlinks, magic links
-// and "..", so that nothing renamed or planted on the host between the policy walk and this point
-// can redirect a mount (a symlink in place of a masked file's parent would otherwise take the
-// mask somewhere else and leave the file in view).
-constexpr std::uint64_t kResolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
-
-int open_beneath(int dirfd, const std::string& rel, int flags = O_PATH) {
-  open_how how{};
-  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
-  how.resolve = kResolve;
-  return static_cast<int>(::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof how));
-}
-
-// "/a/b/c" below "/a" -> "b/c"; the root itself -> ".".
-std::string relative_to(const std::string& path, const std::string& root) {
-  if (path == root) return ".";
-  if (root == "/") return path.substr(1);
-  return path.substr(root.size() + 1);
-}
-
-std::vector<std::string> components(const std::string& rel) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < rel.size()) {
-    std::size_t j = rel.find('/', i);
-    if (j == std::string::npos) j = rel.size();
-    if (j > i && rel.compare(i, j - i, ".") != 0) out.push_back(rel.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-Error changed(const std::string& path, const std::string& what) {
-  return refused(path + " " + what + " since the policy was resolved; nothing was run (run again)");
-}
-
-// Why opening `path` (named `subject`, e.g. "(granted) ") beneath its root failed, from errno: it
-// is gone or became a symlink since the policy walk, or the kernel's own reason (a parent the
-// sandbox cannot enter, say).
-Error open_failed(const std::string& path, const std::string& subject) {
-  if (errno == ENOENT || errno == ENOTDIR) return changed(path, subject + "is gone");
-  if (errno == ELOOP || errno == EXDEV) return changed(path, subject + "became a symlink");
-  return sys_error("open", path);
-}
-
-// Clones the mount tree at src (recursively: host submounts and the masks already below it come
-// along), sets attributes on the detached copy, then attaches it on top of target. Both are held
-// descriptors, so nothing is looked up by name in between.
-Status attach_clone(int src, int target, unsigned attrs, const std::string& what) {
-  UniqueFd tree(::open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
-  if (!tree.valid()) return sys_error("clone mount for", what);
-  mount_attr attr{attrs, 0, 0, 0};
-  if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
-    return sys_error("set mount attributes of", what);
-  if (::move_mount(tree.get(), "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-    return sys_error("mount", what);
-  return Status::Ok();
-}
-
-bool is_dir(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-Placeholder made_placeholder(const std::string& path, bool dir, const struct stat& st, std::string content = {}) {
-  return {path, dir, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, std::move(content)};
-}
-
-bool is_empty_file(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
-}
-
-// A small file's bytes through a descriptor of it (O_PATH is reopened for reading), at most
-// `limit` + 1 of them so that the caller sees an over-long file; nullopt if it cannot be read.
-std::optional<std::string> read_small(int dirfd, const std::string& rel, std::size_t limit) {
-  UniqueFd fd(open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::string out;
-  char buf[8192];
-  while (out.size() <= limit) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-// O_PATH | O_NOFOLLOW opens a trailing symlink itself rather than failing.
-bool is_symlink(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
-}
 
 // Creates every missing directory of path inside the staging root (our own tmpfs: nothing on the
 // host is created). Used only for targets that no grant holds.
