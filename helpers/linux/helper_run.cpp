@@ -224,6 +224,9 @@ Result<int> run_oci(const session::HelperRunArgs& args, const FrozenIr& ir, cons
   spec.state_root = opt.session_dir + "/oci-state";
   spec.argv = args.command;
   spec.seccomp_listener = launch.seccomp_listener;
+  if (ir.resources.cpu_seconds) spec.limits.cpu_ms = *ir.resources.cpu_seconds * 1000;
+  spec.limits.memory_bytes = ir.resources.memory_bytes;
+  spec.limits.processes = ir.resources.processes;
   if (auto s = platform::write_oci_bundle(spec.bundle, *config); !s) return s.error();
   std::vector<linux_backend::MountStep> absent;
   for (auto& m : linux_backend::mount_steps(ir.fs, ir.egress.unix_socket_files, ""))

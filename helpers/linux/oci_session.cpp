@@ -32,6 +32,7 @@
 #include "helpers/linux/session_files.h"
 #include "helpers/linux/session_relay.h"
 #include "helpers/linux/sys_error.h"
+#include "helpers/linux/tree_usage.h"
 #include "platform/fd_passing.h"
 #include "platform/read_file.h"
 #include "platform/subprocess.h"
@@ -205,6 +206,7 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   // The agents' host-executed settings the container could write, read before it exists.
   const AgentConfigWatch configs(o.watched_configs, o.home);
   bool stop_requested = false;
+  pid_t runtime = -1;
   SessionRelay relay(events);
   const bool brokered = !spec.seccomp_listener.empty();
   ControlServer control(events, {[&] { stop_requested = true; },
@@ -213,7 +215,13 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
                                    return relay.answer(id, a);
                                  },
                                  [&] { return brokered ? relay.pending_asks() : std::vector<session::PendingAsk>{}; },
-                                 nullptr});
+                                 [&] {
+                                   // The runtime's descendants are the container's processes; the
+                                   // runtime itself is not the agent's. It is this process's child,
+                                   // not reaped while the socket is served: its pid is its own.
+                                   const ProcTreeUsage t = proc_tree_usage(runtime, false);
+                                   return session::encode_usage_reply({t.cpu_ms, t.rss_bytes, t.tasks, spec.limits});
+                                 }});
   if (!o.control_socket.empty())
     if (auto s = control.listen(o.control_socket); !s) return fail_session(o, s.error().exit_code(), s.error().message);
 
@@ -236,7 +244,7 @@ int run_oci_session(const OciSpec& spec, const SessionOptions& o) {
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  const pid_t runtime = ::fork();
+  runtime = ::fork();
   if (runtime < 0) return fail_session(o, 125, sys_error("fork").message);
   if (runtime == 0) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);

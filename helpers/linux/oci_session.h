@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/session/usage_message.h"
 #include "engine/status.h"
 #include "helpers/linux/supervisor.h"
 
@@ -37,13 +38,16 @@ struct OciSpec {
   // A filtered network: where the runtime hands over the container's seccomp listener (the
   // bundle's listenerPath), "" with the network off.
   std::string seccomp_listener;
+  // The policy's limits, named in the usage answer (null: none).
+  session::LiveUsage::Limits limits;
 };
 
 // "runc 1.1.5" from the runtime's --version (its program name alone when it prints no version).
 Result<std::string> runtime_label(const std::string& runtime);
 
-// Runs the session to its end; returns the exit code of docs/cli.md. The runtime's exit status
-// is the agent's; a runtime that exits without having started the container (it wrote no pid
+// Runs the session to its end; returns the exit code of docs/cli.md. The control socket's usage
+// answer is read from /proc over the runtime's descendants (the container's processes). The
+// runtime's exit status is the agent's; a runtime that exits without having started the container (it wrote no pid
 // file) is a setup failure (125), its own message on stderr above Paddock's line.
 int run_oci_session(const OciSpec& spec, const SessionOptions& options);
 

@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/ir.h"
+#include "engine/session/usage_message.h"
 #include "tests/app/cli/cli_home.h"
+#include "tests/support/control_client.h"
 #include "tests/support/loopback_server.h"
 #include "tests/support/process_runner.h"
 #include "tests/support/test_paths.h"
@@ -178,6 +180,49 @@ class RunOciTest : public QObject {
     const json report = json::parse(slurp(session_dir(id) + "/report.json"));
     QCOMPARE(report["status"].get<std::string>(), std::string("stopped"));
     QVERIFY2(strays().empty(), strays().c_str());
+  }
+
+  // While the container runs, the control socket's usage answer counts its processes (the
+  // runtime's descendants, a `setsid` one included) and their CPU time, and names the policy's
+  // limits as the IR has them.
+  void the_usage_answer_counts_the_containers_processes_data() { add_uid_rows(); }
+  void the_usage_answer_counts_the_containers_processes() {
+    setup_row();
+    if (QTest::currentTestFailed()) return;
+    const auto before = h_.session_ids();
+    const pid_t pid = spawn_process({paddock_bin(), "run", "--backend", "oci", "--net", "off", "--", "sh", "-c",
+                                     "setsid sh -c 'while :; do :; done' & while :; do :; done"},
+                                    "", h_.opts);
+    QVERIFY(pid > 0);
+    std::string id, last;
+    paddock::session::LiveUsage first;
+    QVERIFY2(eventually([&] {
+               if (id.empty()) id = h_.new_session(before);
+               if (id.empty()) return false;
+               last = control_line(h_.root + "/run/paddock/" + id + ".sock", R"({"cmd":"usage"})");
+               auto u = paddock::session::decode_usage_reply(last);
+               if (!u.ok()) return false;
+               first = *u;
+               return u->processes >= 2 && u->memory_bytes > 0;
+             }),
+             last.c_str());
+    QVERIFY2(eventually([&] {
+               last = control_line(h_.root + "/run/paddock/" + id + ".sock", R"({"cmd":"usage"})");
+               auto u = paddock::session::decode_usage_reply(last);
+               return u.ok() && u->cpu_ms >= first.cpu_ms + 300;
+             }),
+             last.c_str());
+    const json resources = json::parse(slurp(session_dir(id) + "/ir.json"))["resources"];
+    const auto limit = [&](const char* key) -> std::optional<std::int64_t> {
+      if (!resources.contains(key) || resources[key].is_null()) return std::nullopt;
+      return resources[key].get<std::int64_t>();
+    };
+    QCOMPARE(first.limits.memory_bytes, limit("memory_bytes"));
+    QCOMPARE(first.limits.processes, limit("processes"));
+    QCOMPARE(first.limits.cpu_ms, limit("cpu_seconds") ? std::optional<std::int64_t>(*limit("cpu_seconds") * 1000) : std::nullopt);
+    QVERIFY2(h_.paddock({"stop", id}).exit_code == 0, id.c_str());
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
   }
 
   // A stop that comes while the runtime is still making the container (the session shows as

@@ -12,6 +12,7 @@
 
 #include "engine/ir.h"
 #include "engine/session/run_args.h"
+#include "tests/support/control_client.h"
 #include "tests/support/process_runner.h"
 
 namespace paddock::test {
@@ -63,10 +64,6 @@ ProcessResult run_helper(const SandboxFixture& f, const FrozenIr& ir, const std:
 // Runs `/bin/sh -c script` in the sandbox of ir, from the project directory.
 ProcessResult run_sh(const SandboxFixture& f, const FrozenIr& ir, const std::string& script);
 
-// Sends one request line to a session's control socket and returns the answer line without its
-// newline: "" when none came within 20 s (a helper that cannot accept must fail the test, not
-// hang it), "connect failed" when nothing listens.
-std::string control_line(const std::string& socket_path, const std::string& request);
 
 std::string uid_label(uid_t uid);  // "root" | "uid65534"
 
