@@ -273,9 +273,20 @@ class RunBoundaryTest : public QObject {
       root_only.push_back(p);
     }
     QVERIFY2(!root_only.empty(), "the host shows no root-only /proc file to try");
-    std::string script;
+    // /proc/sys/net is left out above because the agent's is its own network namespace's: the
+    // host's interfaces, each a directory of sysctls there, are not in it (the landlock tier has
+    // no namespace of its own: its network is the host's, its agent the caller).
+    std::vector<std::string> host_ifaces;
+    for (const auto& e : fs::directory_iterator("/proc/sys/net/ipv4/conf", ec))
+      if (const std::string n = e.path().filename().string(); n != "all" && n != "default" && n != "lo") host_ifaces.push_back(n);
+    std::string script = "echo \"ifaces: $(ls /proc/sys/net/ipv4/conf | tr '\\n' ' ')\"; ";
     for (const auto& p : root_only) script += "n=$(head -c 64 '" + p + "' 2>/dev/null | wc -c); echo \"" + p + " $n\"; ";
     auto r = run_sh(script + "echo done");
+    if (tier_ != "landlock") {
+      QVERIFY2(r.out.find("ifaces: all default lo \n") != std::string::npos, dump(r));
+      for (const auto& i : host_ifaces)
+        QVERIFY2(r.out.find(" " + i + " ") == std::string::npos, (i + "\n" + dump(r).toStdString()).c_str());
+    }
     QVERIFY2(r.exit_code == 0 && r.out.find("done") != std::string::npos, dump(r));
     QFETCH(uint, uid);
     if (tier_ == "landlock" && uid == 0) {
