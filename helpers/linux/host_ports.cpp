@@ -196,9 +196,7 @@ class Relay final : public HostPortRelay {
       client.close(ignored);
       return;
     }
-    emit(session::event_json(session::NetRequest{"localhost", ports_[i], "host_port", "allow",
-                                                 "host_ports: " + std::to_string(ports_[i]),
-                                                 "relayed to this machine's 127.0.0.1:" + std::to_string(ports_[i]), ""}));
+    emit(host_port_event(ports_[i]));
     ++live_;
     auto r = std::make_shared<Relayed>(*io_, live_, std::move(client), ports_[i], events_);
     r->start();
@@ -225,6 +223,12 @@ class Relay final : public HostPortRelay {
 std::uint64_t host_port_fd_budget(std::size_t ports) {
   if (ports == 0) return 0;
   return ports + kMaxHostPortConnections * broker::kFdsPerConnection;
+}
+
+nlohmann::json host_port_event(int port) {
+  const std::string p = std::to_string(port);
+  return session::event_json(
+      session::NetRequest{"localhost", port, "host_port", "allow", "host_ports: " + p, "reaches this machine's 127.0.0.1:" + p, ""});
 }
 
 Result<platform::UniqueFd> listen_host_port(int port) {

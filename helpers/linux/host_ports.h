@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/status.h"
 #include "helpers/broker/broker.h"
 #include "platform/unique_fd.h"
@@ -25,6 +27,9 @@ inline constexpr std::size_t kMaxHostPortConnections = 64;
 // The descriptors host ports may hold in the helper: each listening socket and every relayed
 // connection's (broker::kFdsPerConnection). 0 without host ports.
 std::uint64_t host_port_fd_budget(std::size_t ports);
+
+// The event of one connection the agent made to a granted host port (both tiers).
+nlohmann::json host_port_event(int port);
 
 // Listens on 127.0.0.1:<port> in the calling thread's network namespace: init calls it inside the
 // sandbox. An error names the port.

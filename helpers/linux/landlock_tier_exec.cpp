@@ -23,6 +23,7 @@
 #include "engine/session/record_json.h"
 #include "engine/session/report.h"
 #include "helpers/common/event_log.h"
+#include "helpers/linux/host_ports.h"
 #include "helpers/linux/agent_config_watch.h"
 #include "helpers/linux/agent_exec.h"
 #include "helpers/linux/cgroup_leaf.h"
@@ -389,11 +390,7 @@ int run_landlock_tier(const TierSpec& spec, const SessionOptions& o) {
     targets.host_ports.insert(spec.plan.host_ports.begin(), spec.plan.host_ports.end());
     // One event per connection to a host port, as the namespace tier's relay says it.
     if (events)
-      targets.on_host_port = [&ev = *events](std::uint16_t port) {
-        const std::string p = std::to_string(port);
-        ev.emit(session::event_json(session::NetRequest{"localhost", port, "host_port", "allow", "host_ports: " + p,
-                                                        "connected to this machine's 127.0.0.1:" + p, ""}));
-      };
+      targets.on_host_port = [&ev = *events](std::uint16_t port) { ev.emit(host_port_event(port)); };
     if (platform::receive_message(pass_parent.get(), &tag, 1, &listener, MSG_DONTWAIT) != 1 || !listener.valid()) {
       setup_error = "the agent's seccomp listener did not reach the helper";
     } else if (auto r = start_brokered_connects(relay ? &*relay : nullptr, std::move(broker), o.egress,
