@@ -248,8 +248,8 @@ json compile_manifests(const FrozenIr& ir) {
       {"shareProcessNamespace", false},
       {"securityContext",
        {{"runAsNonRoot", true},
-        {"runAsUser", 0},
-        {"runAsGroup", 0},
+        {"runAsUser", nullptr},  // the launch's --uid (never 0): complete_manifests
+        {"runAsGroup", nullptr},
         {"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "paddock/" + id + ".json"}}}}},
       {"containers", json::array({container})},
       {"volumes", mounts.volumes()},
