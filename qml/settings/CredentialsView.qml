@@ -39,7 +39,7 @@ GroupBox {
             wrapMode: Text.Wrap
             opacity: 0.7
             font.pixelSize: 12
-            text: qsTr("New keys go to: %1").arg(credentials.storeDetail)
+            text: qsTr("Key store: %1").arg(credentials.storeDetail)
         }
 
         StatusPlaceholder {
