@@ -27,7 +27,10 @@ struct SourceLayer {
 
 struct IrMeta {
   std::string ir_version = kIrVersion;
-  std::string schema_hash;                 // sha256 of the canonical schema description
+  // sha256 of a default IR's canonical bytes: it changes when a field is added, removed, renamed
+  // or given another default, which is what a reader of an ir.json needs to know (the name is
+  // older than this meaning and stays, as every recorded ir.json has it).
+  std::string schema_hash;
   std::vector<SourceLayer> source_layers;  // in precedence order, weakest first (not sorted)
   std::string project;                     // canonical project dir
   std::string home;                        // canonical $HOME used for resolution

@@ -417,7 +417,7 @@ Result<Built> IrBuilder::finish() {
   // --tier is the launch's own word; without it, the layers'.
   if (!in_.linux_tier.empty()) ir_.meta.linux_tier = in_.linux_tier;
   else if (linux_tier_) ir_.meta.linux_tier = *linux_tier_;
-  // The schema this engine reads and writes; a change of IR shape changes the hash.
+  // The IR's shape, as a default IR's canonical bytes (engine/ir.h says why not a schema's).
   ir_.meta.schema_hash = sha256_hex(canonical_bytes(FrozenIr{}));
   add_worktree_grants();
   if (auto s = resolve_paths(); !s.ok()) return s.error();
