@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/loopback_server.h"
 #include "tests/support/process_runner.h"
 #include "tests/app/cli/cli_home.h"
 #include "tests/support/test_util.h"
@@ -35,64 +36,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// A TCP server on 127.0.0.1 whose per-connection behaviour is a function; it records what each
-// connection sent first (one line or one request head) so a test can prove the bytes arrived.
-class LoopbackServer {
- public:
-  using Handler = std::function<std::string(int fd)>;  // returns what to record
-  LoopbackServer(int port, Handler handler) : handler_(std::move(handler)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(static_cast<uint16_t>(port));
-    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 || ::listen(fd_, 64) != 0) {
-      error_ = std::string("bind 127.0.0.1:") + std::to_string(port) + ": " + std::strerror(errno);
-      return;
-    }
-    socklen_t len = sizeof sin;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sin), &len);
-    port_ = ntohs(sin.sin_port);
-    thread_ = std::thread([this] { loop(); });
-  }
-  ~LoopbackServer() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    ::close(fd_);
-  }
-  int port() const { return port_; }
-  const std::string& error() const { return error_; }
-  std::vector<std::string> seen() {
-    std::lock_guard lock(mu_);
-    return seen_;
-  }
-
- private:
-  void loop() {
-    while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) continue;
-      timeval tv{5, 0};
-      ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      std::string got = handler_(c);
-      ::close(c);
-      std::lock_guard lock(mu_);
-      seen_.push_back(got);
-    }
-  }
-  Handler handler_;
-  int fd_ = -1, port_ = 0;
-  std::string error_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<std::string> seen_;
-};
 
 // Reads until `end` is seen (or 16 KiB, EOF, timeout).
 std::string read_until(int fd, const std::string& end) {
