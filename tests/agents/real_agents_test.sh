@@ -9,9 +9,9 @@
 # agent's own directories is kept in its Paddock-owned state and there for the second, and the
 # user's own directory stays byte for byte as it was. All of it as root and again as uid 65534.
 # Claude Code and Codex also run against a fake model API whose tool call probes the sandbox.
-# Usage: real_agents_test.sh PADDOCK_BIN SOURCE_DIR WORK_DIR. Exit 77 = skipped (npm unreachable).
+# Usage: real_agents_test.sh PADDOCK_BIN SOURCE_DIR WORK_DIR NO_USERNS (tests/helpers/linux). Exit 77 = skipped (npm unreachable).
 set -uo pipefail
-paddock="$1" src="$2" work_root="$3"
+paddock="$1" src="$2" work_root="$3" no_userns="$4"
 cache_line="$("$src/scripts/test-agents" | tail -n 1)"
 case "$cache_line" in
   skip:*) echo "SKIP real agents: ${cache_line#skip: }"; exit 77 ;;
@@ -165,7 +165,7 @@ run_uid=0
 # that tier requires (docs/capabilities.md).
 fake_api_check() {
   agent="$1"; local tier="${2:-namespaces}" d="$work/fake-$1-${2:-namespaces}"; home="$d/home"
-  local project="$d/project" ca="$d/ca" tier_args=()
+  local project="$d/project" ca="$d/ca" tier_args=() launcher=()
   mkdir -p "$home/.ssh" "$project" "$ca"
   local failed_before=$failures
   echo "== $agent against a fake model API ($tier tier)"
@@ -186,6 +186,9 @@ YAML
   if [ "$tier" = landlock ]; then
     printf 'filesystem:\n  agent_state: shared\n' >>"$d/creds.yaml"
     tier_args=(--tier landlock)
+    # Where people choose the tier, user namespaces are refused (a container's seccomp profile):
+    # so here too.
+    launcher=("$no_userns")
   fi
   local probe='cat ~/.ssh/id_rsa; echo "ssh:$?"; cat .env; echo "env:$?"; echo x > "$HOME/outside-home"; echo "home:$?"; echo x > '"$d"'/outside-project; echo "outside:$?"; curl -sS --max-time 20 https://unlisted.paddock.test/; echo "curl:$?"'
   local seam=PADDOCK_DEBUG_RESOLVE=model.paddock.test=127.0.0.1,unlisted.paddock.test=127.0.0.1 agent_cmd
@@ -208,7 +211,7 @@ YAML
     "$src/tests/agents/fake_model_api.py" "$d/srv.pem" "$d/srv.key" "$d/record" "$probe" "$d/api.log" -- \
     env -i HOME="$home" PATH="$bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 TERM=dumb XDG_RUNTIME_DIR="$runtime" \
     XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" "${extra_env[@]}" \
-    "$paddock" run "${tier_args[@]}" --allow-tainted --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
+    "${launcher[@]}" "$paddock" run "${tier_args[@]}" --allow-tainted --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
     --allow-read "$ca" --allow-domain model.paddock.test --timeout 120s -- "${agent_cmd[@]}" \
     </dev/null >"$out" 2>&1
   local rc=$?

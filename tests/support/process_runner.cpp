@@ -79,6 +79,13 @@ ProcessResult run_process(const std::vector<std::string>& argv_in, const RunOpti
 std::string paddock_bin() { return paddock::test::build_bin() + "/paddock"; }
 std::string helper_bin() { return paddock::test::build_libexec() + "/paddock-helper"; }
 
+std::string no_userns_bin() { return paddock::test::build_dir() + "/tests/helpers/linux/tools/no_userns"; }
+
+std::vector<std::string> paddock_run_argv(bool landlock_tier, const std::string& command) {
+  if (!landlock_tier) return {paddock_bin(), command};
+  return {no_userns_bin(), paddock_bin(), command, "--tier", "landlock"};
+}
+
 pid_t spawn_process(const std::vector<std::string>& argv, const std::string& log, const RunOptions& options) {
   std::vector<std::string> full = options.prefix;
   full.insert(full.end(), argv.begin(), argv.end());

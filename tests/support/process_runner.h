@@ -34,5 +34,14 @@ int wait_exit(pid_t pid);
 
 std::string paddock_bin();          // build-tree bin/paddock
 std::string helper_bin();           // build-tree libexec/paddock/paddock-helper
+// tests/helpers/linux's no_userns: runs its arguments where user namespaces are refused.
+std::string no_userns_bin();
+// The head of a `paddock run` command line: {paddock, "run"}; in the landlock tier, {no_userns,
+// paddock, "run", "--tier", "landlock"}. The tier is what people choose where user namespaces are
+// refused (a container's default seccomp profile, a hardened sysctl), so its sessions start under
+// no_userns (tests/helpers/linux), which refuses them the same way: nothing the tier does may
+// lean on a namespace the user does not have.
+// `command` names another subcommand that takes the tier (hash, plan, explain).
+std::vector<std::string> paddock_run_argv(bool landlock_tier, const std::string& command = "run");
 
 }  // namespace paddock::test

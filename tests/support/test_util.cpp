@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include "tests/support/process_runner.h"
 #include "tests/support/skip.h"
 
 namespace paddock::test {
@@ -59,9 +60,10 @@ void add_uid_and_tier_rows(bool landlock) {
     for (const auto& [name, uid] : users) QTest::newRow((name + "-landlock").c_str()) << uid << QString("landlock");
 }
 
-std::vector<std::string> tier_run_flags(const std::string& tier) {
-  if (tier == "landlock") return {"--tier", "landlock", "--net", "off"};
-  return {};
+std::vector<std::string> tier_run_argv(const std::string& tier) {
+  auto argv = paddock_run_argv(tier == "landlock");
+  if (tier == "landlock") argv.insert(argv.end(), {"--net", "off"});
+  return argv;
 }
 
 std::vector<std::string> as_uid(uid_t uid) {

@@ -35,9 +35,9 @@ void add_uid_rows();  // QTest column "uid" (uint)
 // or "landlock"); the landlock rows are named "<user>-landlock". Without `landlock`, the
 // namespace tier's rows only (a case whose premise is one of the landlock tier's losses).
 void add_uid_and_tier_rows(bool landlock = true);
-// What `paddock run` is given for a row's tier: nothing, or the landlock tier with the network
-// off (the only network it runs).
-std::vector<std::string> tier_run_flags(const std::string& tier);
+// The head of `paddock run`'s command line for a row's tier (paddock_run_argv): in the landlock
+// tier with the network off, the boundary suites' network there.
+std::vector<std::string> tier_run_argv(const std::string& tier);
 
 // The command prefix that runs a process as `uid` (setpriv, no groups); empty for root and for
 // this process's own uid.

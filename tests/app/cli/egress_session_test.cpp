@@ -110,15 +110,21 @@ class EgressSessionTest : public QObject {
     h_.chown_all();
   }
 
+  // args ({"run" or "hash", options...}) as the row gives them: in the row's tier, with the
+  // permissive profile.
+  std::vector<std::string> run_argv(std::vector<std::string> args) const {
+    std::vector<std::string> argv = paddock_run_argv(landlock_, args.front());
+    argv.insert(argv.end(), {"--profile", "permissive"});
+    argv.insert(argv.end(), args.begin() + 1, args.end());
+    return argv;
+  }
+
   // The permissive profile for every row: these tests are about the network, and it sets no
   // resource limits (run_session_test and helper_limits_test cover the default profile's).
   ProcessResult paddock(std::vector<std::string> args, const std::string& seam) {
     RunOptions o = h_.opts;
     if (!seam.empty()) o.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
-    args.insert(args.begin() + 1, {"--profile", "permissive"});
-    if (landlock_) args.insert(args.begin() + 1, {"--tier", "landlock"});
-    args.insert(args.begin(), paddock_bin());
-    return run_process(args, o);
+    return run_process(run_argv(std::move(args)), o);
   }
 
   // The CLI without the profile (`sessions`, `ask`).
@@ -129,9 +135,7 @@ class EgressSessionTest : public QObject {
 
   // `paddock run` in the background (stdout and stderr to `out`), for a session to talk to.
   pid_t spawn_paddock(std::vector<std::string> args, const std::string& seam, const std::string& out) {
-    args.insert(args.begin() + 1, {"--profile", "permissive"});
-    if (landlock_) args.insert(args.begin() + 1, {"--tier", "landlock"});
-    args.insert(args.begin(), paddock_bin());
+    args = run_argv(std::move(args));
     RunOptions opts = h_.opts;
     opts.env_override["PADDOCK_DEBUG_RESOLVE"] = seam;
     return spawn_process(args, out, opts);

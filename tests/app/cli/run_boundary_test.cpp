@@ -47,8 +47,7 @@ class RunBoundaryTest : public QObject {
   }
 
   ProcessResult run_sh(const std::string& script, const std::vector<std::string>& flags = {}) {
-    std::vector<std::string> argv = {paddock_bin(), "run"};
-    for (auto& f : tier_run_flags(tier_)) argv.push_back(std::move(f));
+    std::vector<std::string> argv = tier_run_argv(tier_);
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"--", "sh", "-c", script});
     return run_process(argv, h_.opts);

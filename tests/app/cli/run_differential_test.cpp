@@ -126,8 +126,7 @@ class RunDifferentialTest : public QObject {
         script += "( : > '" + abs(a) + "' ) 2>/dev/null && { echo 'C " + a + " 1'; rm -f '" + abs(a) + "'; } || echo 'C " +
                   a + " 0'; ";
       const auto before = sessions();
-      std::vector<std::string> argv = {paddock_bin(), "run"};
-      for (auto& f : tier_run_flags(tier.toStdString())) argv.push_back(f);
+      std::vector<std::string> argv = tier_run_argv(tier.toStdString());
       for (std::string a : std::vector<std::string>{"--policy", h_.root + "/extra.yaml", "--", "sh", "-c", script + "echo end"})
         argv.push_back(std::move(a));
       auto r = run_process(argv, h_.opts);

@@ -47,8 +47,7 @@ class RunHostPortTest : public QObject {
   bool landlock_ = false;
 
   ProcessResult curl_models(const std::vector<std::string>& options, int port) {
-    std::vector<std::string> argv = {paddock_bin(), "run"};
-    if (landlock_) argv.insert(argv.end(), {"--tier", "landlock"});
+    std::vector<std::string> argv = paddock_run_argv(landlock_);
     argv.insert(argv.end(), options.begin(), options.end());
     for (const char* a : {"--", "sh", "-c"}) argv.push_back(a);
     argv.push_back("curl -sS --max-time 20 http://127.0.0.1:" + std::to_string(port) + "/api/tags; echo \" rc=$?\"");

@@ -58,8 +58,10 @@ class RunSessionTest : public QObject {
   std::string session_dir(const std::string& id) { return h_.root + "/state/paddock/sessions/" + id; }
 
   // `paddock run` in the background, as the row's uid from the project, its output the test's.
-  pid_t spawn_paddock(std::vector<std::string> args) {
-    args.insert(args.begin(), paddock_bin());
+  pid_t spawn_paddock(std::vector<std::string> args, bool landlock_tier = false) {
+    auto argv = paddock_run_argv(landlock_tier, args.front());
+    argv.insert(argv.end(), args.begin() + 1, args.end());
+    args = std::move(argv);
     const pid_t pid = spawn_process(args, "", h_.opts);
     spawned_.push_back(pid);
     return pid;
@@ -295,22 +297,22 @@ class RunSessionTest : public QObject {
   }
 
   void sessions_lists_a_running_session_and_stop_ends_its_whole_tree_data() { add_uid_rows(); }
-  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree() { list_and_stop({}); }
+  void sessions_lists_a_running_session_and_stop_ends_its_whole_tree() { list_and_stop(false); }
 
   // The landlock tier's session is a session like the others: listed running, stopped by
   // `paddock stop`, its events written.
   void the_landlock_tiers_session_is_listed_and_stopped_too_data() { add_uid_rows(); }
-  void the_landlock_tiers_session_is_listed_and_stopped_too() { list_and_stop({"--tier", "landlock", "--net", "off"}); }
+  void the_landlock_tiers_session_is_listed_and_stopped_too() { list_and_stop(true); }
 
  private:
-  void list_and_stop(const std::vector<std::string>& options) {
+  void list_and_stop(bool landlock_tier) {
     setup_row();
     chown_all();
     const std::string marker = "1000." + std::to_string(::getpid()) + "3";
     std::vector<std::string> args = {"run"};
-    args.insert(args.end(), options.begin(), options.end());
+    if (landlock_tier) args.insert(args.end(), {"--net", "off"});
     args.insert(args.end(), {"--", "sh", "-c", "setsid sleep " + marker + " & sleep " + marker});
-    pid_t pid = spawn_paddock(args);
+    pid_t pid = spawn_paddock(args, landlock_tier);
     QVERIFY(eventually([&] { return count_processes_with(marker) >= 3; }));
     std::string id;
     QVERIFY(eventually([&] {

@@ -30,8 +30,7 @@ class RunViewTest : public QObject {
   }
 
   std::vector<std::string> run_argv(const std::string& script) const {
-    std::vector<std::string> argv = {paddock_bin(), "run"};
-    for (auto& f : tier_run_flags(tier_)) argv.push_back(std::move(f));
+    std::vector<std::string> argv = tier_run_argv(tier_);
     argv.insert(argv.end(), {"--", "sh", "-c", script});
     return argv;
   }

@@ -86,6 +86,7 @@ class HelperConfigWatchTest : public QObject {
     RunOptions o;
     o.env_override["HOME"] = fixture_.home;
     o.timeout_ms = 30000;  // a helper that hangs on what the agent left is killed, and the row fails
+    if (landlock_) o.prefix = {no_userns_bin()};  // where the tier is chosen: no user namespaces
     e.run = run_process(h.argv(), o);
     if (auto r = session::decode_report(slurp(h.session_dir + "/report.json")); r.ok()) e.report = std::move(*r);
     e.events = config_events(h.session_dir);

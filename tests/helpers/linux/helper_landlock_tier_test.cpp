@@ -25,7 +25,6 @@ using namespace paddock::test;
 
 namespace {
 
-std::string no_userns() { return build_dir() + "/tests/helpers/linux/tools/no_userns"; }
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
@@ -42,7 +41,7 @@ class HelperLandlockTierTest : public QObject {
   bool blocked_fixture() {
     if (!fixture_for_row(f_)) return false;
     RunOptions o;
-    o.prefix = {no_userns()};
+    o.prefix = {no_userns_bin()};
     for (const auto& p : f_.prefix()) o.prefix.push_back(p);
     ProcessResult p = run_process({helper_bin(), "probe"}, o);
     if (p.exit_code != 0) return false;
@@ -67,7 +66,7 @@ class HelperLandlockTierTest : public QObject {
     o.cwd = f_.project;
     o.env_override["HOME"] = f_.home;
     o.env_override["LANG"] = "C.UTF-8";
-    std::vector<std::string> argv = {no_userns()};
+    std::vector<std::string> argv = {no_userns_bin()};
     for (auto& a : h.argv()) argv.push_back(std::move(a));
     return run_process(argv, o);
   }
@@ -207,7 +206,7 @@ class HelperLandlockTierTest : public QObject {
     // The first holder is orphaned at once: only the helper, as the subreaper, still sees it.
     HelperInvocation h = prepare_helper(
         f_, ir, {"/bin/sh", "-c", "(" + probe + " hold 24 &) ; exec " + probe + " hold 24"});
-    std::vector<std::string> argv = {no_userns()};
+    std::vector<std::string> argv = {no_userns_bin()};
     for (auto& a : h.argv()) argv.push_back(std::move(a));
     RunOptions o;
     o.cwd = f_.project;
