@@ -5,6 +5,8 @@
 #include "backends/linux/linux_plan.h"
 #include "backends/oci/oci_plan.h"
 #include "engine/capability.h"
+#include "engine/ir_schema.h"
+#include "engine/schema_codec.h"
 
 namespace paddock::kubernetes_backend {
 namespace {
@@ -139,22 +141,18 @@ std::string service_host_var(const std::string& service) {
   return v + "_SERVICE_HOST";
 }
 
-// paddock-broker's command line for the IR's egress: what it parses back into the same allowlist
-// (helpers/broker/broker_main.cpp), listening on the Pod's own addresses, events on stdout.
+// paddock-broker's command line: the IR's egress record itself, in its canonical bytes, read back
+// with the IR schema (helpers/broker/broker_main.cpp), listening on the Pod's own addresses,
+// events on stdout.
 std::vector<std::string> broker_command(const IrEgress& e) {
-  std::vector<std::string> out = {"paddock-broker", "--pod", "--listen", "0.0.0.0:" + std::to_string(kBrokerPort),
-                                  "--mode", e.mode == NetMode::kStrict ? "strict" : "allowlist", "--events", "-"};
-  for (const std::string& d : e.domains) {
-    const auto ports = e.strict_ports.find(d);
-    if (e.mode != NetMode::kStrict || ports == e.strict_ports.end() || ports->second.empty()) {
-      out.insert(out.end(), {"--allow-domain", d});
-      continue;
-    }
-    for (int port : ports->second) out.insert(out.end(), {"--allow-domain", d + ":" + std::to_string(port)});
-  }
-  for (const auto& [d, bytes] : e.quotas) out.insert(out.end(), {"--quota", d + "=" + std::to_string(bytes)});
-  return out;
+  return {"paddock-broker", "--pod", "--listen", "0.0.0.0:" + std::to_string(kBrokerPort),
+          "--events", "-", "--egress", schema::canonical_bytes_of(e)};
 }
+
+// The broker's Deployment, Service and NetworkPolicy are all named by its Service's name, and the
+// agent's policy and the broker's name its one port.
+std::string broker_service(const std::string& id) { return "paddock-broker-" + id; }
+const json kBrokerPortRule = {{"protocol", "TCP"}, {"port", kBrokerPort}};
 
 json broker_labels(const std::string& id) {
   return {{"app.kubernetes.io/name", "paddock-broker"}, {"paddock.dev/ir", id}};
@@ -170,9 +168,8 @@ const json kLockedDown = {{"allowPrivilegeEscalation", false},
 // and the broker out (it resolves each name with the cluster's DNS and connects to vetted public
 // addresses only, docs/network.md).
 std::vector<json> broker_manifests(const FrozenIr& ir, const std::string& id, const json& agent_selector) {
-  const std::string name = "paddock-broker-" + id;
+  const std::string name = broker_service(id);
   const json labels = broker_labels(id);
-  const json port = {{"protocol", "TCP"}, {"port", kBrokerPort}};
   const json container = {{"name", "broker"},
                           {"image", ""},
                           {"command", broker_command(ir.egress)},
@@ -205,7 +202,7 @@ std::vector<json> broker_manifests(const FrozenIr& ir, const std::string& id, co
                        {"spec",
                         {{"podSelector", {{"matchLabels", labels}}},
                          {"policyTypes", {"Ingress", "Egress"}},
-                         {"ingress", {{{"from", {{{"podSelector", {{"matchLabels", agent_selector}}}}}}, {"ports", {port}}}}},
+                         {"ingress", {{{"from", {{{"podSelector", {{"matchLabels", agent_selector}}}}}}, {"ports", {kBrokerPortRule}}}}},
                          {"egress", {json::object()}}}}};
   return {policy, service, deployment};
 }
@@ -217,7 +214,7 @@ json compile_manifests(const FrozenIr& ir) {
   const std::string name = "paddock-agent-" + id;
   const json labels = {{"app.kubernetes.io/name", "paddock-agent"}, {"paddock.dev/ir", id}};
   const bool broker = ir.egress.mode == NetMode::kAllowlist || ir.egress.mode == NetMode::kStrict;
-  const std::string service = "paddock-broker-" + id;
+  const std::string service = broker_service(id);
   Mounts mounts(ir);
   std::map<std::string, std::string> vars = ir.env.set;
   if (broker)
@@ -265,7 +262,7 @@ json compile_manifests(const FrozenIr& ir) {
   json policy_spec = {{"podSelector", {{"matchLabels", labels}}}, {"policyTypes", {"Ingress", "Egress"}}};
   if (broker)
     policy_spec["egress"] = {{{"to", {{{"podSelector", {{"matchLabels", broker_labels(id)}}}}}},
-                              {"ports", {{{"protocol", "TCP"}, {"port", kBrokerPort}}}}}};
+                              {"ports", {kBrokerPortRule}}}};
   const json policy = {{"apiVersion", "networking.k8s.io/v1"},
                        {"kind", "NetworkPolicy"},
                        {"metadata", {{"name", name + "-isolated"}, {"labels", labels}}},

@@ -22,9 +22,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/ir_schema.h"
+#include "engine/main_guard.h"
+#include "engine/schema_codec.h"
 #include "helpers/broker/broker.h"
 #include "helpers/broker/host_name.h"
-#include "engine/main_guard.h"
 
 using namespace paddock;
 using namespace paddock::broker;
@@ -78,7 +80,7 @@ bool parse_domain(const std::string& arg, std::string* domain, int* port) {
 
 static int program_main(int argc, char** argv) {
   CLI::App app{"paddock-broker: the Paddock egress broker on loopback (tests and benchmarks)"};
-  std::string listen, mode = "allowlist", events_path;
+  std::string listen, mode = "allowlist", events_path, egress_json;
   std::vector<std::string> domains, resolves, quotas;
   bool unsafe_loopback = false, pod = false;
   int header_timeout_ms = 10000;
@@ -87,8 +89,14 @@ static int program_main(int argc, char** argv) {
   app.add_option("--mode", mode, "allowlist | strict")->check(CLI::IsMember({"allowlist", "strict"}));
   app.add_option("--resolve", resolves, "HOST:IP (test seam; with any --resolve, only these names resolve)");
   app.add_option("--quota", quotas, "D=BYTES per-domain quota (both directions)");
+  // The Kubernetes manifests give the broker the IR's egress record itself, so that the allowlist
+  // has one writer (the IR schema) and is never translated to flags and back.
+  auto* egress_opt = app.add_option("--egress", egress_json,
+                                    "the IR's egress record as JSON (allowlist or strict), instead of --mode, "
+                                    "--allow-domain and --quota");
   app.add_option("--events", events_path, "append events as JSON lines to FILE ('-' = stdout)");
   app.add_option("--header-timeout-ms", header_timeout_ms, "request header timeout")->check(CLI::Range(1, 600000));
+  egress_opt->excludes("--mode")->excludes("--allow-domain")->excludes("--quota");
   app.add_flag("--pod", pod,
                "in a Kubernetes Pod of its own: --listen may be 0.0.0.0:PORT (the Pod's NetworkPolicy lets only the "
                "agent's Pod in)");
@@ -104,6 +112,15 @@ static int program_main(int argc, char** argv) {
   BrokerOptions options;
   options.egress.mode = mode == "strict" ? NetMode::kStrict : NetMode::kAllowlist;
   options.header_timeout = std::chrono::milliseconds(header_timeout_ms);
+  if (!egress_json.empty()) {
+    const auto parsed = nlohmann::json::parse(egress_json, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return fail("--egress: not JSON");
+    auto egress = schema::from_json_value<IrEgress>(parsed, "--egress: ");
+    if (!egress.ok()) return fail(egress.error().message);
+    if (egress->mode != NetMode::kAllowlist && egress->mode != NetMode::kStrict)
+      return fail("--egress: mode " + std::string(schema::enum_name(egress->mode)) + ": this broker serves allowlist or strict");
+    options.egress = std::move(*egress);
+  }
   for (const auto& arg : domains) {
     std::string d;
     int port = 0;

@@ -183,9 +183,14 @@ class KubernetesPlanTest : public QObject {
     QCOMPARE(deployment["spec"]["selector"]["matchLabels"], broker_pod["metadata"]["labels"]);
     QCOMPARE(item(step, "Service")["spec"]["selector"], broker_pod["metadata"]["labels"]);
     const json& cmd = broker_pod["spec"]["containers"][0]["command"];
-    QCOMPARE(cmd, json({"paddock-broker", "--pod", "--listen", "0.0.0.0:3128", "--mode", "strict", "--events", "-",
-                        "--allow-domain", "api.example.org:443", "--allow-domain", "api.example.org:8443",
-                        "--allow-domain", "pkg.example.org", "--quota", "pkg.example.org=1000000"}));
+    QCOMPARE(json(std::vector<json>(cmd.begin(), cmd.end() - 1)),
+             json({"paddock-broker", "--pod", "--listen", "0.0.0.0:3128", "--events", "-", "--egress"}));
+    // The IR's egress record itself, as the broker reads it back with the IR schema.
+    const json egress = json::parse(cmd.back().get<std::string>());
+    QCOMPARE(egress["mode"], json("strict"));
+    QCOMPARE(egress["domains"], json({"api.example.org", "pkg.example.org"}));
+    QCOMPARE(egress["strict_ports"], json::parse(R"({"api.example.org":[443,8443]})"));
+    QCOMPARE(egress["quotas"], json::parse(R"({"pkg.example.org":1000000})"));
     QCOMPARE(broker_pod["spec"]["securityContext"]["runAsNonRoot"], json(true));
     QCOMPARE(broker_pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"], json(true));
     QCOMPARE(broker_pod["spec"]["automountServiceAccountToken"], json(false));

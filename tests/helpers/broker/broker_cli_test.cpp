@@ -144,12 +144,21 @@ class BrokerCliTest : public QObject {
                                     QStringList{"--listen", "127.0.0.1:0", "--allow-domain", "10.0.0.1"},
                                     QStringList{"--listen", "127.0.0.1:0", "--allow-domain", "a b"},
                                     QStringList{"--listen", "127.0.0.1:0", "--mode", "ask"},
-                                    QStringList{"--listen", "127.0.0.1:0", "--resolve", "x.test"}}) {
+                                    QStringList{"--listen", "127.0.0.1:0", "--resolve", "x.test"},
+                                    // The IR's egress record: only JSON, only the record's keys, only
+                                    // the modes a broker serves, never beside the flags it replaces.
+                                    QStringList{"--listen", "127.0.0.1:0", "--egress", "{"},
+                                    QStringList{"--listen", "127.0.0.1:0", "--egress", R"({"mode":"allowlist","extra":1})"},
+                                    QStringList{"--listen", "127.0.0.1:0", "--egress", R"({"mode":"ask"})"},
+                                    QStringList{"--listen", "127.0.0.1:0", "--egress", R"({"mode":"off"})"},
+                                    QStringList{"--listen", "127.0.0.1:0", "--egress", R"({"mode":"allowlist"})",
+                                                "--allow-domain", "x.test"}}) {
       QProcess p;
       p.start(kBroker, args);
       QVERIFY(p.waitForFinished(5000));
-      QCOMPARE(p.exitCode(), 2);
-      QVERIFY(!p.readAllStandardError().isEmpty());
+      QVERIFY2(p.exitCode() == 2, qPrintable(args.join(' ')));
+      const QByteArray err = p.readAllStandardError();
+      QVERIFY2(err.startsWith("paddock-broker: ") && err.count('\n') == 1, err.constData());
     }
   }
 };
