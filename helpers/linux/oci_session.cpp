@@ -173,6 +173,11 @@ Result<std::string> runtime_label(const std::string& runtime) {
   if (v->exit_code != 0) return refused(runtime + " --version failed: is it an OCI runtime?");
   // "runc version 1.1.5" / "crun version 1.8.1": the first line's last word.
   std::string first = v->out.substr(0, v->out.find('\n'));
+  // gVisor reads a bundle its own way: without --oci-seccomp it drops the seccomp profile, and it
+  // answers every denied call with EPERM, so the plan's rows would not hold (docs/backends.md).
+  if (first.rfind("runsc version ", 0) == 0)
+    return refused(runtime + " is gVisor's runsc, which Paddock does not run yet (it would drop or change the "
+                   "bundle's seccomp profile, docs/backends.md): use runc or crun");
   const auto space = first.rfind(' ');
   if (first.rfind(name + " version ", 0) != 0 || space == std::string::npos) return name;
   return name + " " + first.substr(space + 1);

@@ -350,6 +350,16 @@ class RunOciTest : public QObject {
     QVERIFY2(review.exit_code == 125 && one_line(review), dump(review));
     auto not_a_runtime = oci({"--runtime", "/bin/false", "--", "true"});
     QVERIFY2(not_a_runtime.exit_code == 125 && one_line(not_a_runtime), dump(not_a_runtime));
+    // gVisor's runsc (Debian 12's answers its --version so) is refused before anything runs: it
+    // would drop the bundle's seccomp profile and answer denied calls with another errno.
+    const std::string runsc = h_.root + "/bin/runsc";
+    put(runsc, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'runsc version 0.0~20221219.0'; echo 'spec: 1.0.2-dev'; exit 0; }\n"
+               "touch \"$0.ran\"\n");
+    fs::permissions(runsc, fs::perms(0755));
+    h_.chown_all();
+    auto gvisor = oci({"--runtime", runsc, "--", "true"});
+    QVERIFY2(gvisor.exit_code == 125 && one_line(gvisor) && gvisor.err.find("gVisor") != std::string::npos, dump(gvisor));
+    QVERIFY2(!fs::exists(runsc + ".ran"), "runsc was asked to run the container");
   }
 };
 
