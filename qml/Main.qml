@@ -100,7 +100,7 @@ ApplicationWindow {
         tray: tray
         onShowRequested: {
             window.showAndRaise()
-            nav.currentIndex = 1
+            nav.show("sessions")
         }
     }
 
@@ -136,7 +136,7 @@ ApplicationWindow {
         onQuitRequested: window.requestQuit()
         onOpenSessionRequested: (dir) => {
             window.showAndRaise()
-            nav.currentIndex = 1
+            nav.show("sessions")
             sessionsPage.selectedDir = dir
         }
         onStopSessionRequested: (dir) => askInbox.stopSession(dir)
@@ -165,7 +165,7 @@ ApplicationWindow {
         if (r.mode === "terminal") launcher.launchInTerminal()
         else launcher.launchInBackground()
         showAndRaise()
-        nav.currentIndex = 0
+        nav.show("home")
     }
 
     onClosing: (close) => {
@@ -227,7 +227,7 @@ ApplicationWindow {
             for (let i = 0; i < drop.urls.length; ++i)
                 workspace.addProject(drop.urls[i].toString())
             drop.acceptProposedAction()
-            nav.currentIndex = 0
+            nav.show("home")
         }
     }
 
@@ -248,9 +248,15 @@ ApplicationWindow {
 
         StackLayout {
             id: pages
+            objectName: "pages"
             Layout.fillWidth: true
             Layout.fillHeight: true
-            currentIndex: nav.currentIndex
+            // The page whose key the rail shows (NavRail.pages).
+            currentIndex: {
+                for (let i = 0; i < children.length; ++i)
+                    if (children[i].navKey === nav.currentKey) return i
+                return 0
+            }
             // Keyboard focus goes with the page: keys typed after switching pages never reach a
             // field of the page that was hidden (its editor kept the focus otherwise).
             onCurrentIndexChanged: {
@@ -260,19 +266,20 @@ ApplicationWindow {
 
             HomePage {
                 objectName: "homePage"
+                readonly property string navKey: "home"
                 workspace: workspace
                 composer: composer
                 launcher: launcher
                 auditInbox: auditInbox
                 onAddProjectRequested: window.pickProject()
-                onCustomizeRequested: nav.currentIndex = 2
+                onCustomizeRequested: nav.show("customize")
                 onOpenSessionRequested: (dir) => {
-                    nav.currentIndex = 1
+                    nav.show("sessions")
                     sessionsPage.selectedDir = dir
                 }
                 onApproveRequested: (file) => approveDialog.ask(composer.rowOfLayer(file))
                 onAuditRequested: (dir) => {
-                    nav.currentIndex = 1
+                    nav.show("sessions")
                     sessionsPage.selectedDir = dir
                     sessionsPage.showAudit()
                 }
@@ -280,6 +287,7 @@ ApplicationWindow {
             SessionsPage {
                 id: sessionsPage
                 objectName: "sessionsPage"
+                readonly property string navKey: "sessions"
                 model: sessionsModel
                 inbox: askInbox
                 reviewInbox: reviewInbox
@@ -287,6 +295,7 @@ ApplicationWindow {
             }
             ProfilesPage {
                 objectName: "profilesPage"
+                readonly property string navKey: "customize"
                 workspace: workspace
                 composer: composer
                 document: doc
@@ -294,6 +303,7 @@ ApplicationWindow {
             }
             SettingsPage {
                 objectName: "settingsPage"
+                readonly property string navKey: "settings"
                 workspace: workspace
                 launcher: launcher
             }

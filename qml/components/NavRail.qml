@@ -7,9 +7,23 @@ import Paddock
 
 Pane {
     id: rail
+    // The app's pages, each by its key: the rail's entries, the start page and every "go to"
+    // (show) read this one list, and each of Main.qml's pages names its key (navKey), so that a
+    // page is found by its key, never by its place (main_window_test checks both sides).
+    readonly property var pages: [
+        {key: "home", title: qsTr("Home")},
+        {key: "sessions", title: qsTr("Sessions")},
+        {key: "customize", title: qsTr("Customize")},
+        {key: "settings", title: qsTr("Settings")}
+    ]
+    function indexOfKey(key) { return pages.findIndex(p => p.key === key) }
+    function show(key) {
+        const i = indexOfKey(key)
+        if (i >= 0) currentIndex = i
+    }
     // PADDOCK_GUI_START_PAGE: home | sessions | customize (or profiles) | settings.
-    property int currentIndex: Math.max(0, ["home", "sessions", "customize", "settings"]
-                                            .indexOf(AppPaths.startPage === "profiles" ? "customize" : AppPaths.startPage))
+    property int currentIndex: Math.max(0, indexOfKey(AppPaths.startPage === "profiles" ? "customize" : AppPaths.startPage))
+    readonly property string currentKey: currentIndex >= 0 && currentIndex < pages.length ? pages[currentIndex].key : ""
     property int runningCount: 0
     property int attentionCount: 0
     // Changes that ended sessions hold for review.
@@ -50,15 +64,15 @@ Pane {
         }
 
         Repeater {
-            model: [qsTr("Home"), qsTr("Sessions"), qsTr("Customize"), qsTr("Settings")]
+            model: rail.pages
             delegate: ItemDelegate {
                 id: entry
                 required property int index
-                required property string modelData
-                objectName: "nav_" + modelData
+                required property var modelData
+                objectName: "nav_" + modelData.key
                 Layout.fillWidth: true
-                text: index !== 1 ? modelData
-                      : modelData + (rail.runningCount > 0 ? "  (" + rail.runningCount + ")" : "")
+                text: modelData.key !== "sessions" ? modelData.title
+                      : modelData.title + (rail.runningCount > 0 ? "  (" + rail.runningCount + ")" : "")
                         + (rail.attentionCount > 0 ? "  ⚠ " + rail.attentionCount : "")
                         + (rail.reviewCount > 0 ? "  ✎ " + rail.reviewCount : "")
                         + (rail.auditCount > 0 ? "  ! " + rail.auditCount : "")

@@ -22,12 +22,21 @@ Pane {
     readonly property var info: detail.row >= 0 && detail.sessions.count >= 0 ? detail.sessions.get(detail.row) : ({})
     property string verifyText: ""
     signal fixRequested(int row)
-    function showAudit() { tabs.currentIndex = 5 }
+    // A tab by its button's name ("<key>TabButton"), never by its place in the bar.
+    function showTab(key) {
+        for (let i = 0; i < tabs.count; ++i)
+            if (tabs.itemAt(i).objectName === key + "TabButton") {
+                tabs.currentIndex = i
+                return
+            }
+    }
+    function showAudit() { showTab("audit") }
+    readonly property bool networkShown: tabs.currentItem !== null && tabs.currentItem.objectName === "networkTabButton"
     padding: 0
 
     SessionMonitor {
         id: monitor
-        onCountChanged: if (tabs.currentIndex === 1) detail.violations.reload()
+        onCountChanged: if (detail.networkShown) detail.violations.reload()
     }
     onSessionDirChanged: detail.verifyText = ""
 
@@ -122,11 +131,12 @@ Pane {
             id: tabs
             objectName: "sessionTabs"
             Layout.fillWidth: true
+            // The output where there is some, else the network (the two first tabs).
             currentIndex: monitor.hasOutput ? 0 : 1
-            TabButton { text: qsTr("Output") }
-            TabButton { text: qsTr("Network") }
-            TabButton { text: qsTr("Usage") }
-            TabButton { text: qsTr("Events") }
+            TabButton { objectName: "outputTabButton"; text: qsTr("Output") }
+            TabButton { objectName: "networkTabButton"; text: qsTr("Network") }
+            TabButton { objectName: "usageTabButton"; text: qsTr("Usage") }
+            TabButton { objectName: "eventsTabButton"; text: qsTr("Events") }
             TabButton {
                 objectName: "reviewTabButton"
                 text: reviewTab.model.pendingCount > 0 ? qsTr("Review (%1)").arg(reviewTab.model.pendingCount)
@@ -137,7 +147,7 @@ Pane {
                 text: auditTab.model.pendingCount > 0 ? qsTr("Audit (%1)").arg(auditTab.model.pendingCount)
                                                       : qsTr("Audit")
             }
-            onCurrentIndexChanged: if (currentIndex === 1) detail.violations.reload()
+            onCurrentItemChanged: if (detail.networkShown) detail.violations.reload()
         }
 
         StackLayout {

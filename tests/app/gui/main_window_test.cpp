@@ -54,6 +54,35 @@ class MainWindowTest : public QObject {
     QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
   }
 
+  // The rail's entries and the pages are one list, joined by key (NavRail.pages and each page's
+  // navKey), never by place: every entry has exactly one page and every page an entry, and
+  // showing a key shows its page.
+  void each_rail_entry_shows_the_page_of_its_key() {
+    QQmlApplicationEngine engine;
+    auto* window = paddock::gui::test::main_window(engine);
+    QVERIFY(window);
+    auto* nav = window->findChild<QObject*>("nav");
+    auto* pages = window->findChild<QQuickItem*>("pages");
+    QVERIFY(nav && pages);
+    QStringList keys, page_keys;
+    for (const QVariant& e : nav->property("pages").toList()) keys << e.toMap().value("key").toString();
+    for (QQuickItem* page : pages->childItems()) page_keys << page->property("navKey").toString();
+    QCOMPARE(keys.size(), 4);
+    QStringList sorted_keys = keys, sorted_pages = page_keys;
+    sorted_keys.sort();
+    sorted_pages.sort();
+    QCOMPARE(sorted_pages, sorted_keys);
+    QCOMPARE(QSet<QString>(keys.begin(), keys.end()).size(), keys.size());
+    for (const QString& key : keys) {
+      QVERIFY(QMetaObject::invokeMethod(nav, "show", Q_ARG(QVariant, key)));
+      QCOMPARE(nav->property("currentKey").toString(), key);
+      QQuickItem* shown = pages->childItems().value(pages->property("currentIndex").toInt());
+      QVERIFY(shown);
+      QCOMPARE(shown->property("navKey").toString(), key);
+      QTRY_VERIFY(shown->isVisible());
+    }
+  }
+
   void the_sessions_page_shows_its_empty_state_when_there_are_no_sessions() {
     QQmlApplicationEngine engine;
     engine.load(QUrl("qrc:/Paddock/qml/Main.qml"));
@@ -233,7 +262,7 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(yaml->property("text").toString().contains("# mine"));
     const QString typed = yaml->property("text").toString();
 
-    auto* home = find_item(window->contentItem(), "nav_Home");  // a Repeater's: no QObject parent
+    auto* home = find_item(window->contentItem(), "nav_home");  // a Repeater's: no QObject parent
     QVERIFY(home);
     QTest::mouseClick(window, Qt::LeftButton, {}, home->mapToScene(QPointF(home->width() / 2, home->height() / 2)).toPoint());
     QTRY_COMPARE(nav->property("currentIndex").toInt(), 0);
