@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 
 #include <QFileInfo>
 #include <QFutureWatcher>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QtConcurrent>
 
 #include "app_paths.h"
@@ -23,19 +22,15 @@ std::optional<EventType> type_of(const QJsonObject& ev) {
   return session::parse_event_type(ev.value("event").toString().toStdString());
 }
 
-// Everything an event says beyond the columns, as "key=value" in the file's key order.
-QString rest_of(const QJsonObject& ev, std::initializer_list<const char*> shown) {
+// Everything an event says beyond the columns, as "key=value" in key order (and its taint).
+QString rest_of(const session::Event& e, std::initializer_list<const char*> shown) {
   QStringList parts;
-  for (auto it = ev.begin(); it != ev.end(); ++it) {
-    if (std::any_of(shown.begin(), shown.end(), [&](const char* k) { return it.key() == k; })) continue;
-    const QJsonValue v = it.value();
-    QString text = v.isString() ? v.toString()
-                 : v.isDouble() ? QString::number(v.toDouble(), 'g', 15)
-                 : v.isBool()   ? (v.toBool() ? "true" : "false")
-                                : QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
-                                                                : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
-    parts << it.key() + "=" + text;
+  for (const auto& [key, v] : e.fields.items()) {
+    if (std::any_of(shown.begin(), shown.end(), [&](const char* k) { return key == k; })) continue;
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    parts << QString::fromStdString(key) + "=" + QString::fromStdString(text);
   }
+  if (!e.taint.empty()) parts << "taint=" + QString::fromStdString(e.taint);
   return parts.join("  ");
 }
 
@@ -269,18 +264,16 @@ void SessionMonitor::readNewLines() {
     // The session module's reader decides what a line is; Qt's JSON only lays it out in columns.
     auto ev = session::decode_event(std::string_view(line.constData(), static_cast<std::size_t>(line.size())),
                                     "events.jsonl line " + std::to_string(line_no_));
-    const auto doc = QJsonDocument::fromJson(line);
-    if (!ev.ok() || !doc.isObject()) {
+    if (!ev.ok()) {
       Row bad;
       bad.kind = "unreadable";
       bad.alert = true;
-      bad.text = ev.ok() ? tr("events.jsonl line %1 is not JSON").arg(line_no_)
-                         : QString::fromStdString(ev.error().message);
+      bad.text = QString::fromStdString(ev.error().message);
       added.push_back(bad);
       continue;
     }
     absorbCredentialUse(*ev);
-    added.push_back(toRow(doc.object()));
+    added.push_back(toRow(*ev));
   }
   if (added.empty()) return;
   // A window of the newest rows: memory stays bounded however long the session logs.
@@ -415,63 +408,101 @@ void SessionMonitor::setLastError(const QString& e) {
   emit lastErrorChanged();
 }
 
-SessionMonitor::Row SessionMonitor::toRow(const QJsonObject& ev) {
-  Row r;
-  r.time = ev.value("ts").toString();
-  r.kind = ev.value("event").toString();
-  r.host = ev.value("host").toString();
-  r.port = ev.value("port").toInt();
-  const auto type = type_of(ev);
-  r.alert = type == EventType::kLimitHit || type == EventType::kQuotaExceeded ||
-            ev.value("decision").toString() == "deny" || ev.value("level").toString() == "error" ||
-            ev.value("severity").toString() == "high";
-  if (type == EventType::kNetRequest) {
-    r.decision = ev.value("decision").toString();
-    r.rule = ev.value("rule").toString();
-    r.text = ev.value("reason").toString();
-  } else if (type == EventType::kDnsResolved) {
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// The row's columns from the event's own payload (engine/session/event.h), read as its type
+// declares it: a field renamed there is a compile error here, not an empty column.
+struct RowOf {
+  SessionMonitor::Row& r;
+  void operator()(const session::NetRequest& p) const {
+    r.host = q(p.host);
+    r.port = p.port;
+    r.decision = q(p.decision);
+    r.rule = q(p.rule);
+    r.text = q(p.reason);
+    r.alert = p.decision == "deny";
+  }
+  void operator()(const session::DnsResolved& p) const {
+    r.host = q(p.host);
     QStringList ips;
-    for (const auto& ip : ev.value("ips").toArray()) ips << ip.toString();
+    for (const auto& ip : p.ips) ips << q(ip);
     r.ip = ips.join(", ");
-    r.decision = ev.value("verdict").toString();
-  } else if (type == EventType::kCredentialRequest) {
-    // A brokered request (docs/credentials.md): which credential, what was asked, how it ended.
-    r.decision = ev.value("decision").toString();
-    r.rule = ev.value("rule").toString();
-    r.port = 0;
-    r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
-    r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
-    r.text = QString("%1: %2 %3 -> %4 (%5 ms)")
-                 .arg(ev.value("credential").toString(), ev.value("method").toString(), ev.value("path").toString())
-                 .arg(ev.value("status").toInt())
-                 .arg(static_cast<qint64>(ev.value("duration_ms").toDouble()));
-  } else if (type == EventType::kNetEgress) {
-    r.ip = ev.value("ip").toString();
-    r.tx = static_cast<qint64>(ev.value("bytes_tx").toDouble(-1));
-    r.rx = static_cast<qint64>(ev.value("bytes_rx").toDouble(-1));
-  } else if (type == EventType::kAuditFinding) {
-    // What the session left for a tool on this machine to run (docs/audit.md), in words; the
-    // user decides in `paddock quarantine` / `paddock keep`.
-    r.decision = ev.value("kind").toString();
-    r.rule = ev.value("rule").toString();
-    r.text = tr("%1: %2 would run it (%3)")
-                 .arg(ev.value("path").toString(), ev.value("tool").toString(), ev.value("why").toString());
-  } else if (type == EventType::kAuditIncomplete) {
-    r.text = tr("not audited: %1").arg(ev.value("problem").toString());
-  } else if (type == EventType::kAttestation) {
-    // What was proven before exec, in one line; the whole record is attestation.json.
-    const QJsonObject a = ev.value("attestation").toObject();
-    r.text = QString("ir_hash=%1  plan_hash=%2  abi=%3")
-                 .arg(a.value("ir_hash").toString(), a.value("plan_hash").toString())
-                 .arg(a.value("abi").toInt());
-    const QJsonArray taint = a.value("taint").toArray();
-    if (!taint.isEmpty()) r.text += QString("  TAINTED (%1)").arg(taint.size());
+    r.decision = q(p.verdict);
+  }
+  // A brokered request (docs/credentials.md): which credential, what was asked, how it ended.
+  void operator()(const session::CredentialRequest& p) const {
+    r.host = q(p.host);
+    r.decision = q(p.decision);
+    r.rule = q(p.rule);
+    r.tx = p.bytes_tx;
+    r.rx = p.bytes_rx;
+    r.text = QString("%1: %2 %3 -> %4 (%5 ms)").arg(q(p.credential), q(p.method), q(p.path)).arg(p.status).arg(p.duration_ms);
+    r.alert = p.decision == "deny";
+  }
+  void operator()(const session::NetEgress& p) const {
+    r.host = q(p.host);
+    r.port = p.port;
+    r.ip = q(p.ip);
+    r.tx = p.bytes_tx;
+    r.rx = p.bytes_rx;
+  }
+  // What the session left for a tool on this machine to run (docs/audit.md), in words; the user
+  // decides in `paddock quarantine` / `paddock keep`.
+  void operator()(const session::AuditFindingEvent& p) const {
+    r.decision = q(p.kind);
+    r.rule = q(p.rule);
+    r.text = SessionMonitor::tr("%1: %2 would run it (%3)").arg(q(p.path), q(p.tool), q(p.why));
+    r.alert = p.severity == "high";
+  }
+  void operator()(const session::AuditIncomplete& p) const {
+    r.text = SessionMonitor::tr("not audited: %1").arg(q(p.problem));
+    r.alert = p.severity == "high";
+  }
+  // What was proven before exec, in one line; the whole record is attestation.json.
+  void operator()(const session::AttestationStored& p) const {
+    r.text = QString("ir_hash=%1  plan_hash=%2  abi=%3").arg(q(p.attestation.ir_hash), q(p.attestation.plan_hash)).arg(p.attestation.abi);
+    if (!p.attestation.taint.empty()) r.text += QString("  TAINTED (%1)").arg(p.attestation.taint.size());
+  }
+};
+
+// Each type RowOf lays out in columns, read from its payload; the others are shown as their
+// fields (rest_of).
+template <class P>
+bool lay_out(const session::Event& e, SessionMonitor::Row& r) {
+  if constexpr (std::is_invocable_v<RowOf, const P&>) {
+    if (e.type != P::kType) return false;
+    auto p = session::payload_of<P>(e);
+    if (!p.ok()) return false;
+    RowOf{r}(*p);
+    return true;
   } else {
-    r.text = rest_of(ev, {"ts", "event", "host", "port", "count", "last_ts"});
+    return false;
+  }
+}
+
+}  // namespace
+
+SessionMonitor::Row SessionMonitor::toRow(const session::Event& e) {
+  Row r;
+  r.time = q(e.ts);
+  r.kind = session::event_name(e.type);
+  const bool laid_out = lay_out<session::NetRequest>(e, r) || lay_out<session::DnsResolved>(e, r) ||
+                        lay_out<session::CredentialRequest>(e, r) || lay_out<session::NetEgress>(e, r) ||
+                        lay_out<session::AuditFindingEvent>(e, r) || lay_out<session::AuditIncomplete>(e, r) ||
+                        lay_out<session::AttestationStored>(e, r);
+  if (!laid_out) {
+    // An ask's or a quota's host and port stay in their columns.
+    r.host = q(e.fields.value("host", std::string()));
+    r.port = e.fields.value("port", 0);
+    r.text = rest_of(e, {"host", "port"});
+    r.alert = e.type == EventType::kLimitHit || e.type == EventType::kQuotaExceeded ||
+              e.fields.value("level", std::string()) == "error" || e.fields.value("severity", std::string()) == "high";
   }
   // A folded line stands for several identical events.
-  if (const int count = ev.value("count").toInt(1); count > 1)
-    r.text = tr("%1 times until %2").arg(count).arg(ev.value("last_ts").toString()) + (r.text.isEmpty() ? "" : "  " + r.text);
+  if (e.count > 1)
+    r.text = tr("%1 times until %2").arg(e.count).arg(q(e.last_ts)) + (r.text.isEmpty() ? "" : "  " + r.text);
   return r;
 }
 

@@ -90,13 +90,16 @@ class SessionMonitor : public StatusListModel {
   void askRaised(const QString& askId, const QString& host, int port);
   void credentialUsageChanged();
 
- private:
+ public:
+  // One line of the log as the Events and Network tabs show it (toRow).
   struct Row {
     QString time, kind, host, decision, rule, ip, text;
     int port = 0;
     qint64 tx = -1, rx = -1;
     bool alert = false;
   };
+
+ private:
   struct Ask {
     QString id, host;
     int port = 0;
@@ -120,7 +123,7 @@ class SessionMonitor : public StatusListModel {
   void setLastError(const QString& e);
   void addAsk(const QJsonObject& ev);
   void resolveAsk(const QString& askId);
-  static Row toRow(const QJsonObject& ev);
+  static Row toRow(const session::Event& e);
   // A credential_request adds to its credential's sums; session_ended's report replaces them.
   void absorbCredentialUse(const session::Event& e);
   struct CredentialSum {
