@@ -33,7 +33,7 @@ Looked look(const QString& dir) {
   return out;
 }
 
-bool ended(const QString& state) { return state != "running" && state != "unreadable"; }
+bool ended(const QString& state) { return state != "running" && state != "unreadable" && state != "starting"; }
 
 // A session whose audit is not written yet is looked at again this often, this many times: its
 // helper (or a front end) writes it under the audit lock, and nothing in the sessions list need
@@ -107,7 +107,7 @@ void AuditInbox::scan() {
       // Review mode, or an agent that never started: nothing written directly. A session still
       // starting looks abandoned until its control socket listens, and its helper writes
       // audit/start.json only after that: not judged until it has a report.
-      if (r.state != "abandoned" && r.state != "ending") plain_.insert(r.dir);
+      if (r.state != "abandoned" && r.state != "ending" && r.state != "starting") plain_.insert(r.dir);
       continue;
     }
     counts_[r.dir] = Count{0, r.project, r.started};

@@ -80,6 +80,7 @@ QString state_words(const QString& state) {
   if (state == "timeout") return QCoreApplication::translate("SessionRecord", "timed out");
   if (state == "abandoned") return QCoreApplication::translate("SessionRecord", "crashed");
   if (state == "ending") return QCoreApplication::translate("SessionRecord", "ending…");
+  if (state == "starting") return QCoreApplication::translate("SessionRecord", "starting…");
   return state;
 }
 

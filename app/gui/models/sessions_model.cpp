@@ -208,7 +208,7 @@ void SessionsModel::watch() {
   if (dir.exists()) {
     watcher_.addPath(dir_);
     for (const auto& r : rows_)  // report.json appearing = the session ended
-      if (r.state == "running" || r.state == "ending") watcher_.addPath(r.dir);
+      if (r.state == "running" || r.state == "ending" || r.state == "starting") watcher_.addPath(r.dir);
     return;
   }
   // Not there yet: watch the nearest ancestor that is, so the first session (whichever of
@@ -230,23 +230,32 @@ void SessionsModel::settleEnding(std::vector<SessionRecord>& rows, const std::ve
       const bool was_live = std::any_of(before.begin(), before.end(), [&](const SessionRecord& b) {
         return b.dir == r.dir && (b.state == "running" || b.state == "ending");
       });
-      if (!was_live) continue;  // crashed before this app saw it: nothing to wait for
-      it = ending_since_.emplace(r.dir, now).first;
+      // Never seen running: a log (or, before its first line, a directory) written a moment ago
+      // is a session in its first or last milliseconds; a quiet one crashed before this app saw
+      // it, and there is nothing to wait for.
+      const QFileInfo log(r.dir + "/events.jsonl");
+      const QDateTime written = log.exists() ? log.lastModified() : QFileInfo(r.dir).lastModified();
+      const bool fresh = now - written.toMSecsSinceEpoch() < kEndingGraceMs;
+      if (!was_live && !fresh) continue;
+      it = ending_since_.emplace(r.dir, Grace{now, !was_live}).first;
     }
-    if (now - it->second < kEndingGraceMs) r.state = "ending";
+    if (now - it->second.since < kEndingGraceMs) r.state = it->second.starting ? "starting" : "ending";
     else ending_since_.erase(it);
   }
 }
 
 bool SessionsModel::anyEnding() const {
-  return std::any_of(rows_.begin(), rows_.end(), [](const SessionRecord& r) { return r.state == "ending"; });
+  return std::any_of(rows_.begin(), rows_.end(),
+                     [](const SessionRecord& r) { return r.state == "ending" || r.state == "starting"; });
 }
 
 void SessionsModel::noteTransitions(const std::vector<SessionRecord>& before) {
   for (const auto& was : before) {
+    // A row never seen running that turns out crashed is not announced: it may have crashed
+    // before this app started (the launcher says so for its own launches).
     if (was.state != "running" && was.state != "ending") continue;
     auto now = std::find_if(rows_.begin(), rows_.end(), [&](const SessionRecord& r) { return r.dir == was.dir; });
-    if (now == rows_.end() || now->state == "running" || now->state == "ending") continue;
+    if (now == rows_.end() || now->state == "running" || now->state == "ending" || now->state == "starting") continue;
     if (now->state == "failed" || now->state == "abandoned") {
       ++failed_;
       emit sessionFailed(now->id, state_words(now->state),
@@ -302,11 +311,13 @@ void SessionsModel::recheckRunning() {
   bool ended = false;
   for (size_t i = 0; i < rows_.size(); ++i) {
     SessionRecord& r = rows_[i];
-    if (r.state == "ending") {
-      // Its report, or the end of its grace: either settles it.
+    if (r.state == "ending" || r.state == "starting") {
+      // Its report, its socket (a starting session's), or the end of its grace settles it.
       auto since = ending_since_.find(r.dir);
       if (QFileInfo::exists(r.dir + "/report.json") || since == ending_since_.end() ||
-          QDateTime::currentMSecsSinceEpoch() - since->second >= kEndingGraceMs)
+          QDateTime::currentMSecsSinceEpoch() - since->second.since >= kEndingGraceMs ||
+          (r.state == "starting" &&
+           read_session_dir(r.dir, AppPaths::controlSocketPath(r.dir)).state == "running"))
         ended = true;
       continue;
     }

@@ -5,7 +5,10 @@
 // control socket that no longer answers, and the row turns to "crashed" rather than staying
 // "running". A helper closes its control socket a moment before it writes the report: a session
 // seen running whose socket is gone is "ending" (and watched) for a few seconds before it is
-// called crashed, so a normal end never shows, or is announced, as a crash. Request and denial counts are read from events.jsonl incrementally, on a worker
+// called crashed, so a normal end never shows, or is announced, as a crash. A session first seen
+// with neither a socket nor a report while its log is fresh (its socket not listening yet, or a
+// short session already closing it) is "starting" under the same grace, so that a session of a
+// few milliseconds never shows as crashed. Request and denial counts are read from events.jsonl incrementally, on a worker
 // thread (a log of a million lines is counted without stalling the UI): a row's counts arrive
 // after the row.
 #pragma once
@@ -103,10 +106,14 @@ class SessionsModel : public StatusListModel {
   void tally(const QString& dir, bool notify = false);
   void noteTransitions(const std::vector<SessionRecord>& before);
   // Rows seen running (or ending) whose helper is gone without a report: "ending" until the
-  // grace is over, then "abandoned" (crashed).
+  // grace is over, then "abandoned" (crashed); rows first seen so with a fresh log: "starting".
   void settleEnding(std::vector<SessionRecord>& rows, const std::vector<SessionRecord>& before);
-  bool anyEnding() const;
-  std::map<QString, qint64> ending_since_;  // dir -> when its socket was first seen gone (ms)
+  bool anyEnding() const;  // any row "ending" or "starting"
+  struct Grace {
+    qint64 since = 0;       // when the row was first seen without a socket or a report (ms)
+    bool starting = false;  // never seen running: "starting", else "ending"
+  };
+  std::map<QString, Grace> ending_since_;
  public:
   static constexpr qint64 kEndingGraceMs = 3000;
 

@@ -388,6 +388,11 @@ class SessionMonitorTest : public QObject {
     put("s-confused", "report.json", R"({"session_id":"s","status":{"a":1},"exit_code":[]})");
     put("s-badline", "events.jsonl", "{\"event\":\"session_started\",\"ts\":5}\n");
     put("s-gone", "events.jsonl", started);
+    // Quiet for a minute: a helper gone long ago (a fresh log would be a session starting).
+    QFile gone_log(root + "/s-gone/events.jsonl");
+    QVERIFY(gone_log.open(QIODevice::ReadWrite) &&
+            gone_log.setFileTime(QDateTime::currentDateTime().addSecs(-60), QFileDevice::FileModificationTime));
+    gone_log.close();
     QVERIFY(QDir().mkpath(root + "/s-fifo"));
     QCOMPARE(::mkfifo(QFile::encodeName(root + "/s-fifo/report.json").constData(), 0600), 0);
     SessionsModel sessions;

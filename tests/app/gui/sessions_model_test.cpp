@@ -133,6 +133,52 @@ class SessionsModelTest : public QObject {
     QCOMPARE(failed.count(), 1);
     QCOMPARE(failed.at(0).at(0).toString(), QString("20261201T000003Z-gone"));
   }
+
+  // A session the app first sees with neither a control socket nor a report, its log written a
+  // moment ago, is in its first (or, if short, its last) milliseconds: "starting", watched, and
+  // "ended" once its report comes, never "crashed" and never announced as a failure. One whose
+  // log has been quiet for longer than the grace crashed before the app saw it.
+  void a_session_first_seen_without_socket_or_report_is_starting_while_its_log_is_fresh() {
+    const QString fresh_dir = AppPaths::sessionsDir() + "/20261201T000004Z-fresh";
+    const QString quiet_dir = AppPaths::sessionsDir() + "/20261201T000005Z-quiet";
+    QDir().mkpath(fresh_dir);
+    QDir().mkpath(quiet_dir);
+    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:04.000Z\",\"event\":\"session_started\",\"session_id\":\"s\",\"command\":[\"x\"],"
+                               "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
+                               "\"helper_pid\":1}\n";
+    append(fresh_dir + "/events.jsonl", started);
+    append(quiet_dir + "/events.jsonl", started);
+    QFile quiet(quiet_dir + "/events.jsonl");
+    QVERIFY(quiet.open(QIODevice::ReadWrite));
+    QVERIFY(quiet.setFileTime(QDateTime::currentDateTime().addSecs(-60), QFileDevice::FileModificationTime));
+    quiet.close();
+
+    SessionsModel m;
+    QSignalSpy failed(&m, &SessionsModel::sessionFailed);
+    const auto state = [&](const QString& dir) {
+      return m.data(m.index(m.rowOfDir(dir)), SessionsModel::StateRole).toString();
+    };
+    QCOMPARE(state(fresh_dir), QString("starting"));
+    QCOMPARE(m.data(m.index(m.rowOfDir(fresh_dir)), SessionsModel::StateWordsRole).toString(), QString("starting…"));
+    QCOMPARE(m.data(m.index(m.rowOfDir(fresh_dir)), SessionsModel::AttentionRole).toBool(), false);
+    QCOMPARE(state(quiet_dir), QString("abandoned"));
+    QFile report(fresh_dir + "/report.json");
+    QVERIFY(report.open(QIODevice::WriteOnly));
+    report.write(R"({"session_id":"20261201T000004Z-fresh","status":"exited","exit_code":0})");
+    report.close();
+    QTRY_COMPARE_WITH_TIMEOUT(state(fresh_dir), QString("exited"), 5000);
+    // Every row settles once the grace is over (the earlier cases' crashed sessions, fresh too
+    // when this model first saw them, as crashed), and none is announced as a failure.
+    const auto settling = [&] {
+      for (int i = 0; i < m.rowCount(); ++i)
+        if (const QString st = m.data(m.index(i), SessionsModel::StateRole).toString(); st == "starting" || st == "ending")
+          return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!settling(), 10000);
+    QCOMPARE(state(quiet_dir), QString("abandoned"));
+    QCOMPARE(failed.count(), 0);
+  }
 };
 
 QTEST_MAIN(SessionsModelTest)
