@@ -99,7 +99,7 @@ session() {
       ip link set lo up || exit 1
       /usr/bin/python3 "$1" "$2" "$3" "$4" "$5" >>"$6" 2>&1 &
       for i in $(seq 100); do grep -q ready "$6" && break; sleep 0.05; done
-      shift 6; exec "$@"' sh "$src/tests/agents/scripted_model.py" "$port" "$steps" "$d/record" "$d/requests" "$d/model.log" \
+      shift 6; server=$!; "$@"; rc=$?; kill "$server" 2>/dev/null; exit "$rc"' sh "$src/tests/agents/scripted_model.py" "$port" "$steps" "$d/record" "$d/requests" "$d/model.log" \
       "${prefix[@]}" "${env[@]}" "$paddock" run --agent "$agent" --project "$project" --policy "$d/creds.yaml" \
       --host-port "$port" --timeout 180s -- "$@" <"$in" >"$d/out" 2>&1)
   rc=$?

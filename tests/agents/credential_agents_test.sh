@@ -58,7 +58,7 @@ run_case() {
   # The tool prints the agent's whole environment into what goes back to the model.
   local probe='echo tool-ran; env'
   unshare --net -- sh -c 'ip link set lo up && { FAKE_MODEL_API_HEADERS="$6" python3 "$0" 8443 "$1" "$2" "$3" "$4" >"$5" 2>&1 & } &&
-      for i in $(seq 50); do grep -q ready "$5" && break; sleep 0.1; done; shift 7; exec "$@"' \
+      for i in $(seq 50); do grep -q ready "$5" && break; sleep 0.1; done; shift 7; server=$!; "$@"; rc=$?; kill "$server" 2>/dev/null; exit "$rc"' \
     "$src/tests/agents/fake_model_api.py" "$work/srv.pem" "$work/srv.key" "$d/record" "$probe" "$d/api.log" "$d/headers" -- \
     "${as[@]}" env -i "${envs[@]}" PADDOCK_DEBUG_UPSTREAM=api.anthropic.com=127.0.0.1:8443,api.openai.com=127.0.0.1:8443 \
     PADDOCK_DEBUG_UPSTREAM_CA="$ca/ca.pem" \

@@ -207,7 +207,7 @@ YAML
   cd "$project" || return
   local out="$d/out"
   unshare --net -- sh -c 'ip link set lo up && { python3 "$0" 8443 "$1" "$2" "$3" "$4" >"$5" 2>&1 & } &&
-      for i in $(seq 50); do grep -q ready "$5" && break; sleep 0.1; done; shift 6; exec "$@"' \
+      for i in $(seq 50); do grep -q ready "$5" && break; sleep 0.1; done; shift 6; server=$!; "$@"; rc=$?; kill "$server" 2>/dev/null; exit "$rc"' \
     "$src/tests/agents/fake_model_api.py" "$d/srv.pem" "$d/srv.key" "$d/record" "$probe" "$d/api.log" -- \
     env -i HOME="$home" PATH="$bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 TERM=dumb XDG_RUNTIME_DIR="$runtime" \
     XDG_STATE_HOME="$home/.local/state" XDG_CONFIG_HOME="$home/.config" "${extra_env[@]}" \
