@@ -44,12 +44,12 @@ void Workspace::load() {
       if (const QJsonValue r = p.toObject().value("review"); r.isBool()) project_review_[path] = r.toBool();
     }
     const QJsonObject st = o.value("settings").toObject();
-    terminal_ = st.value("terminal").toString();
-    default_agent_ = st.value("default_agent").toString();
-    default_profile_ = st.value("default_profile").toString("default");
-    close_to_tray_ = st.value("close_to_tray").toBool(true);
-    tray_notice_shown_ = st.value("tray_notice_shown").toBool(false);
-    linux_tier_ = st.value("linux_tier").toString("namespaces");
+    // A value of another type than the setting's keeps the setting's own (and is written back
+    // only when the user changes that setting).
+#define PADDOCK_READ(name, setter, Type, key, fallback) \
+  if (const QVariant v = st.value(key).toVariant(); v.metaType() == QMetaType::fromType<Type>()) name##_ = v.value<Type>();
+    PADDOCK_GUI_SETTINGS(PADDOCK_READ)
+#undef PADDOCK_READ
     autostart_ = QFile::exists(autostartFile());
     recent_ = o.value("recent_launches").toArray().toVariantList();
     for (const auto& a : o.value("custom_agents").toArray()) {
@@ -64,7 +64,7 @@ void Workspace::load() {
   agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom_);
   if (!paths.contains(current_project_)) current_project_ = paths.isEmpty() ? QString() : paths.first();
   if (agents_.indexOfName(current_agent_) < 0 && !agents_.entries().empty())
-    current_agent_ = agents_.indexOfName(default_agent_) >= 0 ? default_agent_ : agents_.entries().front().name;
+    current_agent_ = agents_.indexOfName(defaultAgent()) >= 0 ? defaultAgent() : agents_.entries().front().name;
 }
 
 void Workspace::save() {
@@ -85,12 +85,9 @@ void Workspace::save() {
   o.insert("current_agent", current_agent_);
   o.insert("custom_agents", custom);
   QJsonObject settings = o.value("settings").toObject();
-  settings.insert("terminal", terminal_);
-  settings.insert("default_agent", default_agent_);
-  settings.insert("default_profile", default_profile_);
-  settings.insert("close_to_tray", close_to_tray_);
-  settings.insert("tray_notice_shown", tray_notice_shown_);
-  settings.insert("linux_tier", linux_tier_);
+#define PADDOCK_WRITE(name, setter, Type, key, fallback) settings.insert(key, QJsonValue::fromVariant(QVariant::fromValue(name##_)));
+  PADDOCK_GUI_SETTINGS(PADDOCK_WRITE)
+#undef PADDOCK_WRITE
   o.insert("settings", settings);
   o.insert("recent_launches", QJsonArray::fromVariantList(recent_));
   const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Indented);
@@ -132,7 +129,7 @@ bool Workspace::addProject(const QString& path_or_url) {
   projects_.add(canonical);
   current_project_ = canonical;
   if (const QString a = agentOf(canonical); !a.isEmpty() && agents_.indexOfName(a) >= 0) current_agent_ = a;
-  else if (agents_.indexOfName(default_agent_) >= 0) current_agent_ = default_agent_;
+  else if (agents_.indexOfName(defaultAgent()) >= 0) current_agent_ = defaultAgent();
   save();
   emit currentChanged();
   return true;
@@ -212,20 +209,15 @@ void Workspace::recordLaunch(const QString& project, const QString& agent, const
   emit recentChanged();
 }
 
-#define PADDOCK_SETTING(Name, Type, member)    \
-  void Workspace::set##Name(Type v) {          \
-    if (v == member) return;                   \
-    member = v;                                \
-    save();                                    \
-    emit settingsChanged();                    \
+#define PADDOCK_SET(name, setter, Type, key, fallback) \
+  void Workspace::setter(const Type& v) {              \
+    if (v == name##_) return;                          \
+    name##_ = v;                                       \
+    save();                                            \
+    emit settingsChanged();                            \
   }
-PADDOCK_SETTING(Terminal, const QString&, terminal_)
-PADDOCK_SETTING(DefaultAgent, const QString&, default_agent_)
-PADDOCK_SETTING(DefaultProfile, const QString&, default_profile_)
-PADDOCK_SETTING(CloseToTray, bool, close_to_tray_)
-PADDOCK_SETTING(TrayNoticeShown, bool, tray_notice_shown_)
-PADDOCK_SETTING(LinuxTier, const QString&, linux_tier_)
-#undef PADDOCK_SETTING
+PADDOCK_GUI_SETTINGS(PADDOCK_SET)
+#undef PADDOCK_SET
 
 QString Workspace::autostartFile() {
   const QString config = AppPaths::configDir();  // $XDG_CONFIG_HOME/paddock

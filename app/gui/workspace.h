@@ -16,6 +16,31 @@
 #include "agents_model.h"
 #include "projects_model.h"
 
+// The app's settings, each declared once: property (QML and C++), setter, C++ type, its key in
+// gui.json's "settings" object, and the value it has when gui.json does not hold one of that type.
+// The members, accessors, setters, reading and writing are all made from this list.
+//   terminal         the terminal emulator ("" = the first one found on PATH, Launcher)
+//   default_agent    the agent chosen for a project added with none chosen ("" = the first found)
+//   default_profile  the built-in profile launches use
+//   close_to_tray    closing the window keeps the app in the tray
+//   tray_notice_shown  the one-time "still running in the tray" notice was shown
+//   linux_tier       the Linux sandbox tier every launch asks for: "namespaces", or "landlock"
+//                    where user namespaces are unavailable (docs/capabilities.md)
+#define PADDOCK_GUI_SETTINGS(X)                                                  \
+  X(terminal, setTerminal, QString, "terminal", QString())                       \
+  X(defaultAgent, setDefaultAgent, QString, "default_agent", QString())          \
+  X(defaultProfile, setDefaultProfile, QString, "default_profile", "default")    \
+  X(closeToTray, setCloseToTray, bool, "close_to_tray", true)                    \
+  X(trayNoticeShown, setTrayNoticeShown, bool, "tray_notice_shown", false)       \
+  X(linuxTier, setLinuxTier, QString, "linux_tier", "namespaces")
+
+#define PADDOCK_GUI_SETTING_PROPERTY(name, setter, Type, key, fallback) \
+  Q_PROPERTY(Type name READ name WRITE setter NOTIFY settingsChanged)
+#define PADDOCK_GUI_SETTING_ACCESSORS(name, setter, Type, key, fallback) \
+  Type name() const { return name##_; }                                  \
+  void setter(const Type& v);
+#define PADDOCK_GUI_SETTING_MEMBER(name, setter, Type, key, fallback) Type name##_ = Type(fallback);
+
 namespace paddock::gui {
 
 class Workspace : public QObject {
@@ -30,15 +55,9 @@ class Workspace : public QObject {
   Q_PROPERTY(bool currentReview READ currentReview WRITE setCurrentReview NOTIFY reviewChanged)
   Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
   Q_PROPERTY(QString configFile READ configFile CONSTANT)
-  // Settings (the Settings page), remembered in gui.json beside the projects.
-  Q_PROPERTY(QString terminal READ terminal WRITE setTerminal NOTIFY settingsChanged)
-  Q_PROPERTY(QString defaultAgent READ defaultAgent WRITE setDefaultAgent NOTIFY settingsChanged)
-  Q_PROPERTY(QString defaultProfile READ defaultProfile WRITE setDefaultProfile NOTIFY settingsChanged)
-  Q_PROPERTY(bool closeToTray READ closeToTray WRITE setCloseToTray NOTIFY settingsChanged)
-  Q_PROPERTY(bool trayNoticeShown READ trayNoticeShown WRITE setTrayNoticeShown NOTIFY settingsChanged)
-  // The Linux sandbox tier every launch asks for: "namespaces" (default) or "landlock" (chosen by
-  // the user where user namespaces are unavailable; docs/capabilities.md).
-  Q_PROPERTY(QString linuxTier READ linuxTier WRITE setLinuxTier NOTIFY settingsChanged)
+  // Settings (the Settings page), remembered in gui.json beside the projects: one property each,
+  // from PADDOCK_GUI_SETTINGS (moc expands the macro).
+  PADDOCK_GUI_SETTINGS(PADDOCK_GUI_SETTING_PROPERTY)
   // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
   Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
   Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
@@ -79,18 +98,7 @@ class Workspace : public QObject {
   void setCurrentReview(bool on) { setReviewOf(current_project_, on); }
   Q_INVOKABLE void recordLaunch(const QString& project, const QString& agent, const QString& mode);
 
-  QString terminal() const { return terminal_; }
-  void setTerminal(const QString& v);
-  QString defaultAgent() const { return default_agent_; }
-  void setDefaultAgent(const QString& v);
-  QString defaultProfile() const { return default_profile_; }
-  void setDefaultProfile(const QString& v);
-  bool closeToTray() const { return close_to_tray_; }
-  void setCloseToTray(bool v);
-  bool trayNoticeShown() const { return tray_notice_shown_; }
-  void setTrayNoticeShown(bool v);
-  QString linuxTier() const { return linux_tier_; }
-  void setLinuxTier(const QString& v);
+  PADDOCK_GUI_SETTINGS(PADDOCK_GUI_SETTING_ACCESSORS)
   bool autostart() const { return autostart_; }
   void setAutostart(bool v);
   static QString autostartFile();
@@ -119,8 +127,8 @@ class Workspace : public QObject {
   QJsonObject loaded_;  // gui.json as read: keys this version does not know are written back
   std::map<QString, QString> project_agents_;
   std::map<QString, bool> project_review_;
-  QString terminal_, default_agent_, default_profile_ = "default", linux_tier_ = "namespaces";
-  bool close_to_tray_ = true, tray_notice_shown_ = false, autostart_ = false;
+  PADDOCK_GUI_SETTINGS(PADDOCK_GUI_SETTING_MEMBER)
+  bool autostart_ = false;
   QVariantList recent_;
 };
 

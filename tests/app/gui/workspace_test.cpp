@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <QGuiApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -17,6 +19,13 @@
 
 using paddock::gui::AppPaths;
 using paddock::gui::Workspace;
+
+// A value other than the setting's fallback: the other truth value, or a text naming the key.
+template <class T, class F>
+T changed(const F& fallback, const char* key) {
+  if constexpr (std::is_same_v<T, bool>) return !static_cast<bool>(fallback);
+  else return QString("changed-") + key;
+}
 
 class WorkspaceTest : public QObject {
   Q_OBJECT
@@ -111,6 +120,51 @@ class WorkspaceTest : public QObject {
     Workspace again;
     QCOMPARE(again.linuxTier(), QString("landlock"));
     again.setLinuxTier("namespaces");
+  }
+
+  // Every setting of PADDOCK_GUI_SETTINGS, from the same list: its fallback when gui.json has
+  // none, a changed value kept across a restart under its key, and a value of the wrong type read
+  // as the fallback while the file is left as it was.
+  void every_setting_keeps_a_changed_value_and_reads_a_wrong_type_as_its_fallback() {
+    const QString file = AppPaths::guiConfigFile();
+    QFile::remove(file);
+    {
+      Workspace w;
+#define PADDOCK_CHANGE(name, setter, Type, key, fallback) \
+  QCOMPARE(w.name(), Type(fallback));                     \
+  w.setter(changed<Type>(fallback, key));
+      PADDOCK_GUI_SETTINGS(PADDOCK_CHANGE)
+#undef PADDOCK_CHANGE
+    }
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject saved = QJsonDocument::fromJson(f.readAll()).object().value("settings").toObject();
+    f.close();
+    Workspace again;
+#define PADDOCK_KEPT(name, setter, Type, key, fallback)             \
+  QCOMPARE(again.name(), changed<Type>(fallback, key));             \
+  QCOMPARE(saved.value(key).toVariant(), QVariant::fromValue(changed<Type>(fallback, key)));
+    PADDOCK_GUI_SETTINGS(PADDOCK_KEPT)
+#undef PADDOCK_KEPT
+    // Each key given a value of the other type (a number for a text, a text for a switch).
+    QJsonObject wrong;
+#define PADDOCK_WRONG(name, setter, Type, key, fallback) \
+  wrong.insert(key, std::is_same_v<Type, bool> ? QJsonValue("yes") : QJsonValue(7));
+    PADDOCK_GUI_SETTINGS(PADDOCK_WRONG)
+#undef PADDOCK_WRONG
+    const QByteArray bytes = QJsonDocument(QJsonObject{{"version", 1}, {"settings", wrong}}).toJson();
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+    f.close();
+    {
+      Workspace fallback_read;
+#define PADDOCK_FALLBACK(name, setter, Type, key, fallback) QCOMPARE(fallback_read.name(), Type(fallback));
+      PADDOCK_GUI_SETTINGS(PADDOCK_FALLBACK)
+#undef PADDOCK_FALLBACK
+    }
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), bytes);
+    QFile::remove(file);
   }
 
  private:
