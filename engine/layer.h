@@ -159,6 +159,9 @@ struct Layer {
   struct Agent {
     bool present = false;
     Item data_dir;
+    // The program the preset's agent CLI is started as (the app's agent list finds it on PATH);
+    // "" for a preset that runs whatever command it is given (custom).
+    std::string command;
     std::optional<NetMode> default_net;
     Origin default_net_at;
     std::vector<Item> credential_env;

@@ -310,6 +310,8 @@ inline constexpr auto kKeys = std::make_tuple(
 
     key("agent", "data_dir", RequiredPath{"the agent's data directory, e.g. ~/.claude"}, &Layer::Agent::data_dir, Merge::kAgentPreset, unlocked,
         feeds<&IrMeta::agent_dir>, "the agent's data directory, `$AGENT` in paths (required)"),
+    key("agent", "command", Text{}, &Layer::Agent::command, Merge::kAgentPreset, unlocked, feeds_nothing,
+        "the program its agent CLI is started as (the app's agent list looks for it on PATH)"),
     key("agent", "default_net", Mode{}, &Layer::Agent::default_net, Merge::kAgentPreset, unlocked,
         feeds<&IrEgress::mode>, "the network mode when `--net` does not say", &Layer::Agent::default_net_at),
     key("agent", "credential_env", Strings{}, &Layer::Agent::credential_env, Merge::kAgentPreset, unlocked,

@@ -18,9 +18,6 @@ LayerSource make_source(const std::string& tier, const std::string& file, const 
   return s;
 }
 
-const std::vector<std::string> kProfiles = {"default", "strict", "audit", "permissive"};
-const std::vector<std::string> kPresets = {"paranoid", "balanced", "yolo"};
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -66,10 +63,33 @@ Status add_builtin(std::vector<LayerSource>& out, const Inputs& in, const std::s
 
 }  // namespace
 
+const std::vector<std::string>& profile_names() {
+  static const std::vector<std::string> names = {"default", "strict", "audit", "permissive"};
+  return names;
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = {"paranoid", "balanced", "yolo"};
+  return names;
+}
+
 const std::vector<std::string>& agent_preset_names() {
   static const std::vector<std::string> names = {"claude-code", "codex",   "gemini-cli", "aider",
                                                  "opencode",    "copilot", "custom"};
   return names;
+}
+
+Result<std::vector<AgentPreset>> agent_presets(const std::string& resources_dir) {
+  std::vector<AgentPreset> out;
+  for (const auto& name : agent_preset_names()) {
+    const std::string rel = "agents/" + name + ".yaml";
+    auto text = read_policy_file((fs::path(resources_dir) / rel).string(), /*refuse_symlink=*/false);
+    if (!text.ok()) return text.error();
+    auto layer = parse_layer(*text, kTierAgent, "builtin:" + rel);
+    if (!layer.ok()) return layer.error();
+    out.push_back({name, layer->description, layer->agent.command});
+  }
+  return out;
 }
 
 std::string tier_file_name(const std::string& tier) {
@@ -108,8 +128,8 @@ Result<std::vector<LayerSource>> discover_layers(const Inputs& in, const EvalCon
   const auto file_of = [&](const char* tier) { return tier_file(tier, ctx.project, ctx.config_dir, ctx.system_dir); };
   if (!(st = add_file(out, in, kTierSystem, file_of(kTierSystem))).ok()) return st.error();
   if (!(st = add_file(out, in, kTierUser, file_of(kTierUser))).ok()) return st.error();
-  if (!(st = add_builtin(out, in, kTierProfile, "profiles", in.profile, kProfiles, "--profile")).ok()) return st.error();
-  if (!(st = add_builtin(out, in, kTierPreset, "presets", in.preset, kPresets, "--preset")).ok()) return st.error();
+  if (!(st = add_builtin(out, in, kTierProfile, "profiles", in.profile, profile_names(), "--profile")).ok()) return st.error();
+  if (!(st = add_builtin(out, in, kTierPreset, "presets", in.preset, preset_names(), "--preset")).ok()) return st.error();
   if (!in.agent.empty())
     if (!(st = add_builtin(out, in, kTierAgent, "agents", in.agent, agent_preset_names(), "--agent")).ok()) return st.error();
 

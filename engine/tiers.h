@@ -37,4 +37,20 @@ std::string fragments_dir(const std::string& project);
 // error (kBadInput). `lister`: how the file is read (platform's in the front ends).
 Result<std::string> read_policy_file(const std::string& path, bool refuse_symlink, const DirectoryLister* lister = nullptr);
 
+// The built-in profiles (resources/profiles) and presets (resources/presets), as --profile and
+// --preset name them; the files are checked against these by agent_presets_test.
+const std::vector<std::string>& profile_names();
+const std::vector<std::string>& preset_names();
+
+// A built-in agent preset as its file in resources/agents says: its name (the --agent value),
+// description, and the program its agent CLI is started as (agent.command; "" for custom, which
+// runs the command it is given).
+struct AgentPreset {
+  std::string name;
+  std::string description;
+  std::string command;
+};
+// Every built-in preset, in agent_preset_names() order (the app's agent list reads these).
+Result<std::vector<AgentPreset>> agent_presets(const std::string& resources_dir);
+
 }  // namespace paddock

@@ -1,6 +1,7 @@
 #include "app/cli/inputs_options.h"
 
 #include "engine/layer_schema.h"
+#include "engine/tiers.h"
 #include "platform/credential_store.h"
 #include "platform/dir_lister.h"
 #include "platform/placeholders.h"
@@ -9,13 +10,22 @@
 #include <system_error>
 
 namespace paddock::cli {
+namespace {
+
+std::string words(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
+}  // namespace
 
 std::shared_ptr<session::LaunchRequest> add_inputs_options(CLI::App* cmd) {
   auto o = std::make_shared<session::LaunchRequest>();
   cmd->add_option("--project", o->project, "Project directory (default: .)")->type_name("DIR");
-  cmd->add_option("--agent", o->agent, "Agent preset: claude-code codex gemini-cli aider opencode copilot custom");
-  cmd->add_option("--profile", o->profile, "Built-in profile: default strict audit permissive");
-  cmd->add_option("--preset", o->preset, "Preset: paranoid balanced yolo");
+  cmd->add_option("--agent", o->agent, "Agent preset: " + words(agent_preset_names()));
+  cmd->add_option("--profile", o->profile, "Built-in profile: " + words(profile_names()));
+  cmd->add_option("--preset", o->preset, "Preset: " + words(preset_names()));
   cmd->add_option("--policy", o->policy_files, "Extra policy layer file (repeatable)")->type_name("FILE");
   cmd->add_option("--net", o->net, "Network mode: off allowlist strict ask");
   cmd->add_option("--allow-domain", o->allow_domains, "Allow a domain, D or D:PORT (repeatable)");

@@ -9,6 +9,7 @@
 #include <QProcessEnvironment>
 
 #include "app_paths.h"
+#include "engine/tiers.h"
 #include "platform/atomic_file.h"
 
 namespace paddock::gui {
@@ -19,6 +20,13 @@ void Workspace::setError(const QString& e) {
   if (e == error_) return;
   error_ = e;
   emit errorStringChanged();
+}
+
+// The agent list from PATH; a broken installation (an agent preset that does not parse) is said
+// where errors are, not shown as an empty list.
+void Workspace::rebuildAgents(const std::vector<AgentEntry>& custom) {
+  agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom);
+  if (agents_.status() == ModelStatus::Error) setError(agents_.errorString());
 }
 
 void Workspace::load() {
@@ -33,7 +41,7 @@ void Workspace::load() {
       const QString why = doc.isObject() ? tr("unknown version") : err.errorString();
       projects_.markReady(tr("%1 cannot be read (%2); fix or remove it — Paddock will not overwrite it")
                               .arg(file_, why));
-      agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), {});
+      rebuildAgents({});
       return;
     }
     loaded_ = o;
@@ -61,7 +69,7 @@ void Workspace::load() {
   }
   projects_.setPaths(paths);
   projects_.markReady();
-  agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom_);
+  rebuildAgents(custom_);
   if (!paths.contains(current_project_)) current_project_ = paths.isEmpty() ? QString() : paths.first();
   if (agents_.indexOfName(current_agent_) < 0 && !agents_.entries().empty())
     current_agent_ = agents_.indexOfName(defaultAgent()) >= 0 ? defaultAgent() : agents_.entries().front().name;
@@ -156,7 +164,7 @@ bool Workspace::addCustomAgent(const QString& name, const QString& command) {
   }
   setError({});
   custom_.push_back({n, c, "custom", {}, true});
-  agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom_);
+  rebuildAgents(custom_);
   current_agent_ = n;
   save();
   emit currentChanged();
@@ -165,7 +173,7 @@ bool Workspace::addCustomAgent(const QString& name, const QString& command) {
 
 void Workspace::removeCustomAgent(const QString& name) {
   std::erase_if(custom_, [&](const AgentEntry& e) { return e.name == name; });
-  agents_.rebuild(QProcessEnvironment::systemEnvironment().value("PATH"), custom_);
+  rebuildAgents(custom_);
   if (agents_.indexOfName(current_agent_) < 0)
     current_agent_ = agents_.entries().empty() ? QString() : agents_.entries().front().name;
   save();
@@ -218,6 +226,12 @@ void Workspace::recordLaunch(const QString& project, const QString& agent, const
   }
 PADDOCK_GUI_SETTINGS(PADDOCK_SET)
 #undef PADDOCK_SET
+
+QStringList Workspace::profileNames() {
+  QStringList out;
+  for (const auto& n : profile_names()) out << QString::fromStdString(n);
+  return out;
+}
 
 QString Workspace::autostartFile() {
   const QString config = AppPaths::configDir();  // $XDG_CONFIG_HOME/paddock

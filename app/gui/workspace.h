@@ -61,6 +61,8 @@ class Workspace : public QObject {
   // Opt-in: on writes $XDG_CONFIG_HOME/autostart/paddock.desktop, off removes it.
   Q_PROPERTY(bool autostart READ autostart WRITE setAutostart NOTIFY settingsChanged)
   Q_PROPERTY(QString autostartFile READ autostartFile CONSTANT)
+  // The built-in profiles a launch may use (the engine's names, for the default profile's choice).
+  Q_PROPERTY(QStringList profileNames READ profileNames CONSTANT)
   // project path -> the agent chosen for it (a binding's dependency: cards follow a change at once).
   Q_PROPERTY(QVariantMap projectAgents READ projectAgents NOTIFY currentChanged)
   // [{project, agent, mode, label}], newest first (the tray's "Launch again").
@@ -102,6 +104,7 @@ class Workspace : public QObject {
   bool autostart() const { return autostart_; }
   void setAutostart(bool v);
   static QString autostartFile();
+  static QStringList profileNames();
   QVariantList recentLaunches() const { return recent_; }
 
  signals:
@@ -114,6 +117,7 @@ class Workspace : public QObject {
  private:
   void load();
   void save();
+  void rebuildAgents(const std::vector<AgentEntry>& custom);
   void setError(const QString& e);
 
   QString file_;

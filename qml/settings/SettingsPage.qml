@@ -79,8 +79,9 @@ Pane {
                 }
                 Label { text: qsTr("Profile") }
                 ComboBox {
+                    objectName: "profileBox"
                     Layout.fillWidth: true
-                    model: ["default", "strict", "audit", "permissive"]
+                    model: page.workspace.profileNames
                     currentIndex: Math.max(0, model.indexOf(page.workspace.defaultProfile))
                     onActivated: (index) => page.workspace.defaultProfile = textAt(index)
                 }

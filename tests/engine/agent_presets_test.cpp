@@ -5,9 +5,13 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "engine/tiers.h"
 #include "tests/engine/engine_test_env.h"
 
 using namespace paddock;
@@ -18,12 +22,61 @@ using paddock::test::eval_ok;
 namespace fs = std::filesystem;
 
 namespace {
-const std::vector<std::string> kAgents = {"claude-code", "codex", "gemini-cli", "opencode", "copilot", "aider", "custom"};
+const std::vector<std::string>& kAgents = agent_preset_names();
 }  // namespace
 
 class AgentPresetsTest : public QObject {
   Q_OBJECT
  private slots:
+  // The presets are the files of resources/agents, each named for its file, each but custom with
+  // the program it starts (what the app's agent list looks for on PATH).
+  void the_presets_are_the_files_of_resources_agents_and_each_names_its_program() {
+    EngineEnv env;
+    const std::string dir = env.inputs().resources_dir + "/agents";
+    std::set<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir)) files.insert(e.path().stem().string());
+    QCOMPARE(files, std::set<std::string>(kAgents.begin(), kAgents.end()));
+    const auto presets = agent_presets(env.inputs().resources_dir);
+    QVERIFY2(presets.ok(), presets.ok() ? "" : presets.error().message.c_str());
+    QCOMPARE(presets->size(), kAgents.size());
+    std::map<std::string, std::string> program;
+    for (std::size_t i = 0; i < presets->size(); ++i) {
+      const auto& p = (*presets)[i];
+      QCOMPARE(p.name, kAgents[i]);
+      QVERIFY2(!p.description.empty(), p.name.c_str());
+      QVERIFY2(p.name == "custom" ? p.command.empty() : !p.command.empty(), p.name.c_str());
+      program[p.name] = p.command;
+    }
+    QCOMPARE(program["claude-code"], std::string("claude"));
+    QCOMPARE(program["gemini-cli"], std::string("gemini"));
+    // A preset file that does not parse is an error naming it, not a list without that agent.
+    EngineEnv broken;
+    const std::string copy = broken.root + "/resources";
+    fs::copy(env.inputs().resources_dir, copy, fs::copy_options::recursive);
+    {
+      std::ifstream in(copy + "/agents/codex.yaml");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      text.replace(text.find("command: codex"), 7, "comand");
+      fs::remove(copy + "/agents/codex.yaml");
+      std::ofstream(copy + "/agents/codex.yaml") << text;
+    }
+    const auto bad = agent_presets(copy);
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().message.find("codex.yaml") != std::string::npos, bad.error().message.c_str());
+  }
+
+  // --profile and --preset (and the app's choice of profile) name exactly the built-in files.
+  void the_profile_and_preset_names_are_the_files_of_resources() {
+    EngineEnv env;
+    auto stems = [&](const std::string& dir) {
+      std::set<std::string> out;
+      for (const auto& e : fs::directory_iterator(env.inputs().resources_dir + "/" + dir)) out.insert(e.path().stem().string());
+      return out;
+    };
+    QCOMPARE(stems("profiles"), std::set<std::string>(profile_names().begin(), profile_names().end()));
+    QCOMPARE(stems("presets"), std::set<std::string>(preset_names().begin(), preset_names().end()));
+  }
+
   void every_preset_names_its_state_dirs_and_grants_them_once_they_exist() {
     for (const auto& agent : kAgents) {
       EngineEnv env;

@@ -1,5 +1,5 @@
 // Settings as the user meets it: a terminal installed while the app runs is offered without a
-// restart.
+// restart; the profiles offered are the engine's.
 import QtQuick
 import QtTest
 import Paddock
@@ -25,6 +25,22 @@ Item {
     TestCase {
         name: "SettingsPage"
         when: windowShown
+
+        // The profiles offered are the engine's built-in ones, the chosen one shown and kept.
+        function test_the_profiles_offered_are_the_engines_and_the_choice_is_kept() {
+            const box = findChild(page, "profileBox")
+            verify(box !== null)
+            compare(box.count, workspace.profileNames.length)
+            verify(box.count >= 4, box.count)
+            compare(box.currentText, workspace.defaultProfile)
+            const other = box.model.indexOf("strict")
+            verify(other >= 0, JSON.stringify(box.model))
+            box.currentIndex = other
+            box.activated(other)
+            compare(workspace.defaultProfile, "strict")
+            box.activated(box.model.indexOf("default"))
+            compare(workspace.defaultProfile, "default")
+        }
 
         function test_a_terminal_installed_after_start_is_listed_when_the_list_opens() {
             const box = findChild(page, "terminalBox")

@@ -2,18 +2,10 @@
 
 #include <QStandardPaths>
 
+#include "app_paths.h"
+#include "engine/tiers.h"
+
 namespace paddock::gui {
-namespace {
-
-struct Preset {
-  const char* command;
-  const char* preset;
-};
-// The program each agent preset runs (resources/agents/<preset>.yaml).
-constexpr Preset kPresets[] = {{"claude", "claude-code"}, {"codex", "codex"}, {"gemini", "gemini-cli"},
-                               {"aider", "aider"},        {"opencode", "opencode"}, {"copilot", "copilot"}};
-
-}  // namespace
 
 int AgentsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
@@ -44,8 +36,21 @@ void AgentsModel::rebuild(const QString& path_env, const std::vector<AgentEntry>
   const QStringList dirs = path_env.split(':', Qt::SkipEmptyParts);
   std::vector<AgentEntry> rows;
   std::vector<AgentEntry> missing;
-  for (const auto& p : kPresets) {
-    AgentEntry e{p.preset, p.command, p.preset, QStandardPaths::findExecutable(p.command, dirs), false};
+  // The presets and the program each starts, as resources/agents says (custom has none: the
+  // user's own commands below use it).
+  const auto presets = agent_presets(AppPaths::resourcesDir().toStdString());
+  if (!presets.ok()) {
+    beginResetModel();
+    rows_.clear();
+    endResetModel();
+    emit countChanged();
+    setStatus(ModelStatus::Error, QString::fromStdString(presets.error().message));
+    return;
+  }
+  for (const auto& p : *presets) {
+    if (p.command.empty()) continue;
+    const QString command = QString::fromStdString(p.command), name = QString::fromStdString(p.name);
+    AgentEntry e{name, command, name, QStandardPaths::findExecutable(command, dirs), false};
     (e.found.isEmpty() ? missing : rows).push_back(e);
   }
   // Detected agents first; the others stay selectable (their policy can be prepared in advance).

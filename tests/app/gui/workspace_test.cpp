@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include "app_paths.h"
+#include "engine/tiers.h"
 #include "gui_test_env.h"
 #include "tests/support/skip.h"
 #include "tests/support/test_paths.h"
@@ -165,6 +166,27 @@ class WorkspaceTest : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), bytes);
     QFile::remove(file);
+  }
+
+  // The agent list is the engine's presets (resources/agents) with the program each starts, and
+  // not a list of the app's own.
+  void the_agent_list_is_the_presets_of_resources_agents_with_their_programs() {
+    Workspace w;
+    const auto presets = paddock::agent_presets(AppPaths::resourcesDir().toStdString());
+    QVERIFY(presets.ok());
+    int listed = 0;
+    for (const auto& p : *presets) {
+      const QString name = QString::fromStdString(p.name);
+      if (p.command.empty()) {
+        QCOMPARE(w.agents()->indexOfName(name), -1);  // custom: the user's own commands use it
+        continue;
+      }
+      QVERIFY2(w.agents()->indexOfName(name) >= 0, p.name.c_str());
+      QCOMPARE(w.agents()->commandOf(name), QString::fromStdString(p.command));
+      QCOMPARE(w.agents()->presetAt(w.agents()->indexOfName(name)), name);
+      ++listed;
+    }
+    QCOMPARE(w.agents()->rowCount(), listed);
   }
 
  private:
