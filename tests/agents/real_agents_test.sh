@@ -53,6 +53,32 @@ no_setup_crash() {
 # Session ids sort by second only: the newest directory by time.
 latest_events() { ls -td "$home/.local/state/paddock/sessions"/*/ 2>/dev/null | head -n 1 | sed 's|/$|/events.jsonl|'; }
 
+# Ends the prompt's session once its log shows what the check looks for (the refusal of the model
+# host, or any request when the model host is listed), after a grace in which a crash would still
+# show: agents retry a refused host with backoff (Codex waits for the network indefinitely), and
+# waiting out each prompt's wall-time limit was most of this test's time. $1: the sessions
+# listed before the prompt started; $2: the pattern; $3: the file saying the session was stopped.
+stop_once_seen() {
+  local before="$1" pattern="$2" stopped="$3" dir="" i
+  for i in $(seq 1200); do
+    if [ -z "$dir" ]; then
+      dir="$(ls -td "$home/.local/state/paddock/sessions"/*/ 2>/dev/null | head -n 1)"
+      case " $before " in *" $dir "*) dir="" ;; esac
+    fi
+    if [ -n "$dir" ]; then
+      [ -e "$dir/report.json" ] && return 0
+      if grep -qE "$pattern" "$dir/events.jsonl" 2>/dev/null; then
+        sleep 3
+        [ -e "$dir/report.json" ] && return 0
+        : >"$stopped"
+        in_empty_netns stop "$(basename "$dir")" >/dev/null 2>&1
+        return 0
+      fi
+    fi
+    sleep 0.1
+  done
+}
+
 check_agent() {
   agent="$1" cmd="$2" version_re="$3" state="$4" check_model="$5" prompt_timeout="$6"; shift 6
   local prompt=("$@") dir="$work/$agent"
@@ -95,13 +121,28 @@ YAML
   local user_before; user_before="$(cd "$home" && find "$state" -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
     find "$state" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)"
   # Session 1: the prompt. Agents retry a refused model host with backoff (Codex waits for the
-  # network indefinitely): the wall-time limit ends those, and the run counts when the broker
+  # network indefinitely): the test stops the session a few seconds after the broker refused
+  # (stop_once_seen), the wall-time limit ends it otherwise, and the run counts when the broker
   # refused the request and nothing crashed.
+  local seen='"host":"model.paddock.test".*"decision":"deny|"decision":"deny.*"host":"model.paddock.test"'
+  local stopped="$dir/stopped-by-test"
+  [ "$check_model" = yes ] || seen='"event":"net_request"'
+  rm -f "$stopped"
+  stop_once_seen "$(ls -td "$home/.local/state/paddock/sessions"/*/ 2>/dev/null | tr '\n' ' ')" "$seen" "$stopped" &
+  local watcher=$!
   in_empty_netns run --agent "$agent" --project "$project" --policy "$dir/creds.yaml" --timeout "$prompt_timeout" -- \
     "$cmd" "${prompt[@]}" </dev/null >"$out" 2>&1
   rc=$?
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
   no_setup_crash "$out" "prompt"
   local events; events="$(latest_events)"
+  # Stopped by this test once the broker had refused: the report says stopped, and what the
+  # agent's exit status says (SIGTERM) is not a crash.
+  if [ -e "$stopped" ]; then
+    grep -qE '"status": ?"stopped"' "${events%/events.jsonl}/report.json" ||
+      fail "prompt: stopped by the test, but the report does not say stopped: $(cat "${events%/events.jsonl}/report.json")"
+    rc=0
+  fi
   grep -q '"event":"net_request"' "$events" 2>/dev/null || { fail "prompt: nothing reached the broker"; sed -n 1,40p "$out"; }
   local refused=0
   grep '"event":"net_request"' "$events" | grep -q '"host":"model.paddock.test".*"decision":"deny\|"decision":"deny.*"host":"model.paddock.test"' && refused=1
