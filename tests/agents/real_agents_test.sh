@@ -70,8 +70,8 @@ stop_once_seen() {
       if grep -qE "$pattern" "$dir/events.jsonl" 2>/dev/null; then
         sleep 3
         [ -e "$dir/report.json" ] && return 0
-        : >"$stopped"
-        in_empty_netns stop "$(basename "$dir")" >/dev/null 2>&1
+        # A stop that fails leaves the session to its wall-time limit and the checks as they were.
+        in_empty_netns stop "$(basename "$dir")" >"$stopped.out" 2>&1 && mv "$stopped.out" "$stopped"
         return 0
       fi
     fi
@@ -127,7 +127,7 @@ YAML
   local seen='"host":"model.paddock.test".*"decision":"deny|"decision":"deny.*"host":"model.paddock.test"'
   local stopped="$dir/stopped-by-test"
   [ "$check_model" = yes ] || seen='"event":"net_request"'
-  rm -f "$stopped"
+  rm -f "$stopped" "$stopped.out"
   stop_once_seen "$(ls -td "$home/.local/state/paddock/sessions"/*/ 2>/dev/null | tr '\n' ' ')" "$seen" "$stopped" &
   local watcher=$!
   in_empty_netns run --agent "$agent" --project "$project" --policy "$dir/creds.yaml" --timeout "$prompt_timeout" -- \
@@ -140,7 +140,7 @@ YAML
   # agent's exit status says (SIGTERM) is not a crash.
   if [ -e "$stopped" ]; then
     grep -qE '"status": ?"stopped"' "${events%/events.jsonl}/report.json" ||
-      fail "prompt: stopped by the test, but the report does not say stopped: $(cat "${events%/events.jsonl}/report.json")"
+      fail "prompt: stopped by the test ($(cat "$stopped")), but the report does not say stopped: $(cat "${events%/events.jsonl}/report.json")"
     rc=0
   fi
   grep -q '"event":"net_request"' "$events" 2>/dev/null || { fail "prompt: nothing reached the broker"; sed -n 1,40p "$out"; }
