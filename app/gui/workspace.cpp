@@ -52,8 +52,8 @@ void Workspace::load() {
       if (const QJsonValue r = p.toObject().value("review"); r.isBool()) project_review_[path] = r.toBool();
     }
     const QJsonObject st = o.value("settings").toObject();
-    // A value of another type than the setting's keeps the setting's own (and is written back
-    // only when the user changes that setting).
+    // A value of another type than the setting's reads as its fallback, which the next save
+    // writes in its place (keys this version does not know are kept as they are).
 #define PADDOCK_READ(name, setter, Type, key, fallback) \
   if (const QVariant v = st.value(key).toVariant(); v.metaType() == QMetaType::fromType<Type>()) name##_ = v.value<Type>();
     PADDOCK_GUI_SETTINGS(PADDOCK_READ)
