@@ -86,7 +86,6 @@ class Workspace : public QObject {
   Q_INVOKABLE void removeProject(int row);
   Q_INVOKABLE bool addCustomAgent(const QString& name, const QString& command);
   Q_INVOKABLE void removeCustomAgent(const QString& name);
-  Q_INVOKABLE void clearError() { setError({}); }
   // Something a page could not do (the folder picker failed to load): shown where errors are.
   Q_INVOKABLE void reportError(const QString& message) { setError(message); }
   // The agent chosen for a project ("" = none chosen yet: the default agent).

@@ -251,6 +251,7 @@ Pane {
                             Layout.preferredWidth: 240
                             model: page.workspace.agents
                             textRole: "name"
+                            valueRole: "custom"
                             currentIndex: page.workspace.agents.indexOfName(page.workspace.currentAgent)
                             onActivated: function(index) { page.workspace.currentAgent = textAt(index) }
                             delegate: ItemDelegate {
@@ -270,6 +271,15 @@ Pane {
                         Button {
                             text: qsTr("Other command…")
                             onClicked: customAgentDialog.open()
+                        }
+                        // A command the user added can be taken off the list again.
+                        Button {
+                            objectName: "removeAgentButton"
+                            text: qsTr("Remove")
+                            visible: agentBox.currentValue === true
+                            onClicked: page.workspace.removeCustomAgent(page.workspace.currentAgent)
+                            ToolTip.visible: hovered
+                            ToolTip.text: qsTr("Take this command off the agent list (nothing else is changed)")
                         }
                         Item {
                             Layout.fillWidth: true

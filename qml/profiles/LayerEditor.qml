@@ -22,7 +22,7 @@ Pane {
 
         RowLayout {
             Layout.fillWidth: true
-            // The title gives way (elides) so that Save and Undo always stay in view.
+            // The title gives way (elides) so that Save, Undo and Revert always stay in view.
             Label {
                 Layout.fillWidth: true
                 Layout.minimumWidth: 40
@@ -46,6 +46,14 @@ Pane {
                 text: qsTr("Undo")
                 enabled: editor.document.canUndo
                 onClicked: editor.document.undo()
+            }
+            Button {
+                objectName: "revertButton"
+                text: qsTr("Revert")
+                enabled: editor.document.dirty
+                onClicked: editor.document.revert()
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Back to the saved file (Undo brings your edits back)")
             }
             Button {
                 objectName: "saveButton"

@@ -26,6 +26,9 @@ ItemDelegate {
     property bool selected: false
     // Findings of its audit still waiting for a decision (docs/audit.md).
     property int auditPending: 0
+    // Changes it holds for review, and how many of them are flagged (docs/review.md).
+    property int reviewPending: 0
+    property int reviewFlagged: 0
     property real now: Date.now()
 
     function duration(ms) {
@@ -73,6 +76,16 @@ ItemDelegate {
                       + (row.denied > 0 ? qsTr(", %1 denied").arg(row.denied) : "")
                       + (row.problem.length > 0 ? " · " + row.problem : row.error.length > 0 ? " · " + row.error : "")
                 opacity: 0.75
+                font.pixelSize: 12
+                elide: Text.ElideRight
+            }
+            Label {
+                objectName: "rowReview"
+                Layout.fillWidth: true
+                visible: row.reviewPending > 0
+                text: qsTr("%n change(s) to review", "", row.reviewPending)
+                      + (row.reviewFlagged > 0 ? qsTr(", %1 flagged").arg(row.reviewFlagged) : "")
+                color: row.reviewFlagged > 0 ? "#c62828" : "#1565c0"
                 font.pixelSize: 12
                 elide: Text.ElideRight
             }

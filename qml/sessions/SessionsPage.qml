@@ -98,6 +98,8 @@ Pane {
                 delegate: SessionRow {
                     width: list.width
                     auditPending: page.auditInbox && page.auditInbox.revision >= 0 ? page.auditInbox.pendingOf(dir) : 0
+                    reviewPending: page.reviewInbox && page.reviewInbox.count >= 0 ? page.reviewInbox.pendingOf(dir) : 0
+                    reviewFlagged: page.reviewInbox && page.reviewInbox.count >= 0 ? page.reviewInbox.flaggedOf(dir) : 0
                     selected: dir === page.selectedDir
                     now: page.now
                     onClicked: page.selectedDir = dir

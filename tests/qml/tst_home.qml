@@ -117,6 +117,22 @@ Item {
             }
         }
 
+        // A command the user added is offered with a Remove button, and only it: removing it takes
+        // it off the list and the choice falls back to a preset.
+        function test_7_a_custom_command_can_be_removed_and_a_preset_cannot() {
+            const remove = findChild(page, "removeAgentButton")
+            verify(remove !== null)
+            workspace.currentAgent = "claude-code"
+            verify(!remove.visible)
+            verify(workspace.addCustomAgent("qml-test-agent", "sh -c true"))
+            compare(workspace.currentAgent, "qml-test-agent")
+            tryCompare(remove, "visible", true)
+            remove.clicked()
+            compare(workspace.agents.indexOfName("qml-test-agent"), -1)
+            verify(workspace.currentAgent !== "qml-test-agent")
+            tryCompare(remove, "visible", false)
+        }
+
         function test_3_the_launch_button_has_keyboard_focus_and_is_in_view() {
             const b = findChild(page, "launchButton")
             verify(b.visible)

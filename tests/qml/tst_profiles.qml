@@ -78,6 +78,28 @@ Item {
             compare(c.diff.count, 0)
         }
 
+        // Revert goes back to the saved file in one click, and Undo brings the edits back.
+        function test_3b_revert_goes_back_to_the_saved_file_and_undo_brings_the_edit_back() {
+            const c = composer()
+            const revert = findChild(page, "revertButton")
+            verify(revert !== null)
+            tryCompare(c, "busy", false, 20000)
+            verify(!c.document.dirty)
+            verify(!revert.enabled)
+            const saved = c.document.text
+            c.document.text = saved + "# an edit\n"
+            verify(c.document.dirty)
+            verify(revert.enabled)
+            revert.clicked()
+            compare(c.document.text, saved)
+            verify(!c.document.dirty)
+            c.document.undo()
+            compare(c.document.text, saved + "# an edit\n")
+            c.document.undo()
+            compare(c.document.text, saved)
+            tryVerify(function() { return !c.busy && c.irHash === c.baselineHash }, 20000)
+        }
+
         function test_4_a_typo_is_shown_at_line_and_column() {
             const c = composer()
             c.document.text = c.document.text + "  allow_evrything: true\n"

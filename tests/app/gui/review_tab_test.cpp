@@ -15,6 +15,8 @@
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtTest>
 
+#include <functional>
+
 #include "app_paths.h"
 #include "gui_test_env.h"
 #include "review_inbox.h"
@@ -168,6 +170,19 @@ class ReviewTabTest : public QObject {
       QTRY_COMPARE(model->pendingCount(), 1);
       QTRY_VERIFY(tab->findChild<QObject*>("applySafeButton")->property("enabled").toBool());
       QTRY_VERIFY(window->findChild<QObject*>("reviewTabButton")->property("text").toString().contains("(1)"));
+      // Its row in the sessions list says it holds a change to review (the list's rows are items
+      // of the view, not QObject children: walked as items).
+      const std::function<bool(QQuickItem*)> row_says = [&](QQuickItem* item) {
+        if (item->objectName() == "rowReview" && item->isVisible() &&
+            item->property("text").toString() == "1 change(s) to review")
+          return true;
+        for (auto* child : item->childItems())
+          if (row_says(child)) return true;
+        return false;
+      };
+      auto* list = window->findChild<QQuickItem*>("sessionsList");
+      QVERIFY(list);
+      QTRY_VERIFY(row_says(list));
       QTest::qWait(200);
     }
     QVERIFY2(qt_warnings().isEmpty(), qPrintable(qt_warnings().join('\n')));
