@@ -121,20 +121,23 @@ static int program_main(int argc, char** argv) {
       return fail("--egress: mode " + std::string(schema::enum_name(egress->mode)) + ": this broker serves allowlist or strict");
     options.egress = std::move(*egress);
   }
-  for (const auto& arg : domains) {
-    std::string d;
-    int port = 0;
-    if (!parse_domain(arg, &d, &port)) return fail("--allow-domain " + arg + ": expected D[:PORT] with an LDH host name");
-    options.egress.domains.push_back(d);
-    if (port != 0) options.egress.strict_ports[d].push_back(port);
+  if (egress_json.empty()) {
+    // The flags, held as the IR holds them (sorted, without repeats); an --egress record already is.
+    for (const auto& arg : domains) {
+      std::string d;
+      int port = 0;
+      if (!parse_domain(arg, &d, &port)) return fail("--allow-domain " + arg + ": expected D[:PORT] with an LDH host name");
+      options.egress.domains.push_back(d);
+      if (port != 0) options.egress.strict_ports[d].push_back(port);
+    }
+    for (auto& [d, ports] : options.egress.strict_ports) {
+      std::sort(ports.begin(), ports.end());
+      ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+    }
+    std::sort(options.egress.domains.begin(), options.egress.domains.end());
+    options.egress.domains.erase(std::unique(options.egress.domains.begin(), options.egress.domains.end()),
+                                 options.egress.domains.end());
   }
-  for (auto& [d, ports] : options.egress.strict_ports) {
-    std::sort(ports.begin(), ports.end());
-    ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
-  }
-  std::sort(options.egress.domains.begin(), options.egress.domains.end());
-  options.egress.domains.erase(std::unique(options.egress.domains.begin(), options.egress.domains.end()),
-                               options.egress.domains.end());
   for (const auto& q : quotas) {
     size_t eq = q.find('=');
     std::string d;

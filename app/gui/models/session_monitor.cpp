@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 
 #include <QFileInfo>
@@ -482,16 +483,20 @@ bool lay_out(const session::Event& e, SessionMonitor::Row& r) {
   }
 }
 
+// Every event type's payload is tried: a type RowOf has an overload for gets its columns with
+// nothing to list anywhere else.
+template <class... P>
+bool lay_out_any(const session::Event& e, SessionMonitor::Row& r, std::tuple<P...>*) {
+  return (lay_out<P>(e, r) || ...);
+}
+
 }  // namespace
 
 SessionMonitor::Row SessionMonitor::toRow(const session::Event& e) {
   Row r;
   r.time = q(e.ts);
   r.kind = session::event_name(e.type);
-  const bool laid_out = lay_out<session::NetRequest>(e, r) || lay_out<session::DnsResolved>(e, r) ||
-                        lay_out<session::CredentialRequest>(e, r) || lay_out<session::NetEgress>(e, r) ||
-                        lay_out<session::AuditFindingEvent>(e, r) || lay_out<session::AuditIncomplete>(e, r) ||
-                        lay_out<session::AttestationStored>(e, r);
+  const bool laid_out = lay_out_any(e, r, static_cast<session::EventPayloads*>(nullptr));
   if (!laid_out) {
     // An ask's or a quota's host and port stay in their columns.
     r.host = q(e.fields.value("host", std::string()));

@@ -27,6 +27,17 @@ void append(const QString& path, const QByteArray& bytes) {
   f.write(bytes);
 }
 
+// A session's directory under the sessions dir whose log holds only its session_started line.
+QString started_session(const QString& name) {
+  const QString dir = AppPaths::sessionsDir() + "/" + name;
+  QDir().mkpath(dir);
+  append(dir + "/events.jsonl",
+         "{\"ts\":\"2026-12-01T00:00:02.000Z\",\"event\":\"session_started\",\"session_id\":\"s\",\"command\":[\"x\"],"
+         "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
+         "\"helper_pid\":1}\n");
+  return dir;
+}
+
 }  // namespace
 
 class SessionsModelTest : public QObject {
@@ -93,15 +104,8 @@ class SessionsModelTest : public QObject {
   // session is "ending", never "crashed", and a normal end is never announced as a failure. A
   // helper that is gone for good is called crashed once the grace is over.
   void a_session_between_its_socket_closing_and_its_report_is_ending_not_crashed() {
-    const QString ok_dir = AppPaths::sessionsDir() + "/20261201T000002Z-ends";
-    const QString gone_dir = AppPaths::sessionsDir() + "/20261201T000003Z-gone";
-    QDir().mkpath(ok_dir);
-    QDir().mkpath(gone_dir);
-    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:02.000Z\",\"event\":\"session_started\",\"session_id\":\"s\",\"command\":[\"x\"],"
-                               "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
-                               "\"helper_pid\":1}\n";
-    append(ok_dir + "/events.jsonl", started);
-    append(gone_dir + "/events.jsonl", started);
+    const QString ok_dir = started_session("20261201T000002Z-ends");
+    const QString gone_dir = started_session("20261201T000003Z-gone");
     auto helper_ok = std::make_unique<QLocalServer>();
     auto helper_gone = std::make_unique<QLocalServer>();
     QDir().mkpath(QFileInfo(AppPaths::controlSocketPath(ok_dir)).path());
@@ -139,15 +143,8 @@ class SessionsModelTest : public QObject {
   // "ended" once its report comes, never "crashed" and never announced as a failure. One whose
   // log has been quiet for longer than the grace crashed before the app saw it.
   void a_session_first_seen_without_socket_or_report_is_starting_while_its_log_is_fresh() {
-    const QString fresh_dir = AppPaths::sessionsDir() + "/20261201T000004Z-fresh";
-    const QString quiet_dir = AppPaths::sessionsDir() + "/20261201T000005Z-quiet";
-    QDir().mkpath(fresh_dir);
-    QDir().mkpath(quiet_dir);
-    const QByteArray started = "{\"ts\":\"2026-12-01T00:00:04.000Z\",\"event\":\"session_started\",\"session_id\":\"s\",\"command\":[\"x\"],"
-                               "\"ir_hash\":\"sha256:0\",\"plan_hash\":\"sha256:0\",\"backend\":\"linux\",\"tainted\":false,"
-                               "\"helper_pid\":1}\n";
-    append(fresh_dir + "/events.jsonl", started);
-    append(quiet_dir + "/events.jsonl", started);
+    const QString fresh_dir = started_session("20261201T000004Z-fresh");
+    const QString quiet_dir = started_session("20261201T000005Z-quiet");
     QFile quiet(quiet_dir + "/events.jsonl");
     QVERIFY(quiet.open(QIODevice::ReadWrite));
     QVERIFY(quiet.setFileTime(QDateTime::currentDateTime().addSecs(-60), QFileDevice::FileModificationTime));
