@@ -9,6 +9,8 @@
 
 #include "app_paths.h"
 #include "engine/builtin_lists.h"
+#include "engine/ir.h"
+#include "engine/layer_schema.h"
 #include "gui_test_env.h"
 #include "tests/support/test_paths.h"
 
@@ -81,6 +83,28 @@ class MainWindowTest : public QObject {
       QCOMPARE(shown->property("navKey").toString(), key);
       QTRY_VERIFY(shown->isVisible());
     }
+  }
+
+  // A choice the app offers in words of its own still sends the engine's word: the Linux tiers
+  // of Settings and the network modes of the launch options are exactly the engine's (a word the
+  // engine adds or renames fails here until the app offers it).
+  void the_choices_the_app_offers_are_the_engines_words() {
+    QQmlApplicationEngine engine;
+    auto* window = paddock::gui::test::main_window(engine);
+    QVERIFY(window);
+    const auto values = [&](const char* name) {
+      QStringList out;
+      auto* box = window->findChild<QObject*>(name);
+      if (box)
+        for (const QVariant& e : box->property("model").toList()) out << e.toMap().value("value").toString();
+      return out;
+    };
+    QStringList tiers, modes = {""};  // "" = as the policy says
+    for (const auto& w : paddock::layer_schema::linux_tier_words()) tiers << QString::fromStdString(w);
+    for (const auto& [mode, name] : paddock::schema::EnumNames<paddock::NetMode>::values)
+      modes << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    QCOMPARE(values("linuxTierBox"), tiers);
+    QCOMPARE(values("netModeBox"), modes);
   }
 
   void the_sessions_page_shows_its_empty_state_when_there_are_no_sessions() {
