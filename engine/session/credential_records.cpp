@@ -4,11 +4,9 @@
 
 #include "engine/schema_codec.h"
 #include "engine/session/record_json.h"
-#include "engine/strict_json_reader.h"
 
 namespace paddock::session {
 
-using nlohmann::json;
 
 bool valid_credential_value(std::string_view value) {
   if (value.size() < 8 || value.size() > 8192) return false;
@@ -66,19 +64,7 @@ Result<CredentialBrokerSpec> decode_credential_broker_spec(std::string_view byte
 }
 
 std::string encode_credential_broker_report(const CredentialBrokerReport& report) {
-  json j;
-  switch (report.type) {
-    case CredentialBrokerReport::Type::kReady: j = {{"type", "ready"}}; break;
-    case CredentialBrokerReport::Type::kFailed: j = {{"type", "failed"}, {"message", report.message}}; break;
-    case CredentialBrokerReport::Type::kEvent: j = {{"type", "event"}, {"event", report.event}}; break;
-    case CredentialBrokerReport::Type::kUsage: {
-      Report r;
-      r.credentials = report.usage;
-      j = {{"type", "usage"}, {"credentials", report_json(r).value("credentials", json::array())}};
-      break;
-    }
-  }
-  return dump_record(j) + "\n";
+  return dump_record(schema::tagged_to_json(report)) + "\n";
 }
 
 Result<CredentialBrokerReport> decode_credential_broker_report(std::string_view line) {
@@ -86,30 +72,11 @@ Result<CredentialBrokerReport> decode_credential_broker_report(std::string_view 
   const std::string what = "credential broker report";
   auto parsed = parse_record(line, what);
   if (!parsed.ok()) return parsed.error();
-  StrictJsonReader r(what + ": ");
+  schema::Reader r(what + ": ", "");
   CredentialBrokerReport out;
-  std::string type;
-  if (!parsed->is_object() || !parsed->contains("type") || !r.str((*parsed)["type"], "type", type))
-    return bad_input(what + ": no type");
-  if (type == "ready") {
-    out.type = CredentialBrokerReport::Type::kReady;
-  } else if (type == "failed") {
-    out.type = CredentialBrokerReport::Type::kFailed;
-    if (parsed->contains("message")) r.str((*parsed)["message"], "message", out.message);
-  } else if (type == "event") {
-    out.type = CredentialBrokerReport::Type::kEvent;
-    if (!parsed->contains("event") || !(*parsed)["event"].is_object()) r.fail("event", "expected an object");
-    else out.event = (*parsed)["event"];
-  } else if (type == "usage") {
-    out.type = CredentialBrokerReport::Type::kUsage;
-    json report = {{"status", "exited"}, {"exit_code", 0}, {"credentials", parsed->value("credentials", json::array())}};
-    auto decoded = report_from_json(report, what, /*require_id=*/false);
-    if (!decoded.ok()) return decoded.error();
-    out.usage = std::move(decoded->credentials);
-  } else {
-    r.fail("type", "unknown type '" + type + "'");
-  }
-  if (!r.error().empty()) return bad_input(r.error());
+  if (!r.read_tagged(*parsed, out)) return bad_input(r.error());
+  if (out.type == CredentialBrokerReport::Type::kEvent && !out.event.is_object())
+    return bad_input(what + ": event: expected an object");
   return out;
 }
 

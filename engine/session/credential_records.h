@@ -120,9 +120,27 @@ Result<CredentialUseRecord> decode_credential_use(std::string_view bytes);
 
 // The records' declarations (engine/schema.h): their JSON and strict readers derive from these
 // lines; the checks a declaration cannot state (a key a header can carry, unique names, the one
-// version) follow the read in credential_records.cpp. The broker's reports stay tagged by hand:
-// one carries a session event and one the report's usage rows as they are.
+// version, that a report's event is an object) follow the read in credential_records.cpp.
 namespace paddock::schema {
+
+template <>
+struct EnumNames<session::CredentialBrokerReport::Type> {
+  using T = session::CredentialBrokerReport::Type;
+  static constexpr NameTable<T, 4> values{{{T::kReady, "ready"}, {T::kFailed, "failed"}, {T::kEvent, "event"},
+                                           {T::kUsage, "usage"}}};
+};
+
+// The broker's report lines, one kind each: {"type": "ready"}, {"type": "failed", "message"},
+// {"type": "event", "event": a session event}, {"type": "usage", "credentials": the report's rows}.
+template <>
+struct Tagged<session::CredentialBrokerReport> {
+  using R = session::CredentialBrokerReport;
+  using T = R::Type;
+  static constexpr auto tag = field("type", &R::type);
+  static constexpr auto variants =
+      std::make_tuple(variant<T::kReady>(), variant<T::kFailed>(field("message", &R::message, kMayBeAbsent)),
+                      variant<T::kEvent>(field("event", &R::event)), variant<T::kUsage>(field("credentials", &R::usage)));
+};
 
 template <>
 struct Schema<session::CredentialSecret> {

@@ -138,6 +138,19 @@ class CredentialRecordsTest : public QObject {
     auto e2 = decode_credential_broker_report(encode_credential_broker_report(ev));
     QVERIFY(e2.ok() && e2->event["credential"] == "a");
     QVERIFY(!decode_credential_broker_report(R"({"type":"other"})").ok());
+    // The lines as the helper has always read them (the declaration changed none of their bytes).
+    QCOMPARE(line, std::string(R"({"credentials":[{"bytes_rx":20,"bytes_tx":10,"last_used":"2026-12-01T00:00:00.000Z",)"
+                               R"("name":"a","refused":1,"requests":2,"upstream":"api.example.com:443"}],"type":"usage"})"
+                               "\n"));
+    CredentialBrokerReport ready;
+    ready.type = CredentialBrokerReport::Type::kReady;
+    QCOMPARE(encode_credential_broker_report(ready), std::string("{\"type\":\"ready\"}\n"));
+    // A failure may come without its message; an event must be an object; a kind's fields only.
+    auto f = decode_credential_broker_report(R"({"type":"failed"})");
+    QVERIFY(f.ok() && f->type == CredentialBrokerReport::Type::kFailed && f->message.empty());
+    QVERIFY(!decode_credential_broker_report(R"({"type":"event","event":"text"})").ok());
+    QVERIFY(!decode_credential_broker_report(R"({"type":"ready","message":"x"})").ok());
+    QVERIFY(!decode_credential_broker_report(R"({"type":"usage","credentials":[{"name":"a"}]})").ok());
   }
 
   void the_helper_learns_of_each_endpoint_and_its_files_by_name() {
