@@ -158,6 +158,7 @@ void SessionMonitor::reload() {
   client_.close();
   poll_.stop();
   file_.close();
+  file_.setFileName({});  // never the previous session's log, if a line arrives before it is named
   ++generation_;
   scanning_ = false;
   clearLog();
@@ -181,10 +182,12 @@ void SessionMonitor::reload() {
     ask_timeout_secs_ = ir->egress.ask_timeout_secs;
     emit sessionDirChanged();
   }
+  // The log is named before subscribing: a session that ends as the subscription is sent closes
+  // the socket at once, and the slot that follows reads the log there and then.
+  if (keep_log_) file_.setFileName(dir_ + "/events.jsonl");
   // Subscribe before the first read: the subscription then sees every event the read misses.
   connectIfRunning(/*quiet=*/false);
   if (keep_log_) {
-    file_.setFileName(dir_ + "/events.jsonl");
     readNewLines();
     readOutput();
   }
@@ -233,7 +236,7 @@ void SessionMonitor::clearLog() {
 }
 
 void SessionMonitor::readNewLines() {
-  if (scanning_) return;  // the tail scan reads on when it is done
+  if (scanning_ || file_.fileName().isEmpty()) return;  // the tail scan reads on when it is done
   if (!file_.isOpen() && !file_.open(QIODevice::ReadOnly)) return;  // not written yet
   if (file_.size() < offset_) {  // replaced under us: start over rather than show a spliced log
     setLastError(tr("events.jsonl was replaced while it was being read; reloaded"));
